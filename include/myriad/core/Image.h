@@ -1,0 +1,25 @@
+#pragma once
+/** @file An 8-bit RGBA image in memory: textures in, screenshots out. */
+#include <cstdint>
+#include <vector>
+
+namespace myriad {
+
+/** Width x height pixels, 4 bytes each (R, G, B, A), rows top to bottom, no padding.
+ *  Colour bytes are sRGB-encoded as stored in PNG files; alpha is linear.
+ *  Value type. */
+struct Image {
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+    std::vector<std::uint8_t> pixels;  ///< width * height * 4 bytes
+
+    /** The 4 bytes of pixel (x, y), y = 0 at the top row. No bounds check beyond an assert;
+     *  use at() for a checked read. */
+    [[nodiscard]] const std::uint8_t* pixel(std::uint32_t x, std::uint32_t y) const noexcept {
+        return pixels.data() + (static_cast<std::size_t>(y) * width + x) * 4;
+    }
+    /** Checked read of pixel (x, y) as 0xRRGGBBAA. @throws OutOfRange past the edge. */
+    [[nodiscard]] std::uint32_t at(std::uint32_t x, std::uint32_t y) const;
+};
+
+} // namespace myriad

@@ -1,0 +1,39 @@
+#pragma once
+/** @file How a surface looks: base colour, optional texture, lighting model, alpha mode. */
+#include "myriad/core/Image.h"
+
+#include <glm/vec4.hpp>
+
+#include <memory>
+#include <string>
+
+namespace myriad {
+
+/** Lighting model. */
+enum class Shading : std::uint8_t {
+    Lit,    ///< Lambert diffuse from the scene's one directional light, plus ambient
+    Unlit,  ///< colour as is
+};
+
+/** How alpha is used (glTF 2.0 material.alphaMode, spec section 3.9.4). */
+enum class AlphaMode : std::uint8_t {
+    Opaque,  ///< alpha ignored, depth written
+    Mask,    ///< fragments with alpha < alphaCutoff are discarded, the rest are opaque
+    Blend,   ///< drawn after opaque nodes with "over" blending, depth tested but not written
+};
+
+/** A value type, copied into each MeshNode. Defaults in field order: white, no texture, Lit,
+ *  Opaque, cutoff 0.5, single-sided. Final colour = baseColor * texture * vertex colour *
+ *  instance colour (all linear), then lighting. */
+struct Material {
+    std::string name;                               ///< free text, used in GL labels
+    glm::vec4 baseColor{1.0f};                      ///< linear RGBA factor
+    std::shared_ptr<const Image> baseColorTexture;  ///< sRGB-encoded RGBA8; null: none; shared
+    Shading shading = Shading::Lit;
+    AlphaMode alphaMode = AlphaMode::Opaque;
+    float alphaCutoff = 0.5f;                       ///< used by AlphaMode::Mask only
+    bool doubleSided = false;                       ///< false: back faces are culled
+    bool nearestFilter = false;                     ///< true: texture sampled without filtering
+};
+
+} // namespace myriad

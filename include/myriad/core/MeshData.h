@@ -1,0 +1,71 @@
+#pragma once
+/** @file CPU mesh data (MeshData) and the validated, immutable mesh built from it (MeshGeometry). */
+#include "myriad/core/Bounds.h"
+
+#include <glm/vec2.hpp>
+#include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace myriad {
+
+/** Plain vertex and index arrays, in the mesh's own (model) space. Fill it, then build a
+ *  MeshGeometry from it. Triangle lists only (three indices per triangle, counter-clockwise
+ *  front faces, as glTF). */
+struct MeshData {
+    std::vector<glm::vec3> positions;  ///< model space, one per vertex; shader location 0
+    std::vector<glm::vec3> normals;    ///< model space, unit length; empty: computed (smooth)
+    std::vector<glm::vec2> uv0;        ///< texture coordinates, glTF convention (v down); empty: 0
+    std::vector<glm::vec4> colors;     ///< linear RGBA vertex colours; empty: white
+    std::vector<std::uint16_t> indices16;  ///< 16-bit indices; set this or indices32, not both
+    std::vector<std::uint32_t> indices32;  ///< 32-bit indices
+};
+
+enum class IndexType : std::uint8_t { UInt16, UInt32 };
+
+/** An immutable triangle mesh: validated MeshData plus its local AABB. Shared between nodes
+ *  through std::shared_ptr<const MeshGeometry>; the renderer uploads it once per renderer and
+ *  keeps the GPU copy while any node uses it.
+ *  Ownership: shared. Thread safety: immutable after construction, so readable from any thread. */
+class MeshGeometry {
+public:
+    /** Validates and takes @p data.
+     *  Normals are computed (area-weighted smooth) when data.normals is empty.
+     *  @throws InvalidArgument if there are no positions, no indices, both index arrays are set,
+     *  the index count is not a multiple of 3, a per-vertex array's size is neither 0 nor the
+     *  vertex count, or a position is NaN/Inf.
+     *  @throws OutOfRange if an index is >= the vertex count. */
+    explicit MeshGeometry(MeshData data, std::string name = {});
+
+    /** Convenience: std::make_shared<const MeshGeometry>(std::move(data), name). */
+    [[nodiscard]] static std::shared_ptr<const MeshGeometry> create(MeshData data,
+                                                                   std::string name = {});
+
+    [[nodiscard]] const std::string& name() const noexcept { return m_name; }
+    /** Process-wide serial number, never reused. */
+    [[nodiscard]] std::uint64_t id() const noexcept { return m_id; }
+    [[nodiscard]] const MeshData& data() const noexcept { return m_data; }
+    [[nodiscard]] std::uint32_t vertexCount() const noexcept {
+        return static_cast<std::uint32_t>(m_data.positions.size());
+    }
+    [[nodiscard]] std::uint32_t indexCount() const noexcept;
+    [[nodiscard]] IndexType indexType() const noexcept {
+        return m_data.indices16.empty() ? IndexType::UInt32 : IndexType::UInt16;
+    }
+    [[nodiscard]] std::uint32_t triangleCount() const noexcept { return indexCount() / 3; }
+    [[nodiscard]] bool hasColors() const noexcept { return !m_data.colors.empty(); }
+    /** Smallest box around every position, in model space. Never empty. */
+    [[nodiscard]] const Aabb& localBounds() const noexcept { return m_bounds; }
+
+private:
+    std::string m_name;
+    std::uint64_t m_id = 0;
+    MeshData m_data;
+    Aabb m_bounds;
+};
+
+} // namespace myriad

@@ -1,0 +1,35 @@
+#pragma once
+/** @file A node that draws one mesh with one material. */
+#include "myriad/core/Material.h"
+#include "myriad/core/MeshData.h"
+#include "myriad/core/SceneNode.h"
+
+#include <memory>
+
+namespace myriad {
+
+/** One mesh drawn once, at the node's world transform: one draw call per node.
+ *  Ownership: shares the mesh (std::shared_ptr), owns its copy of the material.
+ *  Thread safety: as SceneNode. @see InstancedMeshNode for many copies in one draw. */
+class MeshNode : public SceneNode {
+public:
+    /** @throws InvalidArgument if @p mesh is null. */
+    MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::string name = {});
+
+    [[nodiscard]] const std::shared_ptr<const MeshGeometry>& mesh() const noexcept { return m_mesh; }
+    /** @throws InvalidArgument if @p mesh is null (the old mesh stays). */
+    void setMesh(std::shared_ptr<const MeshGeometry> mesh);
+    [[nodiscard]] const Material& material() const noexcept { return m_material; }
+    /** Editable in place; the renderer reads it at each draw. */
+    [[nodiscard]] Material& material() noexcept { return m_material; }
+
+protected:
+    MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::string name,
+             NodeKind kind);
+
+private:
+    std::shared_ptr<const MeshGeometry> m_mesh;
+    Material m_material;
+};
+
+} // namespace myriad

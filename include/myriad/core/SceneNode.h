@@ -1,0 +1,171 @@
+#pragma once
+/** @file The scene-graph node: hierarchy, TRS transform, cached world matrix, visibility. */
+#include <glm/gtc/quaternion.hpp>
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace myriad {
+
+/** What a node draws; lets the renderer dispatch without dynamic_cast or a virtual per node. */
+enum class NodeKind : std::uint8_t {
+    Group,          ///< draws nothing; a transform for its children
+    Mesh,           ///< a MeshNode: one mesh, one draw
+    InstancedMesh,  ///< an InstancedMeshNode: one mesh, many instances, one draw
+};
+
+/** A node of the scene graph: a name, a local TRS transform, children, a visibility flag.
+ *
+ *  The local transform is translation * rotation * scale (column vectors, so scale applies
+ *  first). The world matrix is parent world * local, computed on demand and cached: it is
+ *  recomputed only when this node's local transform or an ancestor's world matrix changed, and
+ *  each recomputation bumps worldVersion(), which caches keyed on it (the renderer's, users')
+ *  compare instead of the matrix.
+ *
+ *  Ownership: a node owns its children (std::unique_ptr); add() and attach() return a non-owning
+ *  reference that stays valid until the child is removed or its parent destroyed.
+ *  Thread safety: none; one thread at a time for a whole tree, since reading the world matrix
+ *  may update caches along the parent chain. */
+class SceneNode {
+public:
+    /** A group node. @param name free text for findByName() and GL labels; may be empty. */
+    explicit SceneNode(std::string name = {});
+    virtual ~SceneNode();
+    SceneNode(const SceneNode&) = delete;
+    SceneNode& operator=(const SceneNode&) = delete;
+
+    [[nodiscard]] const std::string& name() const noexcept { return m_name; }
+    void setName(std::string name) { m_name = std::move(name); }
+    [[nodiscard]] NodeKind kind() const noexcept { return m_kind; }
+    /** A process-wide serial number, never reused, so caches keyed on it cannot mistake a new
+     *  node for a destroyed one that had the same address. */
+    [[nodiscard]] std::uint64_t id() const noexcept { return m_id; }
+
+    // ---- hierarchy -----------------------------------------------------------------------
+
+    /** Takes ownership of @p child and appends it; its local transform is kept, so its world
+     *  transform becomes this node's world * its local.
+     *  @throws InvalidArgument if child is null, already has a parent, or is this node or one of
+     *  its ancestors (a cycle); nothing changes then. */
+    template <class T>
+    T& add(std::unique_ptr<T> child) {
+        T& reference = *child;
+        addChild(std::unique_ptr<SceneNode>(std::move(child)), false);
+        return reference;
+    }
+    /** Constructs a T(args...) and adds it as a child. */
+    template <class T, class... Args>
+    T& emplace(Args&&... args) {
+        return add(std::make_unique<T>(std::forward<Args>(args)...));
+    }
+    /** Like add(), but keeps the child's world transform: a parentless node's world is its
+     *  local transform, and that is what it keeps under this node (its local transform is
+     *  rewritten to inverse(this world) * its local; three.js Object3D.attach).
+     *  @throws InvalidArgument as add(), or if this node's world matrix is singular. */
+    template <class T>
+    T& attach(std::unique_ptr<T> child) {
+        T& reference = *child;
+        addChild(std::unique_ptr<SceneNode>(std::move(child)), true);
+        return reference;
+    }
+    /** Moves @p child, a node that has a parent (any, this one included), under this node and
+     *  keeps its world transform.
+     *  @throws InvalidArgument if @p child has no parent, is this node or an ancestor of it, or
+     *  this node's world matrix is singular; nothing changes then. */
+    void attach(SceneNode& child);
+    /** Detaches @p child and hands it back; its world transform becomes its local one.
+     *  @throws InvalidArgument if @p child is not a direct child of this node. */
+    std::unique_ptr<SceneNode> remove(SceneNode& child);
+    /** Detaches this node from its parent and hands ownership to the caller.
+     *  @throws InvalidArgument if the node has no parent. */
+    std::unique_ptr<SceneNode> removeFromParent();
+
+    [[nodiscard]] SceneNode* parent() const noexcept { return m_parent; }
+    [[nodiscard]] std::size_t childCount() const noexcept { return m_children.size(); }
+    /** @throws OutOfRange if index >= childCount(). */
+    [[nodiscard]] SceneNode& child(std::size_t index) const;
+    /** The children in order; the view is invalidated by add/remove on this node. */
+    [[nodiscard]] std::span<const std::unique_ptr<SceneNode>> childrenView() const noexcept {
+        return m_children;
+    }
+
+    /** Calls @p visit on this node and every descendant, depth first, parents before children.
+     *  The callback must not add or remove nodes of this subtree. */
+    void traverse(const std::function<void(SceneNode&)>& visit);
+    void traverse(const std::function<void(const SceneNode&)>& visit) const;
+    /** First node in depth-first order (this node included) whose name equals @p name, or null.
+     *  O(subtree size). */
+    [[nodiscard]] SceneNode* findByName(std::string_view name) noexcept;
+
+    // ---- local transform -----------------------------------------------------------------
+
+    /** Parent-space translation. @throws InvalidArgument on NaN or Inf (nothing changes). */
+    void setPosition(const glm::vec3& position);
+    /** Parent-space rotation; normalised on the way in.
+     *  @throws InvalidArgument on NaN, Inf or a zero quaternion. */
+    void setRotation(const glm::quat& rotation);
+    /** Per-axis scale; zero and negative (mirroring) are allowed.
+     *  @throws InvalidArgument on NaN or Inf. */
+    void setScale(const glm::vec3& scale);
+    [[nodiscard]] const glm::vec3& position() const noexcept { return m_position; }
+    [[nodiscard]] const glm::quat& rotation() const noexcept { return m_rotation; }
+    [[nodiscard]] const glm::vec3& scale() const noexcept { return m_scale; }
+
+    /** Sets the local transform from a matrix, decomposed into TRS (glm::decompose). Shear
+     *  cannot be represented by TRS and is dropped.
+     *  @throws InvalidArgument if the matrix has NaN/Inf, a projective bottom row, or cannot be
+     *  decomposed (singular); nothing changes then. */
+    void setLocalMatrix(const glm::mat4& local);
+    /** translation * rotation * scale. Cached; O(1) after the first call. */
+    [[nodiscard]] const glm::mat4& localMatrix() const noexcept;
+
+    /** Parent world * local, recomputed only when stale. O(depth) checks, O(1) when fresh. */
+    [[nodiscard]] const glm::mat4& worldMatrix() const;
+    /** Bumped each time worldMatrix() is recomputed to a new value: a cache holding the version
+     *  it last saw knows whether the world matrix moved. Brings the world matrix up to date. */
+    [[nodiscard]] std::uint64_t worldVersion() const;
+
+    // ---- visibility ----------------------------------------------------------------------
+
+    /** A hidden node hides its whole subtree from the renderer. Default true. */
+    void setVisible(bool visible) noexcept { m_visible = visible; }
+    [[nodiscard]] bool visible() const noexcept { return m_visible; }
+
+protected:
+    SceneNode(std::string name, NodeKind kind);
+
+private:
+    void addChild(std::unique_ptr<SceneNode> child, bool keepWorld);
+    void checkCanAdopt(const SceneNode* child, const char* function) const;
+    void localChanged() noexcept;
+
+    std::string m_name;
+    NodeKind m_kind = NodeKind::Group;
+    std::uint64_t m_id = 0;
+    SceneNode* m_parent = nullptr;
+    std::vector<std::unique_ptr<SceneNode>> m_children;
+
+    glm::vec3 m_position{0.0f};
+    glm::quat m_rotation{1.0f, 0.0f, 0.0f, 0.0f};
+    glm::vec3 m_scale{1.0f};
+    bool m_visible = true;
+
+    // World cache: valid when m_localDirty is false and the parent's worldVersion equals
+    // m_parentVersionSeen. Versions come from one process-wide counter, so a node moved under a
+    // new parent cannot mistake that parent's version for its old one's.
+    mutable glm::mat4 m_local{1.0f};
+    mutable glm::mat4 m_world{1.0f};
+    mutable bool m_localMatrixDirty = false;
+    mutable bool m_worldDirty = true;
+    mutable std::uint64_t m_parentVersionSeen = 0;
+    mutable std::uint64_t m_worldVersion = 0;
+};
+
+} // namespace myriad

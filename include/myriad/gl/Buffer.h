@@ -1,0 +1,66 @@
+#pragma once
+/** @file GPU buffers with immutable storage (glNamedBufferStorage), created with DSA. */
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace myriad::gl {
+
+/** How a buffer is written after creation. */
+enum class BufferUsage : std::uint8_t {
+    Static,   ///< written once, at creation (no GL_DYNAMIC_STORAGE_BIT)
+    Dynamic,  ///< rewritten with update() (GL_DYNAMIC_STORAGE_BIT)
+};
+
+/** Creation parameters; defaults in field order: size 0, no data, Static, label "buffer#<id>". */
+struct BufferDesc {
+    std::size_t sizeBytes = 0;                 ///< required unless initialData is non-empty
+    std::span<const std::byte> initialData{};  ///< copied during construction; may be freed after
+    BufferUsage usage = BufferUsage::Static;
+    std::string_view label{};                  ///< glObjectLabel; copied
+};
+
+/** A GL buffer object of fixed size (immutable storage, OpenGL 4.5 section 6.2).
+ *  GL calls: glCreateBuffers, glNamedBufferStorage, glNamedBufferSubData, glObjectLabel,
+ *  glDeleteBuffers.
+ *  Ownership: move-only RAII; a default-constructed or moved-from Buffer is empty and can be
+ *  destroyed without a context. Thread safety: call only on the context's thread. */
+class Buffer {
+public:
+    Buffer() noexcept = default;
+    /** @throws InvalidArgument if the size is 0, or initialData is larger than sizeBytes.
+     *  @throws GlError if no GL 4.5 context is current. */
+    explicit Buffer(const BufferDesc& desc);
+    ~Buffer();
+    Buffer(Buffer&& other) noexcept;
+    Buffer& operator=(Buffer&& other) noexcept;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    /** Copies @p data into the buffer at @p offsetBytes (glNamedBufferSubData).
+     *  @throws InvalidArgument if the buffer is Static or empty.
+     *  @throws OutOfRange if offsetBytes + data.size() > sizeBytes(); nothing is written. */
+    void update(std::size_t offsetBytes, std::span<const std::byte> data);
+
+    [[nodiscard]] std::uint32_t id() const noexcept { return m_id; }
+    [[nodiscard]] std::size_t sizeBytes() const noexcept { return m_size; }
+    [[nodiscard]] BufferUsage usage() const noexcept { return m_usage; }
+    [[nodiscard]] const std::string& label() const noexcept { return m_label; }
+    [[nodiscard]] explicit operator bool() const noexcept { return m_id != 0; }
+
+private:
+    std::uint32_t m_id = 0;
+    std::size_t m_size = 0;
+    BufferUsage m_usage = BufferUsage::Static;
+    std::string m_label;
+};
+
+/** Views any trivially copyable span as bytes, for BufferDesc::initialData and update(). */
+template <class T>
+[[nodiscard]] std::span<const std::byte> asBytes(std::span<const T> values) noexcept {
+    return std::as_bytes(values);
+}
+
+} // namespace myriad::gl

@@ -1,0 +1,46 @@
+#pragma once
+/** @file An offscreen framebuffer (RGBA8 colour + 24-bit depth) that can be read back. */
+#include "myriad/core/Image.h"
+
+#include <cstdint>
+#include <string_view>
+
+namespace myriad::gl {
+
+/** A framebuffer object with an RGBA8 colour and a DEPTH24 renderbuffer.
+ *  GL calls: glCreateFramebuffers, glCreateRenderbuffers, glNamedRenderbufferStorage,
+ *  glNamedFramebufferRenderbuffer, glCheckNamedFramebufferStatus, glReadPixels.
+ *  Ownership: move-only RAII. Thread safety: the context's thread only. */
+class OffscreenTarget {
+public:
+    OffscreenTarget() noexcept = default;
+    /** @throws InvalidArgument if a side is 0 or above 16384; GlError if incomplete. */
+    OffscreenTarget(std::uint32_t width, std::uint32_t height, std::string_view label = {});
+    ~OffscreenTarget();
+    OffscreenTarget(OffscreenTarget&& other) noexcept;
+    OffscreenTarget& operator=(OffscreenTarget&& other) noexcept;
+    OffscreenTarget(const OffscreenTarget&) = delete;
+    OffscreenTarget& operator=(const OffscreenTarget&) = delete;
+
+    /** The colour attachment, rows top to bottom (flipped from GL's bottom-up order), as stored:
+     *  sRGB-encoded bytes. Waits for the GPU to finish drawing into it. Restores the read
+     *  framebuffer binding to 0. */
+    [[nodiscard]] Image readPixels() const;
+
+    [[nodiscard]] std::uint32_t framebufferId() const noexcept { return m_framebuffer; }
+    [[nodiscard]] std::uint32_t width() const noexcept { return m_width; }
+    [[nodiscard]] std::uint32_t height() const noexcept { return m_height; }
+
+private:
+    void destroy() noexcept;
+    std::uint32_t m_framebuffer = 0;
+    std::uint32_t m_color = 0;
+    std::uint32_t m_depth = 0;
+    std::uint32_t m_width = 0;
+    std::uint32_t m_height = 0;
+};
+
+/** Reads the default framebuffer's back buffer (window) as an Image, rows top to bottom. */
+[[nodiscard]] Image readDefaultFramebuffer(std::uint32_t width, std::uint32_t height);
+
+} // namespace myriad::gl

@@ -1,0 +1,70 @@
+#pragma once
+/** @file GLSL programs, compiled from text with errors reported as file:line. */
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace myriad::gl {
+
+enum class ShaderStage : std::uint8_t { Vertex, Fragment, Compute };
+
+/** One stage's source. The text must start with a `#version` line; myriad inserts its layout
+ *  #defines (MYRIAD_LOCATION_POSITION ... MYRIAD_LOCATION_INSTANCE_COLOR, see InstanceRecord.h)
+ *  after it, followed by `#line 2`, so compiler line numbers match the file. */
+struct ShaderSource {
+    ShaderStage stage = ShaderStage::Vertex;
+    std::string_view name;  ///< the file name shown in errors, e.g. "instanced_mesh.vert"
+    std::string_view text;  ///< GLSL 4.50 source; copied during compilation
+};
+
+/** A linked GLSL program. Uniforms are set with glProgramUniform* (DSA: no bind needed).
+ *  GL calls: glCreateShader, glShaderSource, glCompileShader, glCreateProgram, glLinkProgram,
+ *  glProgramUniform*, glUseProgram, glObjectLabel.
+ *  Ownership: move-only RAII. Thread safety: call only on the context's thread. */
+class Program {
+public:
+    Program() noexcept = default;
+    /** Compiles and links @p stages.
+     *  @throws ShaderError "name:line: message" for each error line of the compile log, or the
+     *  link log; InvalidArgument if a text lacks a #version line; GlError with no context. */
+    Program(std::span<const ShaderSource> stages, std::string_view label);
+    /** A program from shaders embedded in the library at build time (shaders/ folder), by file
+     *  name, e.g. {"instanced_mesh.vert", "mesh.frag"}.
+     *  @throws InvalidArgument for an unknown name; ShaderError as above. */
+    [[nodiscard]] static Program fromEmbedded(std::string_view vertexName,
+                                              std::string_view fragmentName,
+                                              std::string_view label);
+    ~Program();
+    Program(Program&& other) noexcept;
+    Program& operator=(Program&& other) noexcept;
+    Program(const Program&) = delete;
+    Program& operator=(const Program&) = delete;
+
+    /** glUseProgram(id()). */
+    void use() const;
+    /** Uniform location, or -1 when the program has no active uniform of that name (cached by
+     *  the driver; call once and keep it). */
+    [[nodiscard]] int uniformLocation(const char* name) const;
+    void setUniform(int location, float value) const;
+    void setUniform(int location, int value) const;
+    void setUniform(int location, const glm::vec3& value) const;
+    void setUniform(int location, const glm::vec4& value) const;
+    void setUniform(int location, const glm::mat4& value) const;
+
+    [[nodiscard]] std::uint32_t id() const noexcept { return m_id; }
+    [[nodiscard]] const std::string& label() const noexcept { return m_label; }
+
+private:
+    std::uint32_t m_id = 0;
+    std::string m_label;
+};
+
+/** The text of an embedded shader file by name (as in shaders/), or throws InvalidArgument. */
+[[nodiscard]] std::string_view embeddedShaderText(std::string_view name);
+
+} // namespace myriad::gl

@@ -1,0 +1,37 @@
+#version 450 core
+// One instance of an InstancedMeshNode. The record arrives as four divisor-1 attributes: three
+// rows of the node-from-instance 3x4 matrix, then a colour (see InstanceRecord.h).
+layout(location = MYRIAD_LOCATION_POSITION) in vec3 a_position;
+layout(location = MYRIAD_LOCATION_NORMAL) in vec3 a_normal;
+layout(location = MYRIAD_LOCATION_UV0) in vec2 a_uv0;
+layout(location = MYRIAD_LOCATION_COLOR) in vec4 a_color;
+layout(location = MYRIAD_LOCATION_INSTANCE_ROW0) in vec4 i_row0;
+layout(location = MYRIAD_LOCATION_INSTANCE_ROW1) in vec4 i_row1;
+layout(location = MYRIAD_LOCATION_INSTANCE_ROW2) in vec4 i_row2;
+layout(location = MYRIAD_LOCATION_INSTANCE_COLOR) in vec4 i_color;
+
+uniform mat4 u_viewProjection;  // world to clip
+uniform mat4 u_model;           // node world matrix, set once per batch
+
+out vec3 v_normal;  // world space, not normalised
+out vec2 v_uv0;
+out vec4 v_color;   // vertex colour * instance colour, linear
+
+// Normals transform by the cofactor of the 3x3 part (det * inverse transpose): exact under
+// non-uniform scale with no per-vertex inverse. Its sign is flipped for mirrored (det < 0)
+// matrices so the normal keeps pointing out of the surface.
+vec3 transformNormal(mat3 m, vec3 n) {
+    mat3 cofactor = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
+    return cofactor * n * sign(determinant(m));
+}
+
+void main() {
+    vec4 p = vec4(a_position, 1.0);
+    vec3 nodePosition = vec3(dot(i_row0, p), dot(i_row1, p), dot(i_row2, p));
+    gl_Position = u_viewProjection * (u_model * vec4(nodePosition, 1.0));
+    // GLSL's mat3 constructor takes columns; the record stores rows, hence the transpose.
+    mat3 instanceLinear = transpose(mat3(i_row0.xyz, i_row1.xyz, i_row2.xyz));
+    v_normal = transformNormal(mat3(u_model) * instanceLinear, a_normal);
+    v_uv0 = a_uv0;
+    v_color = a_color * i_color;
+}

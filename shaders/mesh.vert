@@ -1,0 +1,22 @@
+#version 450 core
+// A MeshNode: one mesh at the node's world matrix.
+layout(location = MYRIAD_LOCATION_POSITION) in vec3 a_position;
+layout(location = MYRIAD_LOCATION_NORMAL) in vec3 a_normal;
+layout(location = MYRIAD_LOCATION_UV0) in vec2 a_uv0;
+layout(location = MYRIAD_LOCATION_COLOR) in vec4 a_color;
+
+uniform mat4 u_viewProjection;  // world to clip
+uniform mat4 u_model;           // node world matrix
+
+out vec3 v_normal;
+out vec2 v_uv0;
+out vec4 v_color;
+
+void main() {
+    gl_Position = u_viewProjection * (u_model * vec4(a_position, 1.0));
+    mat3 m = mat3(u_model);
+    mat3 cofactor = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
+    v_normal = cofactor * a_normal * sign(determinant(m));
+    v_uv0 = a_uv0;
+    v_color = a_color;
+}

@@ -1,0 +1,49 @@
+#pragma once
+// Shared argument checks for the core: each throws InvalidArgument naming function and field.
+#include "myriad/util/Error.h"
+
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace myriad::detail {
+
+template <glm::length_t N>
+[[nodiscard]] inline bool allFinite(const glm::vec<N, float>& v) noexcept {
+    for (glm::length_t i = 0; i < N; ++i) {
+        if (!std::isfinite(v[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+[[nodiscard]] inline bool allFinite(const glm::mat4& m) noexcept {
+    return allFinite(m[0]) && allFinite(m[1]) && allFinite(m[2]) && allFinite(m[3]);
+}
+
+template <class T>
+void requireFinite(const T& value, const char* function, const char* field) {
+    if (!allFinite(value)) {
+        throw InvalidArgument(std::string(function) + ": " + field + " has NaN or Inf");
+    }
+}
+
+/** Refuses a matrix whose bottom row is not (0, 0, 0, 1): an instance or node transform is
+ *  affine, and a projective one cannot be stored as three rows. */
+inline void requireAffine(const glm::mat4& m, const char* function) {
+    constexpr float kTolerance = 1e-5f;
+    if (std::abs(m[0][3]) > kTolerance || std::abs(m[1][3]) > kTolerance ||
+        std::abs(m[2][3]) > kTolerance || std::abs(m[3][3] - 1.0f) > kTolerance) {
+        throw InvalidArgument(std::string(function) +
+                              ": matrix is not affine (bottom row must be 0, 0, 0, 1)");
+    }
+}
+
+/** Inverse of an affine matrix, refusing a singular one (|det| of the 3x3 below 1e-30). */
+glm::mat4 inverseAffineOrThrow(const glm::mat4& m, const char* function);
+
+} // namespace myriad::detail

@@ -1,0 +1,120 @@
+#include "myriad/gl/OffscreenTarget.h"
+
+#include "gl/GlCommon.h"
+#include "myriad/gl/Loader.h"
+#include "myriad/util/Error.h"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <utility>
+
+namespace myriad::gl {
+namespace {
+
+Image readFramebuffer(GLuint framebuffer, std::uint32_t width, std::uint32_t height) {
+    Image image;
+    image.width = width;
+    image.height = height;
+    image.pixels.resize(std::size_t{width} * height * 4);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_RGBA,
+                 GL_UNSIGNED_BYTE, image.pixels.data());
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    // GL's rows run bottom to top; Image's run top to bottom.
+    const std::size_t rowBytes = std::size_t{width} * 4;
+    std::vector<std::uint8_t> row(rowBytes);
+    for (std::uint32_t y = 0; y < height / 2; ++y) {
+        std::uint8_t* top = image.pixels.data() + y * rowBytes;
+        std::uint8_t* bottom = image.pixels.data() + (height - 1 - y) * rowBytes;
+        std::memcpy(row.data(), top, rowBytes);
+        std::memcpy(top, bottom, rowBytes);
+        std::memcpy(bottom, row.data(), rowBytes);
+    }
+    return image;
+}
+
+} // namespace
+
+OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
+                                 std::string_view label) {
+    if (width == 0 || height == 0 || width > 16384 || height > 16384) {
+        throw InvalidArgument("gl::OffscreenTarget: size " + std::to_string(width) + "x" +
+                              std::to_string(height) + " is outside 1..16384");
+    }
+    requireCurrentContext("gl::OffscreenTarget");
+    glCreateFramebuffers(1, &m_framebuffer);
+    glCreateRenderbuffers(1, &m_color);
+    glCreateRenderbuffers(1, &m_depth);
+    glNamedRenderbufferStorage(m_color, GL_RGBA8, static_cast<GLsizei>(width),
+                               static_cast<GLsizei>(height));
+    glNamedRenderbufferStorage(m_depth, GL_DEPTH_COMPONENT24, static_cast<GLsizei>(width),
+                               static_cast<GLsizei>(height));
+    glNamedFramebufferRenderbuffer(m_framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
+    glNamedFramebufferRenderbuffer(m_framebuffer, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth);
+    const GLenum status = glCheckNamedFramebufferStatus(m_framebuffer, GL_FRAMEBUFFER);
+    if (status != GL_FRAMEBUFFER_COMPLETE) {
+        destroy();
+        throw GlError("gl::OffscreenTarget: framebuffer incomplete (status 0x" +
+                      [&] {
+                          char hex[16];
+                          std::snprintf(hex, sizeof hex, "%04X", status);
+                          return std::string(hex);
+                      }() +
+                      ")");
+    }
+    m_width = width;
+    m_height = height;
+    const std::string base = detail::labelOrDefault(label, "offscreen-target", m_framebuffer);
+    detail::setLabel(GL_FRAMEBUFFER, m_framebuffer, base);
+    detail::setLabel(GL_RENDERBUFFER, m_color, base + ".color");
+    detail::setLabel(GL_RENDERBUFFER, m_depth, base + ".depth");
+}
+
+void OffscreenTarget::destroy() noexcept {
+    if (m_framebuffer != 0) {
+        glDeleteFramebuffers(1, &m_framebuffer);
+    }
+    if (m_color != 0) {
+        glDeleteRenderbuffers(1, &m_color);
+    }
+    if (m_depth != 0) {
+        glDeleteRenderbuffers(1, &m_depth);
+    }
+    m_framebuffer = m_color = m_depth = 0;
+}
+
+OffscreenTarget::~OffscreenTarget() { destroy(); }
+
+OffscreenTarget::OffscreenTarget(OffscreenTarget&& other) noexcept
+    : m_framebuffer(std::exchange(other.m_framebuffer, 0)), m_color(std::exchange(other.m_color, 0)),
+      m_depth(std::exchange(other.m_depth, 0)), m_width(std::exchange(other.m_width, 0)),
+      m_height(std::exchange(other.m_height, 0)) {}
+
+OffscreenTarget& OffscreenTarget::operator=(OffscreenTarget&& other) noexcept {
+    if (this != &other) {
+        destroy();
+        m_framebuffer = std::exchange(other.m_framebuffer, 0);
+        m_color = std::exchange(other.m_color, 0);
+        m_depth = std::exchange(other.m_depth, 0);
+        m_width = std::exchange(other.m_width, 0);
+        m_height = std::exchange(other.m_height, 0);
+    }
+    return *this;
+}
+
+Image OffscreenTarget::readPixels() const {
+    if (m_framebuffer == 0) {
+        throw InvalidArgument("gl::OffscreenTarget::readPixels: the target is empty");
+    }
+    return readFramebuffer(m_framebuffer, m_width, m_height);
+}
+
+Image readDefaultFramebuffer(std::uint32_t width, std::uint32_t height) {
+    requireCurrentContext("gl::readDefaultFramebuffer");
+    return readFramebuffer(0, width, height);
+}
+
+} // namespace myriad::gl

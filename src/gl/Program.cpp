@@ -1,0 +1,216 @@
+#include "myriad/gl/Program.h"
+
+#include "gl/EmbeddedShaders.h"
+#include "gl/GlCommon.h"
+#include "myriad/core/InstanceRecord.h"
+#include "myriad/gl/Loader.h"
+#include "myriad/util/Error.h"
+
+#include <glm/gtc/type_ptr.hpp>
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace myriad::gl {
+namespace {
+
+GLenum toGl(ShaderStage stage) noexcept {
+    switch (stage) {
+    case ShaderStage::Vertex: return GL_VERTEX_SHADER;
+    case ShaderStage::Fragment: return GL_FRAGMENT_SHADER;
+    case ShaderStage::Compute: return GL_COMPUTE_SHADER;
+    }
+    return GL_VERTEX_SHADER;
+}
+
+// The layout constants of InstanceRecord.h, as GLSL sees them: one source for both languages.
+std::string layoutDefines() {
+    std::ostringstream out;
+    out << "#define MYRIAD_LOCATION_POSITION " << location::kPosition << "\n"
+        << "#define MYRIAD_LOCATION_NORMAL " << location::kNormal << "\n"
+        << "#define MYRIAD_LOCATION_UV0 " << location::kUv0 << "\n"
+        << "#define MYRIAD_LOCATION_COLOR " << location::kColor << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_ROW0 " << location::kInstanceRow0 << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_ROW1 " << location::kInstanceRow1 << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_ROW2 " << location::kInstanceRow2 << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_COLOR " << location::kInstanceColor << "\n";
+    return out.str();
+}
+
+std::string readLog(GLuint object, bool isProgram) {
+    GLint length = 0;
+    if (isProgram) {
+        glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
+    } else {
+        glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
+    }
+    std::string log(static_cast<std::size_t>(std::max(length, 1)), '\0');
+    if (isProgram) {
+        glGetProgramInfoLog(object, length, nullptr, log.data());
+    } else {
+        glGetShaderInfoLog(object, length, nullptr, log.data());
+    }
+    log.resize(std::char_traits<char>::length(log.c_str()));
+    return log;
+}
+
+// Rewrites driver log lines to "name:line: message". Mesa writes "0:12(5): error: ...",
+// NVIDIA "0(12) : error C0000: ...", AMD/Intel Windows "ERROR: 0:12: ...".
+std::string formatCompileLog(std::string_view name, const std::string& log) {
+    static const std::regex mesa(R"(^\s*\d+:(\d+)\(\d+\):\s*(.*)$)");
+    static const std::regex nvidia(R"(^\s*\d+\((\d+)\)\s*:\s*(.*)$)");
+    static const std::regex generic(R"(^\s*(?:ERROR|WARNING):\s*\d+:(\d+):\s*(.*)$)");
+    std::istringstream lines(log);
+    std::string line;
+    std::string result;
+    while (std::getline(lines, line)) {
+        if (line.empty()) {
+            continue;
+        }
+        std::smatch match;
+        if (std::regex_match(line, match, mesa) || std::regex_match(line, match, nvidia) ||
+            std::regex_match(line, match, generic)) {
+            result += std::string(name) + ":" + match[1].str() + ": " + match[2].str() + "\n";
+        } else {
+            result += std::string(name) + ": " + line + "\n";
+        }
+    }
+    return result;
+}
+
+GLuint compileStage(const ShaderSource& source) {
+    const std::string_view text = source.text;
+    const std::size_t versionAt = text.find("#version");
+    if (versionAt == std::string_view::npos) {
+        throw InvalidArgument("gl::Program: shader '" + std::string(source.name) +
+                              "' has no #version line");
+    }
+    // Count the lines up to and including the #version line, so #line restores the numbering.
+    const std::size_t versionEnd = text.find('\n', versionAt);
+    const std::string_view head = text.substr(0, versionEnd == std::string_view::npos
+                                                     ? text.size()
+                                                     : versionEnd + 1);
+    const auto linesBefore = static_cast<int>(std::count(head.begin(), head.end(), '\n'));
+    std::string full(head);
+    if (versionEnd == std::string_view::npos) {
+        full += "\n";
+    }
+    full += layoutDefines();
+    full += "#line " + std::to_string(linesBefore + 1) + "\n";
+    if (versionEnd != std::string_view::npos) {
+        full += text.substr(versionEnd + 1);
+    }
+
+    const GLuint shader = glCreateShader(toGl(source.stage));
+    const char* pointer = full.c_str();
+    const auto length = static_cast<GLint>(full.size());
+    glShaderSource(shader, 1, &pointer, &length);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (ok != GL_TRUE) {
+        const std::string log = formatCompileLog(source.name, readLog(shader, false));
+        glDeleteShader(shader);
+        throw ShaderError("shader '" + std::string(source.name) + "' failed to compile:\n" + log);
+    }
+    detail::setLabel(GL_SHADER, shader, source.name);
+    return shader;
+}
+
+} // namespace
+
+Program::Program(std::span<const ShaderSource> stages, std::string_view label) {
+    requireCurrentContext("gl::Program");
+    std::vector<GLuint> shaders;
+    try {
+        for (const ShaderSource& stage : stages) {
+            shaders.push_back(compileStage(stage));
+        }
+    } catch (...) {
+        for (GLuint shader : shaders) {
+            glDeleteShader(shader);
+        }
+        throw;
+    }
+    const GLuint program = glCreateProgram();
+    for (GLuint shader : shaders) {
+        glAttachShader(program, shader);
+    }
+    glLinkProgram(program);
+    for (GLuint shader : shaders) {
+        glDetachShader(program, shader);
+        glDeleteShader(shader);
+    }
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (ok != GL_TRUE) {
+        const std::string log = readLog(program, true);
+        glDeleteProgram(program);
+        throw ShaderError("program '" + std::string(label) + "' failed to link:\n" + log);
+    }
+    m_id = program;
+    m_label = detail::labelOrDefault(label, "program", m_id);
+    detail::setLabel(GL_PROGRAM, m_id, m_label);
+}
+
+std::string_view embeddedShaderText(std::string_view name) {
+    if (auto text = detail::embeddedShader(name)) {
+        return *text;
+    }
+    throw InvalidArgument("gl::embeddedShaderText: no embedded shader named '" +
+                          std::string(name) + "'");
+}
+
+Program Program::fromEmbedded(std::string_view vertexName, std::string_view fragmentName,
+                              std::string_view label) {
+    const ShaderSource stages[] = {
+        {ShaderStage::Vertex, vertexName, embeddedShaderText(vertexName)},
+        {ShaderStage::Fragment, fragmentName, embeddedShaderText(fragmentName)},
+    };
+    return Program(stages, label);
+}
+
+Program::~Program() {
+    if (m_id != 0) {
+        glDeleteProgram(m_id);
+    }
+}
+
+Program::Program(Program&& other) noexcept
+    : m_id(std::exchange(other.m_id, 0)), m_label(std::move(other.m_label)) {}
+
+Program& Program::operator=(Program&& other) noexcept {
+    if (this != &other) {
+        if (m_id != 0) {
+            glDeleteProgram(m_id);
+        }
+        m_id = std::exchange(other.m_id, 0);
+        m_label = std::move(other.m_label);
+    }
+    return *this;
+}
+
+void Program::use() const { glUseProgram(m_id); }
+
+int Program::uniformLocation(const char* name) const { return glGetUniformLocation(m_id, name); }
+
+void Program::setUniform(int location, float value) const {
+    glProgramUniform1f(m_id, location, value);
+}
+void Program::setUniform(int location, int value) const {
+    glProgramUniform1i(m_id, location, value);
+}
+void Program::setUniform(int location, const glm::vec3& value) const {
+    glProgramUniform3fv(m_id, location, 1, glm::value_ptr(value));
+}
+void Program::setUniform(int location, const glm::vec4& value) const {
+    glProgramUniform4fv(m_id, location, 1, glm::value_ptr(value));
+}
+void Program::setUniform(int location, const glm::mat4& value) const {
+    glProgramUniformMatrix4fv(m_id, location, 1, GL_FALSE, glm::value_ptr(value));
+}
+
+} // namespace myriad::gl

@@ -1,0 +1,423 @@
+#include "myriad/gl/Renderer.h"
+
+#include "gl/GlCommon.h"
+#include "myriad/core/Camera.h"
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/MeshNode.h"
+#include "myriad/core/Scene.h"
+#include "myriad/gl/Buffer.h"
+#include "myriad/gl/Draw.h"
+#include "myriad/gl/Loader.h"
+#include "myriad/gl/OffscreenTarget.h"
+#include "myriad/gl/Program.h"
+#include "myriad/gl/Texture.h"
+#include "myriad/gl/VertexArray.h"
+#include "myriad/util/Error.h"
+#include "myriad/util/Log.h"
+
+#include <glm/geometric.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace myriad::gl {
+namespace {
+
+constexpr std::uint64_t kKeepUnusedFrames = 120;
+constexpr std::uint32_t kVertexBinding = 0;
+constexpr std::uint32_t kInstanceBinding = 1;
+
+/** Interleaved per-vertex data as uploaded: 48 bytes. */
+struct GpuVertex {
+    glm::vec3 position;  ///< location 0
+    glm::vec3 normal;    ///< location 1
+    glm::vec2 uv0;       ///< location 2
+    glm::vec4 color;     ///< location 3
+};
+static_assert(sizeof(GpuVertex) == 48);
+
+/** The layout of a mesh's vertex buffer, plus (for batches) the instance record binding. */
+VertexLayoutDesc meshLayout(bool instanced, std::string_view label) {
+    VertexLayoutDesc desc;
+    desc.bindings.push_back({kVertexBinding, sizeof(GpuVertex), 0});
+    desc.attributes = {
+        {location::kPosition, AttributeFormat::Float3, offsetof(GpuVertex, position), kVertexBinding},
+        {location::kNormal, AttributeFormat::Float3, offsetof(GpuVertex, normal), kVertexBinding},
+        {location::kUv0, AttributeFormat::Float2, offsetof(GpuVertex, uv0), kVertexBinding},
+        {location::kColor, AttributeFormat::Float4, offsetof(GpuVertex, color), kVertexBinding},
+    };
+    if (instanced) {
+        desc.bindings.push_back({kInstanceBinding, sizeof(InstanceRecord), 1});
+        desc.attributes.push_back({location::kInstanceRow0, AttributeFormat::Float4,
+                                   offsetof(InstanceRecord, row0), kInstanceBinding});
+        desc.attributes.push_back({location::kInstanceRow1, AttributeFormat::Float4,
+                                   offsetof(InstanceRecord, row1), kInstanceBinding});
+        desc.attributes.push_back({location::kInstanceRow2, AttributeFormat::Float4,
+                                   offsetof(InstanceRecord, row2), kInstanceBinding});
+        desc.attributes.push_back({location::kInstanceColor, AttributeFormat::Float4,
+                                   offsetof(InstanceRecord, color), kInstanceBinding});
+    }
+    desc.label = label;
+    return desc;
+}
+
+struct SurfaceUniforms {
+    int viewProjection = -1;
+    int model = -1;
+    int baseColor = -1;
+    int hasTexture = -1;
+    int lit = -1;
+    int alphaCutoff = -1;
+    int opaque = -1;
+    int lightDirection = -1;
+    int lightColor = -1;
+    int ambient = -1;
+
+    explicit SurfaceUniforms(const Program& program)
+        : viewProjection(program.uniformLocation("u_viewProjection")),
+          model(program.uniformLocation("u_model")),
+          baseColor(program.uniformLocation("u_baseColor")),
+          hasTexture(program.uniformLocation("u_hasTexture")),
+          lit(program.uniformLocation("u_lit")),
+          alphaCutoff(program.uniformLocation("u_alphaCutoff")),
+          opaque(program.uniformLocation("u_opaque")),
+          lightDirection(program.uniformLocation("u_lightDirection")),
+          lightColor(program.uniformLocation("u_lightColor")),
+          ambient(program.uniformLocation("u_ambient")) {}
+};
+
+float srgbEncode(float c) {
+    c = std::clamp(c, 0.0f, 1.0f);
+    return c <= 0.0031308f ? c * 12.92f : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
+}
+
+LogLevel levelOf(GLenum severity) {
+    switch (severity) {
+    case GL_DEBUG_SEVERITY_HIGH: return LogLevel::Error;
+    case GL_DEBUG_SEVERITY_MEDIUM: return LogLevel::Warning;
+    case GL_DEBUG_SEVERITY_LOW: return LogLevel::Info;
+    default: return LogLevel::Debug;
+    }
+}
+
+void GLAD_API_PTR debugMessage(GLenum /*source*/, GLenum /*type*/, GLuint id, GLenum severity,
+                               GLsizei length, const GLchar* message, const void* /*user*/) {
+    std::string text = "GL debug #" + std::to_string(id) + ": ";
+    text.append(message, length >= 0 ? static_cast<std::size_t>(length) : std::strlen(message));
+    log(levelOf(severity), text);
+}
+
+std::string labelFor(const SceneNode& node, std::string_view role) {
+    return (node.name().empty() ? "node#" + std::to_string(node.id()) : node.name()) + "/" +
+           std::string(role);
+}
+
+} // namespace
+
+struct Renderer::Impl {
+    struct MeshGpu {
+        std::shared_ptr<const MeshGeometry> mesh;  // keeps the id from being reused
+        Buffer vertices;
+        Buffer indices;
+        VertexArray vertexArray;
+        std::uint64_t lastUsedFrame = 0;
+    };
+    struct BatchGpu {
+        std::uint64_t meshId = 0;
+        std::size_t capacity = 0;
+        Buffer instances;
+        VertexArray vertexArray;
+        std::uint64_t uploadedVersion = 0;
+        std::uint64_t lastUsedFrame = 0;
+    };
+    struct TextureGpu {
+        std::shared_ptr<const Image> image;
+        Texture2D texture;
+        std::uint64_t lastUsedFrame = 0;
+    };
+    struct DrawItem {
+        const MeshNode* node = nullptr;
+        float distance = 0.0f;  ///< camera to node origin, for back-to-front blending
+    };
+
+    Program meshProgram;
+    Program instancedProgram;
+    SurfaceUniforms meshUniforms;
+    SurfaceUniforms instancedUniforms;
+    std::unordered_map<std::uint64_t, MeshGpu> meshes;
+    std::unordered_map<std::uint64_t, BatchGpu> batches;
+    std::unordered_map<const Image*, TextureGpu> textures;
+    std::vector<DrawItem> opaqueItems;
+    std::vector<DrawItem> blendItems;
+    FrameStats stats;
+    std::uint64_t frame = 0;
+    const Program* boundProgram = nullptr;
+
+    Impl()
+        : meshProgram(Program::fromEmbedded("mesh.vert", "mesh.frag", "myriad/MeshNode.program")),
+          instancedProgram(Program::fromEmbedded("instanced_mesh.vert", "mesh.frag",
+                                                 "myriad/InstancedMeshNode.program")),
+          meshUniforms(meshProgram), instancedUniforms(instancedProgram) {}
+
+    MeshGpu& meshGpu(const std::shared_ptr<const MeshGeometry>& mesh) {
+        auto it = meshes.find(mesh->id());
+        if (it == meshes.end()) {
+            it = meshes.emplace(mesh->id(), createMeshGpu(mesh)).first;
+        }
+        it->second.lastUsedFrame = frame;
+        return it->second;
+    }
+
+    MeshGpu createMeshGpu(const std::shared_ptr<const MeshGeometry>& mesh) {
+        const MeshData& data = mesh->data();
+        std::vector<GpuVertex> vertices(data.positions.size());
+        for (std::size_t i = 0; i < vertices.size(); ++i) {
+            vertices[i].position = data.positions[i];
+            vertices[i].normal = data.normals[i];
+            vertices[i].uv0 = data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i];
+            vertices[i].color = data.colors.empty() ? glm::vec4(1.0f) : data.colors[i];
+        }
+        const std::string name = mesh->name().empty() ? "mesh#" + std::to_string(mesh->id())
+                                                      : mesh->name();
+        MeshGpu gpu;
+        gpu.mesh = mesh;
+        gpu.vertices = Buffer({.initialData = std::as_bytes(std::span(vertices)),
+                               .label = name + "/MeshGeometry.vertices"});
+        const std::span<const std::byte> indexBytes =
+            mesh->indexType() == IndexType::UInt16 ? std::as_bytes(std::span(data.indices16))
+                                                   : std::as_bytes(std::span(data.indices32));
+        gpu.indices = Buffer({.initialData = indexBytes, .label = name + "/MeshGeometry.indices"});
+        gpu.vertexArray = VertexArray(meshLayout(false, name + "/MeshGeometry.vertex-array"));
+        gpu.vertexArray.setVertexBuffer(kVertexBinding, gpu.vertices);
+        gpu.vertexArray.setIndexBuffer(gpu.indices, mesh->indexType(), mesh->vertexCount() - 1);
+        stats.bytesUploaded += gpu.vertices.sizeBytes() + gpu.indices.sizeBytes();
+        return gpu;
+    }
+
+    BatchGpu& batchGpu(const InstancedMeshNode& node, MeshGpu& mesh) {
+        BatchGpu& batch = batches[node.id()];
+        batch.lastUsedFrame = frame;
+        if (batch.meshId != node.mesh()->id() || batch.capacity < node.capacity()) {
+            // First use, a new mesh, or a grown batch: a new buffer of the full capacity, so
+            // later growth within it costs no reallocation.
+            batch.instances = Buffer({.sizeBytes = node.capacity() * sizeof(InstanceRecord),
+                                      .usage = BufferUsage::Dynamic,
+                                      .label = labelFor(node, "InstancedMeshNode.instances")});
+            batch.vertexArray =
+                VertexArray(meshLayout(true, labelFor(node, "InstancedMeshNode.vertex-array")));
+            batch.vertexArray.setVertexBuffer(kVertexBinding, mesh.vertices);
+            batch.vertexArray.setVertexBuffer(kInstanceBinding, batch.instances);
+            batch.vertexArray.setIndexBuffer(mesh.indices, node.mesh()->indexType(),
+                                             node.mesh()->vertexCount() - 1);
+            batch.meshId = node.mesh()->id();
+            batch.capacity = node.capacity();
+            batch.uploadedVersion = 0;
+        }
+        if (batch.uploadedVersion != node.dataVersion()) {
+            const std::span<const std::byte> bytes = node.instanceBytes();
+            batch.instances.update(0, bytes);
+            stats.bytesUploaded += bytes.size();
+            batch.uploadedVersion = node.dataVersion();
+        }
+        return batch;
+    }
+
+    const Texture2D* texture(const Material& material) {
+        if (!material.baseColorTexture) {
+            return nullptr;
+        }
+        auto it = textures.find(material.baseColorTexture.get());
+        if (it == textures.end()) {
+            TextureGpu gpu;
+            gpu.image = material.baseColorTexture;
+            gpu.texture = Texture2D(*material.baseColorTexture,
+                                    {.srgb = true,
+                                     .nearestFilter = material.nearestFilter,
+                                     .label = material.name + "/Material.baseColorTexture"});
+            stats.bytesUploaded += material.baseColorTexture->pixels.size();
+            it = textures.emplace(material.baseColorTexture.get(), std::move(gpu)).first;
+        }
+        it->second.lastUsedFrame = frame;
+        return &it->second.texture;
+    }
+
+    void collect(const SceneNode& node, const glm::vec3& eye) {
+        if (!node.visible()) {
+            return;
+        }
+        if (node.kind() != NodeKind::Group) {
+            const auto& meshNode = static_cast<const MeshNode&>(node);
+            const bool skip = node.kind() == NodeKind::InstancedMesh &&
+                              static_cast<const InstancedMeshNode&>(node).count() == 0;
+            if (!skip) {
+                const glm::vec3 origin(meshNode.worldMatrix()[3]);
+                DrawItem item{&meshNode, glm::length(origin - eye)};
+                (meshNode.material().alphaMode == AlphaMode::Blend ? blendItems : opaqueItems)
+                    .push_back(item);
+            }
+        }
+        for (const auto& child : node.childrenView()) {
+            collect(*child, eye);
+        }
+    }
+
+    void useProgram(const Program& program) {
+        if (boundProgram != &program) {
+            program.use();
+            boundProgram = &program;
+            ++stats.programBinds;
+        }
+    }
+
+    void draw(const DrawItem& item, const Scene& scene, const glm::mat4& viewProjection) {
+        const MeshNode& node = *item.node;
+        const Material& material = node.material();
+        const bool instanced = node.kind() == NodeKind::InstancedMesh;
+        const Program& program = instanced ? instancedProgram : meshProgram;
+        const SurfaceUniforms& u = instanced ? instancedUniforms : meshUniforms;
+        useProgram(program);
+
+        MeshGpu& mesh = meshGpu(node.mesh());
+        const Texture2D* baseColorTexture = texture(material);
+        if (baseColorTexture != nullptr) {
+            baseColorTexture->bind(0);
+        }
+        program.setUniform(u.viewProjection, viewProjection);
+        program.setUniform(u.model, node.worldMatrix());
+        program.setUniform(u.baseColor, material.baseColor);
+        program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
+        program.setUniform(u.lit, material.shading == Shading::Lit ? 1 : 0);
+        program.setUniform(u.alphaCutoff,
+                           material.alphaMode == AlphaMode::Mask ? material.alphaCutoff : -1.0f);
+        program.setUniform(u.opaque, material.alphaMode == AlphaMode::Blend ? 0 : 1);
+        const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f
+                                        ? glm::normalize(scene.light.direction)
+                                        : glm::vec3(0.0f, -1.0f, 0.0f);
+        program.setUniform(u.lightDirection, direction);
+        program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
+        program.setUniform(u.ambient, scene.ambient);
+        if (material.doubleSided) {
+            glDisable(GL_CULL_FACE);
+        } else {
+            glEnable(GL_CULL_FACE);
+        }
+
+        const MeshGeometry& geometry = *node.mesh();
+        std::uint32_t instanceCount = 1;
+        const VertexArray* vertexArray = &mesh.vertexArray;
+        if (instanced) {
+            const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
+            BatchGpu& batch = batchGpu(batchNode, mesh);
+            vertexArray = &batch.vertexArray;
+            instanceCount = static_cast<std::uint32_t>(batchNode.count());
+            ++stats.batches;
+        } else {
+            ++stats.meshNodes;
+        }
+        drawElementsInstanced(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                              geometry.indexType(), 0, instanceCount);
+        ++stats.vertexArrayBinds;
+        ++stats.drawCalls;
+        stats.instances += instanceCount;
+        stats.triangles += std::uint64_t{geometry.triangleCount()} * instanceCount;
+    }
+
+    void render(const Scene& scene, const Camera& camera, GLuint framebuffer, std::uint32_t width,
+                std::uint32_t height) {
+        requireCurrentContext("gl::Renderer::render");
+        ++frame;
+        stats = FrameStats{};
+        boundProgram = nullptr;
+        opaqueItems.clear();
+        blendItems.clear();
+        collect(scene.root(), camera.position());
+        std::stable_sort(blendItems.begin(), blendItems.end(),
+                         [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
+
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glViewport(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+        glDepthMask(GL_TRUE);
+        glClearColor(srgbEncode(scene.clearColor.r), srgbEncode(scene.clearColor.g),
+                     srgbEncode(scene.clearColor.b), scene.clearColor.a);
+        glClearDepth(1.0);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LESS);
+        glFrontFace(GL_CCW);
+        glCullFace(GL_BACK);
+        glDisable(GL_BLEND);
+
+        const glm::mat4 viewProjection = camera.viewProjection();
+        for (const DrawItem& item : opaqueItems) {
+            draw(item, scene, viewProjection);
+        }
+        if (!blendItems.empty()) {
+            glEnable(GL_BLEND);
+            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+            glDepthMask(GL_FALSE);
+            for (const DrawItem& item : blendItems) {
+                draw(item, scene, viewProjection);
+            }
+        }
+
+        // Back to GL defaults, so nothing leaks into the caller's GL code.
+        glDepthMask(GL_TRUE);
+        glDisable(GL_BLEND);
+        glDisable(GL_CULL_FACE);
+        glDisable(GL_DEPTH_TEST);
+        glBindVertexArray(0);
+        glUseProgram(0);
+        glBindTextureUnit(0, 0);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        boundProgram = nullptr;
+        releaseOlderThan(kKeepUnusedFrames);
+    }
+
+    void releaseOlderThan(std::uint64_t frames) {
+        auto stale = [&](const auto& entry) { return frame - entry.second.lastUsedFrame > frames; };
+        std::erase_if(batches, stale);
+        std::erase_if(meshes, stale);
+        std::erase_if(textures, stale);
+    }
+};
+
+Renderer::Renderer(const RendererDesc& desc) {
+    requireCurrentContext("gl::Renderer");
+    if (desc.debugOutput) {
+        GLint flags = 0;
+        glGetIntegerv(GL_CONTEXT_FLAGS, &flags);
+        glEnable(GL_DEBUG_OUTPUT);
+        if ((flags & GL_CONTEXT_FLAG_DEBUG_BIT) != 0) {
+            glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);  // messages arrive inside the offending call
+        }
+        glDebugMessageCallback(debugMessage, nullptr);
+    }
+    m_impl = std::make_unique<Impl>();
+}
+
+Renderer::~Renderer() = default;
+
+void Renderer::render(const Scene& scene, const Camera& camera, const OffscreenTarget& target) {
+    if (target.framebufferId() == 0) {
+        throw InvalidArgument("gl::Renderer::render: the OffscreenTarget is empty");
+    }
+    m_impl->render(scene, camera, target.framebufferId(), target.width(), target.height());
+}
+
+void Renderer::render(const Scene& scene, const Camera& camera, std::uint32_t width,
+                      std::uint32_t height) {
+    if (width == 0 || height == 0) {
+        throw InvalidArgument("gl::Renderer::render: framebuffer size is 0");
+    }
+    m_impl->render(scene, camera, 0, width, height);
+}
+
+const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->stats; }
+
+void Renderer::releaseUnused() { m_impl->releaseOlderThan(0); }
+
+} // namespace myriad::gl

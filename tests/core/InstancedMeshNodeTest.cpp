@@ -1,0 +1,209 @@
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/util/Error.h"
+
+#include <catch2/catch.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace myriad;
+
+namespace {
+
+InstancedMeshNode makeBatch(std::size_t capacity) {
+    return InstancedMeshNode(MeshGeometry::create(shapes::box(1.0f), "box"), Material{}, capacity,
+                             "batch");
+}
+
+glm::mat4 translation(float x, float y, float z) {
+    return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z));
+}
+
+} // namespace
+
+TEST_CASE("record packing: rows at floats 4r..4r+3, colour at 12..15, bytes 0/16/32/48", "[instances]") {
+    auto batch = makeBatch(2);
+    glm::mat4 m(1.0f);
+    // Distinct value per matrix element: m[column][row] = 10 * row + column + 1.
+    for (int column = 0; column < 4; ++column) {
+        for (int row = 0; row < 3; ++row) {
+            m[column][row] = static_cast<float>(10 * row + column + 1);
+        }
+    }
+    batch.addInstance(glm::mat4(1.0f));
+    batch.addInstance(m, glm::vec4(0.1f, 0.2f, 0.3f, 0.4f));
+    const std::span<const float> data = std::as_const(batch).instanceData();
+    REQUIRE(data.size() == 2 * InstancedMeshNode::floatsPerInstance);
+    const float* record = data.data() + InstancedMeshNode::floatsPerInstance;
+    for (int row = 0; row < 3; ++row) {
+        for (int column = 0; column < 4; ++column) {
+            INFO("row " << row << " column " << column);
+            CHECK(record[4 * row + column] == static_cast<float>(10 * row + column + 1));
+        }
+    }
+    CHECK(record[12] == 0.1f);
+    CHECK(record[13] == 0.2f);
+    CHECK(record[14] == 0.3f);
+    CHECK(record[15] == 0.4f);
+    STATIC_REQUIRE(InstancedMeshNode::strideInBytes == 64);
+    STATIC_REQUIRE(offsetof(InstanceRecord, row1) == 16);
+    STATIC_REQUIRE(offsetof(InstanceRecord, row2) == 32);
+    STATIC_REQUIRE(offsetof(InstanceRecord, color) == 48);
+    CHECK(batch.instanceBytes().size() == 128);
+}
+
+TEST_CASE("readTransform round-trips setTransform", "[instances]") {
+    auto batch = makeBatch(4);
+    batch.addInstance(glm::mat4(1.0f));
+    const glm::mat4 m = glm::translate(glm::mat4(1.0f), glm::vec3(1, 2, 3)) *
+                        glm::rotate(glm::mat4(1.0f), 0.7f, glm::vec3(0, 1, 0)) *
+                        glm::scale(glm::mat4(1.0f), glm::vec3(3, 1, 0.5f));
+    batch.setTransform(0, m);
+    const glm::mat4 back = batch.readTransform(0);
+    for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 4; ++r) {
+            CHECK(back[c][r] == m[c][r]);
+        }
+    }
+    batch.setColor(0, glm::vec4(0.5f, 0.25f, 1.0f, 1.0f));
+    CHECK(batch.readColor(0) == glm::vec4(0.5f, 0.25f, 1.0f, 1.0f));
+    CHECK(batch.readTransform(0) == m);  // the colour write left the transform alone
+}
+
+TEST_CASE("dataVersion bumps on each write and not on a refused one", "[instances]") {
+    auto batch = makeBatch(2);
+    auto v = batch.dataVersion();
+    batch.addInstance(translation(1, 0, 0));
+    CHECK(batch.dataVersion() > v);
+    v = batch.dataVersion();
+    batch.setTransform(0, translation(2, 0, 0));
+    CHECK(batch.dataVersion() > v);
+    v = batch.dataVersion();
+    batch.setColor(0, glm::vec4(1, 0, 0, 1));
+    CHECK(batch.dataVersion() > v);
+    v = batch.dataVersion();
+    batch.markInstancesChanged();
+    CHECK(batch.dataVersion() > v);
+
+    v = batch.dataVersion();
+    glm::mat4 bad = translation(5, 0, 0);
+    bad[3][0] = std::numeric_limits<float>::quiet_NaN();
+    CHECK_THROWS_AS(batch.setTransform(0, bad), InvalidArgument);
+    CHECK_THROWS_AS(batch.setTransform(5, translation(0, 0, 0)), OutOfRange);
+    CHECK_THROWS_AS(batch.setColor(0, glm::vec4(std::numeric_limits<float>::infinity())),
+                    InvalidArgument);
+    CHECK(batch.dataVersion() == v);
+    CHECK(batch.readTransform(0) == translation(2, 0, 0));  // the record stayed as it was
+}
+
+TEST_CASE("NaN, Inf and projective transforms are refused and the record is unchanged", "[instances]") {
+    auto batch = makeBatch(2);
+    batch.addInstance(translation(1, 2, 3), glm::vec4(0.5f));
+    const InstanceRecord before = batch.record(0);
+    glm::mat4 inf = translation(0, 0, 0);
+    inf[0][0] = std::numeric_limits<float>::infinity();
+    glm::mat4 projective(1.0f);
+    projective[0][3] = 0.5f;
+    CHECK_THROWS_AS(batch.setTransform(0, inf), InvalidArgument);
+    CHECK_THROWS_AS(batch.setTransform(0, projective), InvalidArgument);
+    CHECK_THROWS_AS(batch.addInstance(inf), InvalidArgument);
+    CHECK(batch.count() == 1);
+    CHECK(std::memcmp(&batch.record(0), &before, sizeof before) == 0);
+    try {
+        batch.setTransform(0, inf);
+    } catch (const InvalidArgument& e) {
+        CHECK_THAT(e.what(), Catch::Contains("setTransform") && Catch::Contains("NaN or Inf"));
+    }
+}
+
+TEST_CASE("count above capacity throws; a full batch names ensureCapacity", "[instances]") {
+    auto batch = makeBatch(3);
+    CHECK_THROWS_AS(batch.setCount(4), CapacityError);
+    CHECK(batch.count() == 0);
+    batch.setCount(3);
+    CHECK(batch.count() == 3);
+    CHECK(batch.readTransform(2) == glm::mat4(1.0f));  // fresh records are identity and white
+    CHECK(batch.readColor(2) == glm::vec4(1.0f));
+    try {
+        batch.addInstance(glm::mat4(1.0f));
+        FAIL("a full batch accepted an instance");
+    } catch (const CapacityError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("ensureCapacity"));
+    }
+    CHECK(batch.count() == 3);
+    CHECK_THROWS_AS(makeBatch(InstancedMeshNode::maxCapacity + 1), CapacityError);
+    CHECK_THROWS_AS(batch.ensureCapacity(std::numeric_limits<std::size_t>::max()), CapacityError);
+    CHECK(batch.capacity() == 3);
+}
+
+TEST_CASE("index >= count throws for every accessor", "[instances]") {
+    auto batch = makeBatch(4);
+    batch.addInstance(glm::mat4(1.0f));
+    CHECK_THROWS_AS(batch.readTransform(1), OutOfRange);
+    CHECK_THROWS_AS(batch.readColor(1), OutOfRange);
+    CHECK_THROWS_AS(batch.record(1), OutOfRange);
+    CHECK_THROWS_AS(batch.setColor(1, glm::vec4(1.0f)), OutOfRange);
+    try {
+        batch.setTransform(12, glm::mat4(1.0f));
+    } catch (const OutOfRange& e) {
+        CHECK(std::string(e.what()) == "InstancedMeshNode::setTransform: index 12 >= count 1");
+    }
+}
+
+TEST_CASE("ensureCapacity keeps every record, clear keeps the buffer", "[instances]") {
+    auto batch = makeBatch(8);
+    for (int i = 0; i < 8; ++i) {
+        batch.addInstance(translation(static_cast<float>(i), 0, 0), glm::vec4(0.1f * static_cast<float>(i)));
+    }
+    const std::vector<float> before(batch.instanceData().begin(), batch.instanceData().end());
+    batch.ensureCapacity(1000);
+    CHECK(batch.capacity() == 1000);
+    CHECK(batch.count() == 8);
+    CHECK(std::memcmp(batch.instanceData().data(), before.data(), before.size() * sizeof(float)) == 0);
+    batch.ensureCapacity(10);  // never shrinks
+    CHECK(batch.capacity() == 1000);
+    batch.clear();
+    CHECK(batch.count() == 0);
+    CHECK(batch.capacity() == 1000);
+    CHECK(batch.localBounds().empty());
+    batch.setCount(8);  // records past count keep their values
+    CHECK(batch.readTransform(7) == translation(7, 0, 0));
+}
+
+TEST_CASE("localBounds is the union of instance boxes after moves, without a recompute call", "[bounds]") {
+    auto batch = makeBatch(16);
+    CHECK(batch.localBounds().empty());  // an empty batch has empty bounds
+    batch.addInstance(translation(0, 0, 0));
+    CHECK(batch.localBounds().min == glm::vec3(-0.5f));
+    CHECK(batch.localBounds().max == glm::vec3(0.5f));
+    batch.addInstance(translation(10, 0, 0));
+    CHECK(batch.localBounds().max.x == 10.5f);
+    // Moving the outermost instance inward shrinks the bounds.
+    batch.setTransform(1, translation(2, 0, 0));
+    CHECK(batch.localBounds().max.x == 2.5f);
+    CHECK(batch.localBounds().min.x == -0.5f);
+    // Scale and rotation count: a box scaled 4x along y.
+    batch.setTransform(0, glm::scale(glm::mat4(1.0f), glm::vec3(1, 4, 1)));
+    CHECK(batch.localBounds().max.y == 2.0f);
+    CHECK(batch.localBounds().min.y == -2.0f);
+    batch.setTransform(0, glm::mat4(1.0f));
+    CHECK(batch.localBounds().max.y == 0.5f);
+    // A smaller count drops instances from the bounds.
+    batch.setCount(1);
+    CHECK(batch.localBounds().max.x == 0.5f);
+    // Bulk writes through instanceData, then markInstancesChanged.
+    batch.setCount(2);
+    batch.instanceData()[16 + 3] = -20.0f;  // instance 1, row 0 translation x
+    batch.markInstancesChanged();
+    CHECK(batch.localBounds().min.x == -20.5f);
+}
+
+TEST_CASE("mesh with bad data is refused", "[mesh]") {
+    MeshData data = shapes::triangle();
+    data.indices16 = {0, 1, 3};
+    CHECK_THROWS_AS(MeshGeometry(data), OutOfRange);
+}

@@ -1,0 +1,85 @@
+#pragma once
+// Shared helpers for GL tests: one headless context per test process, pixel probes.
+#include "myriad/core/Image.h"
+#include "myriad/egl/HeadlessContext.h"
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+namespace myriad::test {
+
+/** The process's GL context, created on first use. A test that cannot get one fails with the
+ *  reason (GlError), never skips. */
+inline egl::HeadlessContext& context() {
+    static egl::HeadlessContext instance;
+    instance.makeCurrent();
+    return instance;
+}
+
+using Rgba = std::array<int, 4>;
+
+inline Rgba pixelAt(const Image& image, std::uint32_t x, std::uint32_t y) {
+    const std::uint8_t* p = image.pixel(x, y);
+    return {p[0], p[1], p[2], p[3]};
+}
+
+inline std::string describe(const Rgba& c) {
+    std::ostringstream out;
+    out << "(" << c[0] << ", " << c[1] << ", " << c[2] << ", " << c[3] << ")";
+    return out.str();
+}
+
+/** True when every channel of @p actual is within @p tolerance of @p expected (alpha ignored). */
+inline bool near(const Rgba& actual, const Rgba& expected, int tolerance = 3) {
+    for (int i = 0; i < 3; ++i) {
+        if (std::abs(actual[static_cast<std::size_t>(i)] - expected[static_cast<std::size_t>(i)]) >
+            tolerance) {
+            return false;
+        }
+    }
+    return true;
+}
+
+#define MYRIAD_CHECK_PIXEL(image, x, y, ...)                                                     \
+    do {                                                                                         \
+        const ::myriad::test::Rgba actual_ = ::myriad::test::pixelAt((image), (x), (y));          \
+        const ::myriad::test::Rgba expected_ = __VA_ARGS__;                                      \
+        INFO("pixel (" << (x) << ", " << (y) << ") is " << ::myriad::test::describe(actual_)     \
+                       << ", expected " << ::myriad::test::describe(expected_));                 \
+        CHECK(::myriad::test::near(actual_, expected_));                                         \
+    } while (false)
+
+inline constexpr Rgba kBlack{0, 0, 0, 255};
+inline constexpr Rgba kRed{255, 0, 0, 255};
+inline constexpr Rgba kGreen{0, 255, 0, 255};
+inline constexpr Rgba kBlue{0, 0, 255, 255};
+inline constexpr Rgba kWhite{255, 255, 255, 255};
+
+} // namespace myriad::test
+
+#include "myriad/core/Camera.h"
+
+namespace myriad::test {
+
+/** Looks down -Z at the XY plane; world x, y in [-1, 1] fill the target. */
+inline Camera orthoCamera() {
+    Camera camera;
+    camera.setOrthographic(-1.0f, 1.0f, -1.0f, 1.0f, 0.1f, 20.0f);
+    camera.lookAt(glm::vec3(0.0f, 0.0f, 10.0f), glm::vec3(0.0f));
+    return camera;
+}
+
+/** Pixel column / row (top row 0) of world point (x, y) under orthoCamera() on a size^2 target. */
+inline std::uint32_t pixelX(float x, std::uint32_t size) {
+    return static_cast<std::uint32_t>((x + 1.0f) * 0.5f * static_cast<float>(size));
+}
+inline std::uint32_t pixelY(float y, std::uint32_t size) {
+    return static_cast<std::uint32_t>((1.0f - y) * 0.5f * static_cast<float>(size));
+}
+
+} // namespace myriad::test
