@@ -103,6 +103,14 @@ void drawElements(const VertexArray& vertexArray, PrimitiveMode mode, std::uint3
 
 } // namespace
 
+void bindDrawTarget(std::uint32_t framebuffer, std::int32_t x, std::int32_t y, std::uint32_t width,
+                    std::uint32_t height) {
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(x, y, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+}
+
+void finish() { glFinish(); }
+
 void drawArraysInstanced(const VertexArray& vertexArray, PrimitiveMode mode, std::uint32_t first,
                          std::uint32_t count, std::uint32_t instanceCount) {
     drawArrays(vertexArray, mode, first, count, instanceCount, 0, "gl::drawArraysInstanced");

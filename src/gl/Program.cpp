@@ -203,6 +203,9 @@ void Program::setUniform(int location, float value) const {
 void Program::setUniform(int location, int value) const {
     glProgramUniform1i(m_id, location, value);
 }
+void Program::setUniform(int location, const glm::vec2& value) const {
+    glProgramUniform2fv(m_id, location, 1, glm::value_ptr(value));
+}
 void Program::setUniform(int location, const glm::vec3& value) const {
     glProgramUniform3fv(m_id, location, 1, glm::value_ptr(value));
 }

@@ -9,6 +9,8 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 using namespace myriad;
@@ -92,7 +94,22 @@ TEST_CASE("instance colour multiplies vertex colour (BoxVertexColors)", "[gltf][
     camera.lookAt(glm::vec3(0, 0, 10), glm::vec3(0));
     renderer.render(scene, camera, target);
     const Image image = target.readPixels();
-    // Centres of the two +Z faces: x = -1 and x = +1 in world, y = 0. Linear 0.5 -> sRGB 188.
-    MYRIAD_CHECK_PIXEL(image, 16, 32, Rgba{188, 188, 255, 255});
-    MYRIAD_CHECK_PIXEL(image, 48, 32, Rgba{188, 0, 255, 255});
+    // Near the centres of the two +Z faces (x = -1 and x = +1 in world, y = 0), the vertex
+    // colour is the cube-local position of the pixel centre, sRGB-encoded on output.
+    auto expected = [](std::uint32_t px, std::uint32_t py, float faceLeft, glm::vec3 tint) {
+        const float x = (static_cast<float>(px) + 0.5f) / 64.0f * 4.0f - 2.0f;
+        const float y = 2.0f - (static_cast<float>(py) + 0.5f) / 64.0f * 4.0f;
+        const glm::vec3 local(x - faceLeft, y + 0.5f, 1.0f);
+        const glm::vec3 c = local * tint;
+        auto encode = [](float v) {
+            v = std::clamp(v, 0.0f, 1.0f);
+            const float e = v <= 0.0031308f ? v * 12.92f : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
+            return static_cast<int>(std::lround(e * 255.0f));
+        };
+        return Rgba{encode(c.r), encode(c.g), encode(c.b), 255};
+    };
+    MYRIAD_CHECK_PIXEL(image, 16, 32, expected(16, 32, -1.5f, glm::vec3(1.0f)));
+    MYRIAD_CHECK_PIXEL(image, 20, 26, expected(20, 26, -1.5f, glm::vec3(1.0f)));
+    MYRIAD_CHECK_PIXEL(image, 48, 32, expected(48, 32, 0.5f, glm::vec3(1.0f, 0.0f, 1.0f)));
+    MYRIAD_CHECK_PIXEL(image, 44, 38, expected(44, 38, 0.5f, glm::vec3(1.0f, 0.0f, 1.0f)));
 }

@@ -21,6 +21,15 @@ class VertexArray;
 /** Primitive assembly mode (OpenGL 4.5 section 10.1). */
 enum class PrimitiveMode : std::uint8_t { Points, Lines, LineStrip, Triangles, TriangleStrip, TriangleFan };
 
+/** Binds @p framebuffer (0: the default framebuffer, else OffscreenTarget::framebufferId()) for
+ *  drawing and reading, and sets the viewport to the rectangle at (@p x, @p y) from the bottom
+ *  left, @p width x @p height pixels. GL calls: glBindFramebuffer, glViewport. */
+void bindDrawTarget(std::uint32_t framebuffer, std::int32_t x, std::int32_t y, std::uint32_t width,
+                    std::uint32_t height);
+
+/** Waits until the GPU has finished every command issued so far (glFinish): for timing. */
+void finish();
+
 /** glDrawArraysInstanced: vertices [first, first + count) for instances [0, instanceCount).
  *  @throws OutOfRange if first + count exceeds vertexArray.vertexLimit() or instanceCount
  *  exceeds vertexArray.instanceLimit(); InvalidArgument if a binding used by an attribute has

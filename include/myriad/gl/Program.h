@@ -1,6 +1,7 @@
 #pragma once
 /** @file GLSL programs, compiled from text with errors reported as file:line. */
 #include <glm/mat4x4.hpp>
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
@@ -52,6 +53,7 @@ public:
     [[nodiscard]] int uniformLocation(const char* name) const;
     void setUniform(int location, float value) const;
     void setUniform(int location, int value) const;
+    void setUniform(int location, const glm::vec2& value) const;
     void setUniform(int location, const glm::vec3& value) const;
     void setUniform(int location, const glm::vec4& value) const;
     void setUniform(int location, const glm::mat4& value) const;
