@@ -56,9 +56,9 @@ public:
      *  its ancestors (a cycle); nothing changes then. */
     template <class T>
     T& add(std::unique_ptr<T> child) {
-        T& reference = *child;
+        T* raw = child.get();  // not dereferenced before addChild() has refused a null child
         addChild(std::unique_ptr<SceneNode>(std::move(child)), false);
-        return reference;
+        return *raw;
     }
     /** Constructs a T(args...) and adds it as a child. */
     template <class T, class... Args>
@@ -71,9 +71,9 @@ public:
      *  @throws InvalidArgument as add(), or if this node's world matrix is singular. */
     template <class T>
     T& attach(std::unique_ptr<T> child) {
-        T& reference = *child;
+        T* raw = child.get();
         addChild(std::unique_ptr<SceneNode>(std::move(child)), true);
-        return reference;
+        return *raw;
     }
     /** Moves @p child, a node that has a parent (any, this one included), under this node and
      *  keeps its world transform.
