@@ -1,5 +1,6 @@
 // The README's usage example, compiled and run by ctest (example.readme) so it cannot rot.
 // [readme-example]
+#include <myriad/core/Camera.h>
 #include <myriad/core/InstancedMeshNode.h>
 #include <myriad/core/Scene.h>
 #include <myriad/egl/HeadlessContext.h>

@@ -11,7 +11,7 @@ namespace myriad {
 
 Camera::Camera() {
     setPerspective(glm::radians(60.0f), 1.0f, 0.1f, 1000.0f);
-    lookAt(m_eye, glm::vec3(0.0f));
+    lookAt(glm::dvec3(0.0, 0.0, 5.0), glm::dvec3(0.0));
 }
 
 void Camera::setPerspective(float fovYRadians, float aspect, float nearPlane, float farPlane) {
@@ -40,18 +40,24 @@ void Camera::setOrthographic(float left, float right, float bottom, float top, f
     m_orthographic = true;
 }
 
-void Camera::lookAt(const glm::vec3& eye, const glm::vec3& target, const glm::vec3& up) {
-    detail::requireFinite(eye, "Camera::lookAt", "eye");
-    detail::requireFinite(target, "Camera::lookAt", "target");
+void Camera::lookAt(const glm::dvec3& eye, const glm::dvec3& target, const glm::vec3& up) {
+    const auto finite = [](const glm::dvec3& v) {
+        return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+    };
+    if (!finite(eye) || !finite(target)) {
+        throw InvalidArgument("Camera::lookAt: eye or target has NaN or Inf");
+    }
     detail::requireFinite(up, "Camera::lookAt", "up");
-    const glm::vec3 forward = target - eye;
-    if (glm::length(forward) <= 0.0f) {
+    const glm::vec3 forward(target - eye);  // the difference is small enough for float
+    if (!(glm::length(forward) > 0.0f)) {
         throw InvalidArgument("Camera::lookAt: eye equals target");
     }
-    if (glm::length(glm::cross(glm::normalize(forward), up)) < 1e-6f) {
-        throw InvalidArgument("Camera::lookAt: up is parallel to the view direction");
+    if (!(glm::length(up) > 0.0f) ||
+        glm::length(glm::cross(glm::normalize(forward), glm::normalize(up))) < 1e-6f) {
+        throw InvalidArgument("Camera::lookAt: up is zero or parallel to the view direction");
     }
-    m_view = glm::lookAt(eye, target, up);
+    m_viewRotation = glm::lookAt(glm::vec3(0.0f), forward, up);
+    m_view = m_viewRotation * glm::translate(glm::mat4(1.0f), -glm::vec3(eye));
     m_eye = eye;
 }
 

@@ -3,10 +3,14 @@
 #include "core/Validate.h"
 #include "myriad/util/Error.h"
 
+#include <algorithm>
 #include <string>
 
 namespace myriad {
 namespace {
+
+constexpr std::size_t kMergeGap = 16;          // records: closer ranges upload as one
+constexpr std::size_t kMaxDirtyRanges = 4096;  // past this, ranges merge more coarsely
 
 InstanceRecord packTransform(const glm::mat4& m, const glm::vec4& color) noexcept {
     // glm is column-major (m[column][row]); the record stores rows.
@@ -20,6 +24,11 @@ glm::mat4 unpackTransform(const InstanceRecord& r) noexcept {
             glm::vec4(r.row0.y, r.row1.y, r.row2.y, 0.0f),
             glm::vec4(r.row0.z, r.row1.z, r.row2.z, 0.0f),
             glm::vec4(r.row0.w, r.row1.w, r.row2.w, 1.0f)};
+}
+
+bool isMirrored(const InstanceRecord& r) noexcept {
+    // det of the 3x3 rows = row0 . (row1 x row2)
+    return glm::dot(glm::vec3(r.row0), glm::cross(glm::vec3(r.row1), glm::vec3(r.row2))) < 0.0f;
 }
 
 void checkTransform(const glm::mat4& transform, const char* function) {
@@ -43,13 +52,31 @@ bool touches(const Aabb& box, const Aabb& bounds) noexcept {
     return false;
 }
 
+// Sorts and merges ranges closer than @p gap records.
+void mergeRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
+    std::sort(ranges.begin(), ranges.end(),
+              [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
+    std::size_t out = 0;
+    for (std::size_t i = 1; i < ranges.size(); ++i) {
+        if (ranges[i].begin <= ranges[out].end + gap) {
+            ranges[out].end = std::max(ranges[out].end, ranges[i].end);
+        } else {
+            ranges[++out] = ranges[i];
+        }
+    }
+    ranges.resize(ranges.empty() ? 0 : out + 1);
+}
+
 } // namespace
 
 InstancedMeshNode::InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material,
-                                     std::size_t capacity, std::string name)
-    : MeshNode(std::move(mesh), std::move(material), std::move(name), NodeKind::InstancedMesh) {
+                                     std::size_t capacity, std::string name,
+                                     const InstancedMeshOptions& options)
+    : MeshNode(std::move(mesh), std::move(material), std::move(name), NodeKind::InstancedMesh),
+      m_growth(options.growth) {
     checkCapacity(capacity, "InstancedMeshNode");
     m_records.resize(capacity);
+    m_handleOfRecord.assign(capacity, kNoHandle);
 }
 
 void InstancedMeshNode::checkIndex(std::size_t index, const char* function) const {
@@ -63,51 +90,127 @@ Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept
     return mesh()->localBounds().transformed(unpackTransform(record));
 }
 
+void InstancedMeshNode::markDirty(std::size_t begin, std::size_t end) {
+    if (begin >= end) {
+        return;
+    }
+    if (!m_dirty.empty()) {
+        IndexRange& last = m_dirty.back();
+        if (begin <= last.end + kMergeGap && end + kMergeGap >= last.begin) {
+            last.begin = std::min(last.begin, begin);
+            last.end = std::max(last.end, end);
+            return;
+        }
+    }
+    m_dirty.push_back({begin, end});
+    if (m_dirty.size() > kMaxDirtyRanges) {
+        // Scattered writes: merge with ever wider gaps until the list is short again. Uploads
+        // then carry some clean records along, never miss a dirty one.
+        std::size_t gap = kMergeGap;
+        while (m_dirty.size() > kMaxDirtyRanges / 2) {
+            gap *= 4;
+            mergeRanges(m_dirty, gap);
+        }
+    }
+}
+
+void InstancedMeshNode::uploadDone() const noexcept {
+    m_dirty.clear();
+    m_dirtyBase = m_dataVersion;
+}
+
+void InstancedMeshNode::dropHandlesFrom(std::size_t index) noexcept {
+    for (std::size_t i = index; i < m_count; ++i) {
+        const std::uint32_t slot = m_handleOfRecord[i];
+        if (slot != kNoHandle) {
+            HandleSlot& handle = m_handleSlots[slot];
+            handle.live = false;
+            ++handle.generation;
+            handle.index = m_freeSlot;
+            m_freeSlot = slot;
+            m_handleOfRecord[i] = kNoHandle;
+            --m_liveHandles;
+        }
+    }
+}
+
 void InstancedMeshNode::setCount(std::size_t count) {
     if (count > m_records.size()) {
         throw CapacityError("InstancedMeshNode::setCount: count " + std::to_string(count) +
                             " > capacity " + std::to_string(m_records.size()) +
                             "; call ensureCapacity() first");
     }
-    if (count > m_count && m_boundsValid) {
+    if (count > m_count) {
         for (std::size_t i = m_count; i < count; ++i) {
-            m_bounds.extend(instanceBox(m_records[i]));
+            if (m_boundsValid) {
+                m_bounds.extend(instanceBox(m_records[i]));
+            }
+            if (m_mirroredValid && isMirrored(m_records[i])) {
+                ++m_mirroredCount;
+            }
         }
+        markDirty(m_count, count);
     } else if (count < m_count) {
+        dropHandlesFrom(count);
         m_boundsValid = false;
+        m_mirroredValid = false;
     }
     m_count = count;
     ++m_dataVersion;
 }
 
 void InstancedMeshNode::clear() noexcept {
+    dropHandlesFrom(0);
     m_count = 0;
     m_bounds = Aabb{};
     m_boundsValid = true;
+    m_mirroredCount = 0;
+    m_mirroredValid = true;
     ++m_dataVersion;
 }
 
 void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
     checkCapacity(capacity, "InstancedMeshNode::ensureCapacity");
     if (capacity > m_records.size()) {
-        m_records.resize(capacity);  // strong guarantee: std::vector keeps the old buffer on throw
+        // Both vectors grow or neither: reserve first (may throw), then resize (cannot).
+        m_records.reserve(capacity);
+        m_handleOfRecord.reserve(capacity);
+        m_records.resize(capacity);
+        m_handleOfRecord.resize(capacity, kNoHandle);
     }
+}
+
+void InstancedMeshNode::prepareAppend(const char* function) {
+    if (m_count < m_records.size()) {
+        return;
+    }
+    if (m_growth == Growth::Double) {
+        const std::size_t grown = std::min(maxCapacity, std::max<std::size_t>(16, m_records.size() * 2));
+        if (grown > m_records.size()) {
+            ensureCapacity(grown);
+            return;
+        }
+    }
+    throw CapacityError(std::string(function) + ": batch '" + name() + "' is full (" +
+                        std::to_string(m_count) + " of capacity " +
+                        std::to_string(m_records.size()) + "); call ensureCapacity() first");
 }
 
 std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm::vec4& color) {
     checkTransform(transform, "InstancedMeshNode::addInstance");
     detail::requireFinite(color, "InstancedMeshNode::addInstance", "color");
-    if (m_count == m_records.size()) {
-        throw CapacityError("InstancedMeshNode::addInstance: batch '" + name() + "' is full (" +
-                            std::to_string(m_count) + " of capacity " +
-                            std::to_string(m_records.size()) + "); call ensureCapacity() first");
-    }
+    prepareAppend("InstancedMeshNode::addInstance");
     const std::size_t index = m_count;
     m_records[index] = packTransform(transform, color);
+    m_handleOfRecord[index] = kNoHandle;
     if (m_boundsValid) {
         m_bounds.extend(instanceBox(m_records[index]));
     }
+    if (m_mirroredValid && isMirrored(m_records[index])) {
+        ++m_mirroredCount;
+    }
     ++m_count;
+    markDirty(index, index + 1);
     ++m_dataVersion;
     return index;
 }
@@ -130,10 +233,15 @@ void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transfo
     checkTransform(transform, "InstancedMeshNode::setTransform");
     InstanceRecord& record = m_records[index];
     const Aabb oldBox = m_boundsValid ? instanceBox(record) : Aabb{};
+    const bool wasMirrored = isMirrored(record);
     record = packTransform(transform, record.color);
     if (m_boundsValid) {
         noteMovedFrom(oldBox, instanceBox(record));
     }
+    if (m_mirroredValid) {
+        m_mirroredCount = m_mirroredCount - (wasMirrored ? 1 : 0) + (isMirrored(record) ? 1 : 0);
+    }
+    markDirty(index, index + 1);
     ++m_dataVersion;
 }
 
@@ -141,6 +249,7 @@ void InstancedMeshNode::setColor(std::size_t index, const glm::vec4& color) {
     checkIndex(index, "InstancedMeshNode::setColor");
     detail::requireFinite(color, "InstancedMeshNode::setColor", "color");
     m_records[index].color = color;
+    markDirty(index, index + 1);
     ++m_dataVersion;
 }
 
@@ -159,6 +268,89 @@ const InstanceRecord& InstancedMeshNode::record(std::size_t index) const {
     return m_records[index];
 }
 
+InstanceHandle InstancedMeshNode::acquire(const InstanceDesc& desc) {
+    checkTransform(desc.transform, "InstancedMeshNode::acquire");
+    detail::requireFinite(desc.color, "InstancedMeshNode::acquire", "color");
+    prepareAppend("InstancedMeshNode::acquire");
+    if (m_freeSlot == kNoHandle) {
+        m_handleSlots.reserve(m_handleSlots.size() + 1);  // the only allocation; before any change
+    }
+    const std::size_t index = addInstance(desc.transform, desc.color);
+    std::uint32_t slot = m_freeSlot;
+    if (slot != kNoHandle) {
+        m_freeSlot = m_handleSlots[slot].index;
+    } else {
+        slot = static_cast<std::uint32_t>(m_handleSlots.size());
+        m_handleSlots.push_back({});
+    }
+    HandleSlot& handle = m_handleSlots[slot];
+    handle.index = static_cast<std::uint32_t>(index);
+    handle.live = true;
+    m_handleOfRecord[index] = slot;
+    ++m_liveHandles;
+    return {id(), slot, handle.generation};
+}
+
+void InstancedMeshNode::checkHandle(InstanceHandle handle, const char* function) const {
+    if (handle.isNull()) {
+        throw InvalidArgument(std::string(function) + ": the handle is null");
+    }
+    if (handle.batch != id()) {
+        throw InvalidArgument(std::string(function) + ": the handle belongs to another batch (id " +
+                              std::to_string(handle.batch) + ", this is '" + name() + "' id " +
+                              std::to_string(id()) + ")");
+    }
+    if (handle.slot >= m_handleSlots.size() || !m_handleSlots[handle.slot].live ||
+        m_handleSlots[handle.slot].generation != handle.generation) {
+        throw InvalidArgument(std::string(function) + ": the handle (slot " +
+                              std::to_string(handle.slot) + ", generation " +
+                              std::to_string(handle.generation) +
+                              ") was released or is stale");
+    }
+}
+
+bool InstancedMeshNode::isLive(InstanceHandle handle) const noexcept {
+    return !handle.isNull() && handle.batch == id() && handle.slot < m_handleSlots.size() &&
+           m_handleSlots[handle.slot].live &&
+           m_handleSlots[handle.slot].generation == handle.generation;
+}
+
+std::size_t InstancedMeshNode::indexOf(InstanceHandle handle) const {
+    checkHandle(handle, "InstancedMeshNode::indexOf");
+    return m_handleSlots[handle.slot].index;
+}
+
+void InstancedMeshNode::release(InstanceHandle handle) {
+    checkHandle(handle, "InstancedMeshNode::release");
+    HandleSlot& released = m_handleSlots[handle.slot];
+    const std::size_t index = released.index;
+    const std::size_t last = m_count - 1;
+    if (m_boundsValid && touches(instanceBox(m_records[index]), m_bounds)) {
+        m_boundsValid = false;
+    }
+    if (m_mirroredValid && isMirrored(m_records[index])) {
+        --m_mirroredCount;
+    }
+    if (index != last) {
+        // Swap-remove: the last drawn record (and whatever names it) moves into the hole.
+        m_records[index] = m_records[last];
+        const std::uint32_t movedSlot = m_handleOfRecord[last];
+        m_handleOfRecord[index] = movedSlot;
+        if (movedSlot != kNoHandle) {
+            m_handleSlots[movedSlot].index = static_cast<std::uint32_t>(index);
+        }
+        markDirty(index, index + 1);
+    }
+    m_handleOfRecord[last] = kNoHandle;
+    released.live = false;
+    ++released.generation;
+    released.index = m_freeSlot;
+    m_freeSlot = handle.slot;
+    --m_liveHandles;
+    --m_count;
+    ++m_dataVersion;
+}
+
 std::span<float> InstancedMeshNode::instanceData() noexcept {
     return {reinterpret_cast<float*>(m_records.data()), m_records.size() * floatsPerInstance};
 }
@@ -172,8 +364,20 @@ std::span<const std::byte> InstancedMeshNode::instanceBytes() const noexcept {
     return {reinterpret_cast<const std::byte*>(m_records.data()), m_count * strideInBytes};
 }
 
-void InstancedMeshNode::markInstancesChanged() noexcept {
+void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t count) {
+    if (count == SIZE_MAX) {
+        first = 0;
+        count = m_count;
+    }
+    if (first > m_records.size() || count > m_records.size() - first) {
+        throw OutOfRange("InstancedMeshNode::markInstancesChanged: records [" +
+                         std::to_string(first) + ", " + std::to_string(first) + " + " +
+                         std::to_string(count) + ") run past capacity " +
+                         std::to_string(m_records.size()));
+    }
+    markDirty(first, first + count);
     m_boundsValid = false;
+    m_mirroredValid = false;
     ++m_dataVersion;
 }
 
@@ -187,6 +391,18 @@ const Aabb& InstancedMeshNode::localBounds() const {
         m_boundsValid = true;
     }
     return m_bounds;
+}
+
+std::size_t InstancedMeshNode::mirroredCount() const {
+    if (!m_mirroredValid) {
+        std::size_t mirrored = 0;
+        for (std::size_t i = 0; i < m_count; ++i) {
+            mirrored += isMirrored(m_records[i]) ? 1 : 0;
+        }
+        m_mirroredCount = mirrored;
+        m_mirroredValid = true;
+    }
+    return m_mirroredCount;
 }
 
 } // namespace myriad

@@ -1,6 +1,7 @@
 #include "myriad/core/SceneNode.h"
 
 #include "core/Validate.h"
+#include "myriad/core/MeshNode.h"
 #include "myriad/util/Error.h"
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 namespace myriad {
 namespace {
@@ -76,7 +78,7 @@ void SceneNode::attach(SceneNode& child) {
     }
     m_children.reserve(m_children.size() + 1);
     std::unique_ptr<SceneNode> owned = child.removeFromParent();
-    owned->m_position = translation;
+    owned->m_position = glm::dvec3(translation);
     owned->m_rotation = glm::normalize(rotation);
     owned->m_scale = scale;
     owned->localChanged();
@@ -144,9 +146,17 @@ void SceneNode::localChanged() noexcept {
     m_worldDirty = true;
 }
 
-void SceneNode::setPosition(const glm::vec3& position) {
-    detail::requireFinite(position, "SceneNode::setPosition", "position");
+void SceneNode::setPosition(const glm::dvec3& position) {
+    if (!std::isfinite(position.x) || !std::isfinite(position.y) || !std::isfinite(position.z)) {
+        throw InvalidArgument("SceneNode::setPosition: position has NaN or Inf");
+    }
     m_position = position;
+    localChanged();
+}
+
+void SceneNode::translate(const glm::vec3& offset) {
+    detail::requireFinite(offset, "SceneNode::translate", "offset");
+    m_position += glm::dvec3(offset);
     localChanged();
 }
 
@@ -161,10 +171,62 @@ void SceneNode::setRotation(const glm::quat& rotation) {
     localChanged();
 }
 
+void SceneNode::setRotationYawPitchRoll(float yawRadians, float pitchRadians, float rollRadians) {
+    detail::requireFinite(glm::vec3(yawRadians, pitchRadians, rollRadians),
+                          "SceneNode::setRotationYawPitchRoll", "angle");
+    setRotation(glm::angleAxis(yawRadians, glm::vec3(0, 1, 0)) *
+                glm::angleAxis(pitchRadians, glm::vec3(1, 0, 0)) *
+                glm::angleAxis(rollRadians, glm::vec3(0, 0, 1)));
+}
+
 void SceneNode::setScale(const glm::vec3& scale) {
     detail::requireFinite(scale, "SceneNode::setScale", "scale");
     m_scale = scale;
     localChanged();
+}
+
+void SceneNode::setUniformScale(float scale) { setScale(glm::vec3(scale)); }
+
+namespace {
+
+// Rotation whose -Z axis points along @p direction with +Y towards @p up (OpenGL convention).
+glm::quat rotationLookingAlong(const glm::vec3& direction, const glm::vec3& up, const char* function) {
+    detail::requireFinite(direction, function, "direction");
+    detail::requireFinite(up, function, "up");
+    const float length = glm::length(direction);
+    if (!(length > 0.0f)) {
+        throw InvalidArgument(std::string(function) + ": the direction is zero (target at the node?)");
+    }
+    const glm::vec3 forward = direction / length;
+    if (!(glm::length(up) > 0.0f) || glm::length(glm::cross(forward, glm::normalize(up))) < 1e-6f) {
+        throw InvalidArgument(std::string(function) + ": up is zero or parallel to the direction");
+    }
+    return glm::quatLookAtRH(forward, glm::normalize(up));
+}
+
+} // namespace
+
+void SceneNode::lookAt(const glm::dvec3& worldTarget, const glm::vec3& worldUp) {
+    const glm::vec3 direction(worldTarget - worldTranslation());
+    const glm::quat worldRotation = rotationLookingAlong(direction, worldUp, "SceneNode::lookAt");
+    glm::quat parentRotation(1.0f, 0.0f, 0.0f, 0.0f);
+    if (m_parent != nullptr) {
+        // The parent's world rotation, with its scale divided out of each column.
+        glm::mat3 linear = m_parent->worldLinear();
+        for (int column = 0; column < 3; ++column) {
+            const float length = glm::length(linear[column]);
+            if (!(length > 0.0f)) {
+                throw InvalidArgument("SceneNode::lookAt: the parent's world scale is zero");
+            }
+            linear[column] /= length;
+        }
+        parentRotation = glm::quat_cast(linear);
+    }
+    setRotation(glm::inverse(parentRotation) * worldRotation);
+}
+
+void SceneNode::setLocalForward(const glm::vec3& parentDirection, const glm::vec3& up) {
+    setRotation(rotationLookingAlong(parentDirection, up, "SceneNode::setLocalForward"));
 }
 
 void SceneNode::setLocalMatrix(const glm::mat4& local) {
@@ -181,7 +243,7 @@ void SceneNode::setLocalMatrix(const glm::mat4& local) {
     if (!detail::allFinite(scale) || !detail::allFinite(rotationVector)) {
         throw InvalidArgument("SceneNode::setLocalMatrix: matrix decomposes to non-finite TRS");
     }
-    m_position = translation;
+    m_position = glm::dvec3(translation);
     m_rotation = glm::normalize(rotation);
     m_scale = scale;
     localChanged();
@@ -189,8 +251,8 @@ void SceneNode::setLocalMatrix(const glm::mat4& local) {
 
 const glm::mat4& SceneNode::localMatrix() const noexcept {
     if (m_localMatrixDirty) {
-        m_local = glm::translate(glm::mat4(1.0f), m_position) * glm::mat4_cast(m_rotation) *
-                  glm::scale(glm::mat4(1.0f), m_scale);
+        m_local = glm::mat4(glm::mat3_cast(m_rotation) * glm::mat3(glm::scale(glm::mat4(1.0f), m_scale)));
+        m_local[3] = glm::vec4(glm::vec3(m_position), 1.0f);
         m_localMatrixDirty = false;
     }
     return m_local;
@@ -203,7 +265,17 @@ const glm::mat4& SceneNode::worldMatrix() const {
         parentVersion = m_parent->worldVersion();
     }
     if (m_worldDirty || parentVersion != m_parentVersionSeen) {
-        m_world = m_parent != nullptr ? m_parent->m_world * localMatrix() : localMatrix();
+        const glm::mat3 localLinear(localMatrix());
+        if (m_parent != nullptr) {
+            const glm::mat3 parentLinear(m_parent->m_world);
+            m_world = glm::mat4(parentLinear * localLinear);
+            // Double precision all the way: a 10,000 km offset keeps sub-millimetre steps.
+            m_worldTranslation = m_parent->m_worldTranslation + glm::dmat3(parentLinear) * m_position;
+        } else {
+            m_world = glm::mat4(localLinear);
+            m_worldTranslation = m_position;
+        }
+        m_world[3] = glm::vec4(glm::vec3(m_worldTranslation), 1.0f);
         m_parentVersionSeen = parentVersion;
         m_worldDirty = false;
         m_worldVersion = ++versionCounter;
@@ -211,9 +283,68 @@ const glm::mat4& SceneNode::worldMatrix() const {
     return m_world;
 }
 
+glm::mat3 SceneNode::worldLinear() const { return glm::mat3(worldMatrix()); }
+
+const glm::dvec3& SceneNode::worldTranslation() const {
+    (void)worldMatrix();
+    return m_worldTranslation;
+}
+
+void SceneNode::readWorldPosition(glm::dvec3& out) const { out = worldTranslation(); }
+
+const glm::mat4& SceneNode::inverseWorldMatrix() const {
+    const std::uint64_t version = worldVersion();
+    if (m_inverseVersion != version) {
+        m_inverseWorld = detail::inverseAffineOrThrow(m_world, "SceneNode::inverseWorldMatrix");
+        m_inverseVersion = version;
+    }
+    return m_inverseWorld;
+}
+
+const glm::mat3& SceneNode::worldNormalMatrix() const {
+    const std::uint64_t version = worldVersion();
+    if (m_normalVersion != version) {
+        const glm::mat3 linear(m_world);
+        const float determinant = glm::determinant(linear);
+        m_normalMatrix = std::abs(determinant) > 1e-30f ? glm::transpose(glm::inverse(linear))
+                                                        : glm::mat3(0.0f);
+        m_normalVersion = version;
+    }
+    return m_normalMatrix;
+}
+
+bool SceneNode::worldIsMirrored() const { return glm::determinant(worldLinear()) < 0.0f; }
+
 std::uint64_t SceneNode::worldVersion() const {
     (void)worldMatrix();
     return m_worldVersion;
+}
+
+bool SceneNode::visibleInHierarchy() const noexcept {
+    for (const SceneNode* node = this; node != nullptr; node = node->m_parent) {
+        if (!node->m_visible) {
+            return false;
+        }
+    }
+    return true;
+}
+
+Aabb SceneNode::subtreeBounds() const {
+    Aabb bounds;
+    traverse([&](const SceneNode& node) {
+        if (node.kind() != NodeKind::Group) {
+            bounds.extend(static_cast<const MeshNode&>(node).worldBounds());
+        }
+    });
+    return bounds;
+}
+
+void SceneNode::setTint(const glm::vec4& tint) {
+    detail::requireFinite(tint, "SceneNode::setTint", "tint");
+    if (tint.r < 0.0f || tint.g < 0.0f || tint.b < 0.0f || tint.a < 0.0f) {
+        throw InvalidArgument("SceneNode::setTint: tint has a negative component");
+    }
+    m_tint = tint;
 }
 
 } // namespace myriad

@@ -2,6 +2,9 @@
 /** @file A camera: where the eye is (view matrix) and how it projects (projection matrix). */
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
+#include <glm/ext/vector_double3.hpp>
+
+#include <cstdint>
 
 namespace myriad {
 
@@ -24,20 +27,33 @@ public:
     /** Places the eye at @p eye looking at @p target, @p up roughly up (world space).
      *  @throws InvalidArgument if eye == target, up is parallel to the view direction, or any
      *  value is NaN/Inf. */
-    void lookAt(const glm::vec3& eye, const glm::vec3& target,
+    /** Positions are double precision (float vectors convert), for large worlds: the renderer
+     *  subtracts @p eye from every node's double-precision world translation before anything
+     *  becomes float. */
+    void lookAt(const glm::dvec3& eye, const glm::dvec3& target,
                 const glm::vec3& up = glm::vec3(0.0f, 1.0f, 0.0f));
 
+    /** World to view, float (imprecise far from the origin; see viewRotation()). */
     [[nodiscard]] const glm::mat4& view() const noexcept { return m_view; }
+    /** The view matrix with the eye at the origin: what camera-relative rendering uses,
+     *  applied to (world position - eye). */
+    [[nodiscard]] const glm::mat4& viewRotation() const noexcept { return m_viewRotation; }
     [[nodiscard]] const glm::mat4& projection() const noexcept { return m_projection; }
     [[nodiscard]] glm::mat4 viewProjection() const noexcept { return m_projection * m_view; }
     /** Eye position in world space. */
-    [[nodiscard]] const glm::vec3& position() const noexcept { return m_eye; }
+    [[nodiscard]] glm::vec3 position() const noexcept { return glm::vec3(m_eye); }
+    [[nodiscard]] const glm::dvec3& positionDouble() const noexcept { return m_eye; }
+    /** Nodes are drawn only when their layerMask shares a bit with this. Default: all bits. */
+    void setLayerMask(std::uint32_t mask) noexcept { m_layerMask = mask; }
+    [[nodiscard]] std::uint32_t layerMask() const noexcept { return m_layerMask; }
     [[nodiscard]] bool isOrthographic() const noexcept { return m_orthographic; }
 
 private:
     glm::mat4 m_view{1.0f};
     glm::mat4 m_projection{1.0f};
-    glm::vec3 m_eye{0.0f, 0.0f, 5.0f};
+    glm::mat4 m_viewRotation{1.0f};
+    glm::dvec3 m_eye{0.0, 0.0, 5.0};
+    std::uint32_t m_layerMask = 0xFFFFFFFFu;
     bool m_orthographic = false;
 };
 

@@ -13,14 +13,59 @@
 
 namespace myriad {
 
+/** A stable name for an instance that comes and goes (a shot, a spark, an invader): it keeps
+ *  finding its instance however often release() moves records around. Generational, like
+ *  sokol's handles: a released handle's slot is reused with a new generation, so the old handle
+ *  is detected as stale instead of reaching the new owner. Value type, 16 bytes. */
+struct InstanceHandle {
+    std::uint64_t batch = 0;       ///< id() of the InstancedMeshNode that issued it; 0 = none
+    std::uint32_t slot = 0;        ///< index into the batch's handle table
+    std::uint32_t generation = 0;  ///< bumped each time the slot is released
+    [[nodiscard]] bool isNull() const noexcept { return batch == 0; }
+    friend bool operator==(const InstanceHandle&, const InstanceHandle&) = default;
+};
+
+/** What acquire() writes into the new instance. Defaults: identity, white. */
+struct InstanceDesc {
+    glm::mat4 transform{1.0f};  ///< affine node-from-instance matrix
+    glm::vec4 color{1.0f};      ///< linear RGBA
+};
+
+/** What a full batch does when asked for one more instance. */
+enum class Growth : std::uint8_t {
+    Fixed,   ///< throws CapacityError (the default: a fixed budget, no surprise reallocation)
+    Double,  ///< ensureCapacity(max(16, 2 * capacity)): amortised O(1) per add
+};
+
+/** Options of an InstancedMeshNode. Defaults: Growth::Fixed. */
+struct InstancedMeshOptions {
+    Growth growth = Growth::Fixed;
+};
+
+/** A half-open range of record indices [begin, end). */
+struct IndexRange {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    friend bool operator==(const IndexRange&, const IndexRange&) = default;
+};
+
 /** A batch: one mesh and material, and `capacity()` instance records of which the first
  *  `count()` are drawn, all in one glDrawElementsInstanced. Each record is 16 floats (64 bytes,
  *  see InstanceRecord): three rows of an affine node-from-instance matrix, then an RGBA colour
  *  that multiplies the vertex colour. An instance lands in the world at
  *  node world matrix * instance matrix, so moving the node moves every instance.
  *
- *  Like three.js InstancedMesh and Godot MultiMesh: the node holds CPU arrays, the renderer
- *  uploads them when dataVersion() changed (only the drawn instances).
+ *  Like three.js InstancedMesh and Godot MultiMesh, the node holds CPU arrays and the renderer
+ *  uploads what changed: every write records a dirty range, and the renderer copies only those
+ *  ranges (merged when close).
+ *
+ *  Two ways to place instances, which mix in one batch:
+ *  - by index: addInstance() appends and returns an index; setTransform(index) etc.
+ *  - by handle: acquire() returns an InstanceHandle; release() swap-removes it (the last drawn
+ *    record moves into the hole, with its colour, and count drops by one).
+ *  The rule when mixing: a release moves the last record, whether it was placed by index or by
+ *  handle, so indices are stable only until the next release() (or a smaller count). Handles
+ *  stay valid across every move. Keep anything you must find again after a release as a handle.
  *
  *  Records past count() keep their values (clear() and a smaller count do not erase them); new
  *  records from construction or ensureCapacity() are the identity transform and white.
@@ -36,23 +81,27 @@ public:
     /** @param capacity records to allocate (identity, white); count starts at 0.
      *  @throws InvalidArgument if @p mesh is null. @throws CapacityError if capacity > maxCapacity. */
     InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material,
-                      std::size_t capacity, std::string name = {});
+                      std::size_t capacity, std::string name = {},
+                      const InstancedMeshOptions& options = {});
 
     [[nodiscard]] std::size_t capacity() const noexcept { return m_records.size(); }
     [[nodiscard]] std::size_t count() const noexcept { return m_count; }
-    /** Draws the first @p count records (whatever they hold). @throws CapacityError if
-     *  count > capacity(). */
+    [[nodiscard]] Growth growth() const noexcept { return m_growth; }
+    /** Draws the first @p count records (whatever they hold). Handles of instances at or past
+     *  the new count are released (they become stale).
+     *  @throws CapacityError if count > capacity(). */
     void setCount(std::size_t count);
-    /** Draws nothing; keeps the buffer and its capacity. */
+    /** Draws nothing and releases every handle; keeps the buffer and its capacity. */
     void clear() noexcept;
-    /** Grows the buffer to at least @p capacity records, keeping every record; never shrinks.
-     *  O(capacity) when it grows. @throws CapacityError if capacity > maxCapacity. */
+    /** Grows the buffer to at least @p capacity records, keeping every record and handle;
+     *  never shrinks. O(capacity) when it grows. @throws CapacityError if capacity > maxCapacity. */
     void ensureCapacity(std::size_t capacity);
 
     /** Appends an instance at index count() and returns that index.
      *  @param transform affine node-from-instance matrix. @param color linear RGBA.
-     *  @throws CapacityError if count() == capacity() (call ensureCapacity() first).
-     *  @throws InvalidArgument on NaN/Inf or a non-affine matrix; nothing changes then. */
+     *  @throws CapacityError if the batch is full and its growth is Fixed (call
+     *  ensureCapacity() first). @throws InvalidArgument on NaN/Inf or a non-affine matrix;
+     *  nothing changes then. */
     std::size_t addInstance(const glm::mat4& transform, const glm::vec4& color = glm::vec4(1.0f));
     /** Replaces the transform of instance @p index (< count()).
      *  @throws OutOfRange if index >= count(); InvalidArgument on NaN/Inf or a non-affine matrix. */
@@ -67,36 +116,94 @@ public:
     /** The record of @p index as stored. @throws OutOfRange if index >= count(). */
     [[nodiscard]] const InstanceRecord& record(std::size_t index) const;
 
+    // ---- instances that come and go --------------------------------------------------------
+
+    /** Appends an instance like addInstance() and returns a handle that keeps finding it.
+     *  @throws as addInstance(). */
+    [[nodiscard]] InstanceHandle acquire(const InstanceDesc& desc = {});
+    /** Removes the instance of @p handle: the last drawn record moves into its slot (transform
+     *  and colour), the moved instance's handle follows it, count drops by one. O(1).
+     *  @throws InvalidArgument if the handle is null, from another batch, already released or
+     *  stale (its instance fell past a smaller count); nothing changes then. */
+    void release(InstanceHandle handle);
+    /** Current index of @p handle's instance. @throws InvalidArgument as release(). */
+    [[nodiscard]] std::size_t indexOf(InstanceHandle handle) const;
+    /** True when @p handle belongs to this batch and its instance is still there. */
+    [[nodiscard]] bool isLive(InstanceHandle handle) const noexcept;
+    /** Handles currently live. */
+    [[nodiscard]] std::size_t liveHandleCount() const noexcept { return m_liveHandles; }
+
+    // ---- bulk access and change tracking ---------------------------------------------------
+
     /** The whole buffer, capacity() * 16 floats, for bulk writes. After writing through it call
      *  markInstancesChanged(), or the renderer will not see the change. The span is invalidated
-     *  by ensureCapacity(). No checks are made on what is written through it. */
+     *  by ensureCapacity() and by growth. No checks are made on what is written through it. */
     [[nodiscard]] std::span<float> instanceData() noexcept;
     [[nodiscard]] std::span<const float> instanceData() const noexcept;
-    /** The drawn records as bytes: count() * strideInBytes. What the renderer uploads. */
+    /** The drawn records as bytes: count() * strideInBytes. */
     [[nodiscard]] std::span<const std::byte> instanceBytes() const noexcept;
-    /** Tells the batch its records were written through instanceData(): bumps dataVersion()
-     *  and makes localBounds() recompute on its next read (O(count) once). */
-    void markInstancesChanged() noexcept;
-    /** Bumped by every successful write (add, set, count change, clear, markInstancesChanged);
-     *  a refused write leaves it alone. */
+    /** Tells the batch that records [first, first + count) were written through instanceData()
+     *  (all drawn records by default): bumps dataVersion(), records the dirty range and makes
+     *  localBounds() recompute on its next read (O(count) once).
+     *  @throws OutOfRange if the range runs past capacity(). */
+    void markInstancesChanged(std::size_t first = 0, std::size_t count = SIZE_MAX);
+    /** Bumped by every successful write (add, set, acquire, release, count change, clear,
+     *  markInstancesChanged); a refused write leaves it alone. */
     [[nodiscard]] std::uint64_t dataVersion() const noexcept { return m_dataVersion; }
+    /** Ranges of records written since the last uploadDone(), merged when closer than 16
+     *  records; at most a few thousand (farther-apart ranges merge when there are more). */
+    [[nodiscard]] std::span<const IndexRange> dirtyRanges() const noexcept { return m_dirty; }
+    /** The dataVersion() at the last uploadDone(): a renderer that uploaded exactly that
+     *  version may send only dirtyRanges(); any other must send every drawn record. */
+    [[nodiscard]] std::uint64_t dirtyBaseVersion() const noexcept { return m_dirtyBase; }
+    /** Called by a renderer after it uploaded the current version: empties dirtyRanges().
+     *  Logically const (the records do not change), so a const scene can be drawn. */
+    void uploadDone() const noexcept;
+
+    // ---- bounds -----------------------------------------------------------------------------
 
     /** Union of every drawn instance's transformed mesh AABB, in node space; empty when
      *  count() == 0. Always current: writes grow it in O(1); a write that moves an instance
-     *  touching the boundary inward, a smaller count or markInstancesChanged() mark it stale,
-     *  and the next read recomputes it in O(count). */
+     *  touching the boundary inward, a release, a smaller count or markInstancesChanged() mark
+     *  it stale, and the next read recomputes it in O(count). */
     [[nodiscard]] const Aabb& localBounds() const;
+    /** Number of drawn instances whose matrix has a negative determinant (mirrored). */
+    [[nodiscard]] std::size_t mirroredCount() const;
 
 private:
     [[nodiscard]] Aabb instanceBox(const InstanceRecord& record) const noexcept;
     void checkIndex(std::size_t index, const char* function) const;
+    void checkHandle(InstanceHandle handle, const char* function) const;
+    void prepareAppend(const char* function);
     void noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept;
+    void markDirty(std::size_t begin, std::size_t end);
+    void dropHandlesFrom(std::size_t index) noexcept;
+
+    static constexpr std::uint32_t kNoHandle = 0xFFFFFFFFu;
+    struct HandleSlot {
+        std::uint32_t index = 0;       ///< record index while live; next free slot while free
+        std::uint32_t generation = 1;  ///< starts at 1 so a zeroed handle is never valid
+        bool live = false;
+    };
 
     std::vector<InstanceRecord> m_records;
     std::size_t m_count = 0;
+    Growth m_growth = Growth::Fixed;
     std::uint64_t m_dataVersion = 1;
     mutable Aabb m_bounds;
     mutable bool m_boundsValid = true;
+    // Handles: slot table, free list, and per record the slot that names it (or kNoHandle).
+    std::vector<HandleSlot> m_handleSlots;
+    std::vector<std::uint32_t> m_handleOfRecord;
+    std::uint32_t m_freeSlot = kNoHandle;
+    std::size_t m_liveHandles = 0;
+    // Change tracking for uploads.
+    mutable std::vector<IndexRange> m_dirty;
+    mutable std::uint64_t m_dirtyBase = 0;
+    // Drawn instances with a negative determinant, kept by each write from the old and new
+    // records; recounted lazily after bulk writes.
+    mutable std::size_t m_mirroredCount = 0;
+    mutable bool m_mirroredValid = true;
 };
 
 } // namespace myriad

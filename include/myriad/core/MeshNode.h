@@ -23,6 +23,24 @@ public:
     /** Editable in place; the renderer reads it at each draw. */
     [[nodiscard]] Material& material() noexcept { return m_material; }
 
+    /** What this node draws, in node space: the mesh's AABB, or for an InstancedMeshNode the
+     *  union of its instances (InstancedMeshNode::localBounds()). */
+    [[nodiscard]] const Aabb& drawBounds() const;
+    /** drawBounds() in world space (Arvo's transformed box; float, so far from the origin it
+     *  is coarse: use worldBoundsCentre() and worldBoundsRadius() there). Empty if nothing is
+     *  drawn. */
+    [[nodiscard]] Aabb worldBounds() const;
+    /** Centre of the sphere around drawBounds(), world space, double precision. */
+    [[nodiscard]] glm::dvec3 worldBoundsCentre() const;
+    /** Radius of that sphere: the local box's half diagonal times the largest axis scale of the
+     *  world matrix, so it contains every instance whatever the node's scale. 0 when empty. */
+    [[nodiscard]] float worldBoundsRadius() const;
+    /** True when the node would be drawn in the transparent pass: its material blends, or its
+     *  tint alpha is below 1. */
+    [[nodiscard]] bool drawsTransparent() const noexcept {
+        return m_material.alphaMode == AlphaMode::Blend || tint().a < 1.0f;
+    }
+
 protected:
     MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::string name,
              NodeKind kind);

@@ -1,8 +1,13 @@
 #pragma once
 /** @file The scene-graph node: hierarchy, TRS transform, cached world matrix, visibility. */
+#include "myriad/core/Bounds.h"
+
 #include <glm/gtc/quaternion.hpp>
+#include <glm/mat3x3.hpp>
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
+#include <glm/ext/vector_double3.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -105,18 +110,48 @@ public:
     [[nodiscard]] SceneNode* findByName(std::string_view name) noexcept;
 
     // ---- local transform -----------------------------------------------------------------
+    // Translations are kept in double precision (world translation too), so a node 10,000 km
+    // from the origin keeps millimetres; the renderer subtracts the camera position in double
+    // before anything becomes float (camera-relative rendering, as Ogre's option of that name).
 
-    /** Parent-space translation. @throws InvalidArgument on NaN or Inf (nothing changes). */
-    void setPosition(const glm::vec3& position);
+    /** Parent-space translation, double precision (float vectors convert), for large worlds.
+     *  @throws InvalidArgument on NaN or Inf (nothing changes). */
+    void setPosition(const glm::dvec3& position);
+    /** Adds @p offset (parent space) to the position. @throws InvalidArgument on NaN or Inf. */
+    void translate(const glm::vec3& offset);
     /** Parent-space rotation; normalised on the way in.
      *  @throws InvalidArgument on NaN, Inf or a zero quaternion. */
     void setRotation(const glm::quat& rotation);
+    /** Rotation from Euler angles in radians, applied as yaw about Y, then pitch about the
+     *  turned X, then roll about the turned Z (R = Ry(yaw) * Rx(pitch) * Rz(roll)), the usual
+     *  order for a Y-up camera or character. @throws InvalidArgument on NaN or Inf. */
+    void setRotationYawPitchRoll(float yawRadians, float pitchRadians, float rollRadians);
     /** Per-axis scale; zero and negative (mirroring) are allowed.
      *  @throws InvalidArgument on NaN or Inf. */
     void setScale(const glm::vec3& scale);
-    [[nodiscard]] const glm::vec3& position() const noexcept { return m_position; }
+    /** setScale(glm::vec3(scale)). */
+    void setUniformScale(float scale);
+    /** Turns the node so its local -Z axis points at @p worldTarget, with its local +Y as close
+     *  to @p worldUp as possible (glm::quatLookAt; the OpenGL camera convention).
+     *  Assumes the parent's world matrix has no shear (a non-uniform parent scale skews it).
+     *  @throws InvalidArgument if the target is at the node's world position, @p worldUp is
+     *  parallel to the direction, or a value is NaN/Inf. */
+    void lookAt(const glm::dvec3& worldTarget, const glm::vec3& worldUp = glm::vec3(0, 1, 0));
+    /** Turns the node so its local -Z axis points along @p parentDirection (parent space).
+     *  @throws InvalidArgument on a zero or non-finite direction, or one parallel to @p up. */
+    void setLocalForward(const glm::vec3& parentDirection, const glm::vec3& up = glm::vec3(0, 1, 0));
+
+    /** Position in float (rounded from the double kept inside). */
+    [[nodiscard]] glm::vec3 position() const noexcept { return glm::vec3(m_position); }
+    [[nodiscard]] const glm::dvec3& positionDouble() const noexcept { return m_position; }
     [[nodiscard]] const glm::quat& rotation() const noexcept { return m_rotation; }
     [[nodiscard]] const glm::vec3& scale() const noexcept { return m_scale; }
+    /** Copies into @p out: no allocation, no temporary (for hot loops over many nodes). */
+    void readPosition(glm::vec3& out) const noexcept { out = glm::vec3(m_position); }
+    void readRotation(glm::quat& out) const noexcept { out = m_rotation; }
+    void readScale(glm::vec3& out) const noexcept { out = m_scale; }
+    /** World-space position (double precision). Brings the world transform up to date. */
+    void readWorldPosition(glm::dvec3& out) const;
 
     /** Sets the local transform from a matrix, decomposed into TRS (glm::decompose). Shear
      *  cannot be represented by TRS and is dropped.
@@ -126,17 +161,51 @@ public:
     /** translation * rotation * scale. Cached; O(1) after the first call. */
     [[nodiscard]] const glm::mat4& localMatrix() const noexcept;
 
-    /** Parent world * local, recomputed only when stale. O(depth) checks, O(1) when fresh. */
+    /** Parent world * local in float, recomputed only when stale. O(depth) checks, O(1) when
+     *  fresh. Far from the origin its translation loses precision: the renderer uses
+     *  worldTranslation() and worldLinear() instead. */
     [[nodiscard]] const glm::mat4& worldMatrix() const;
+    /** The 3x3 rotation-and-scale part of the world transform. */
+    [[nodiscard]] glm::mat3 worldLinear() const;
+    /** The world translation in double precision. */
+    [[nodiscard]] const glm::dvec3& worldTranslation() const;
+    /** inverse(worldMatrix()), cached on worldVersion(). @throws InvalidArgument if singular. */
+    [[nodiscard]] const glm::mat4& inverseWorldMatrix() const;
+    /** Transforms normals to world space: inverse transpose of the world 3x3, cached on
+     *  worldVersion(). A singular 3x3 (a zero scale) gives the zero matrix. */
+    [[nodiscard]] const glm::mat3& worldNormalMatrix() const;
+    /** True when the world 3x3 has a negative determinant (an odd number of negative scales):
+     *  front faces then wind clockwise on screen. */
+    [[nodiscard]] bool worldIsMirrored() const;
     /** Bumped each time worldMatrix() is recomputed to a new value: a cache holding the version
      *  it last saw knows whether the world matrix moved. Brings the world matrix up to date. */
     [[nodiscard]] std::uint64_t worldVersion() const;
 
-    // ---- visibility ----------------------------------------------------------------------
+    // ---- visibility and drawing flags ----------------------------------------------------
 
     /** A hidden node hides its whole subtree from the renderer. Default true. */
     void setVisible(bool visible) noexcept { m_visible = visible; }
     [[nodiscard]] bool visible() const noexcept { return m_visible; }
+    /** visible() of this node and of every ancestor. O(depth). */
+    [[nodiscard]] bool visibleInHierarchy() const noexcept;
+    /** Drawn only by cameras whose layerMask shares a bit with it. Default 1 (layer 0). */
+    void setLayerMask(std::uint32_t mask) noexcept { m_layerMask = mask; }
+    [[nodiscard]] std::uint32_t layerMask() const noexcept { return m_layerMask; }
+    /** Multiplies this node's colour and opacity (linear RGBA), not its children's.
+     *  Default (1, 1, 1, 1). An alpha below 1 draws the node in the transparent pass.
+     *  @throws InvalidArgument on NaN, Inf or a negative component. */
+    void setTint(const glm::vec4& tint);
+    [[nodiscard]] const glm::vec4& tint() const noexcept { return m_tint; }
+    [[nodiscard]] bool isTinted() const noexcept { return m_tint != glm::vec4(1.0f); }
+    /** Union of worldBounds() of every mesh node in this subtree (this node included),
+     *  hidden ones too; empty if there are none. O(subtree size). */
+    [[nodiscard]] Aabb subtreeBounds() const;
+    /** A flag for shadow passes; myriad has none yet, so only users read it. Default true. */
+    void setCastsShadow(bool casts) noexcept { m_castsShadow = casts; }
+    [[nodiscard]] bool castsShadow() const noexcept { return m_castsShadow; }
+    /** false: always drawn, even outside the view frustum. Default true. */
+    void setFrustumCulled(bool culled) noexcept { m_frustumCulled = culled; }
+    [[nodiscard]] bool frustumCulled() const noexcept { return m_frustumCulled; }
 
 protected:
     SceneNode(std::string name, NodeKind kind);
@@ -152,16 +221,25 @@ private:
     SceneNode* m_parent = nullptr;
     std::vector<std::unique_ptr<SceneNode>> m_children;
 
-    glm::vec3 m_position{0.0f};
+    glm::dvec3 m_position{0.0};
     glm::quat m_rotation{1.0f, 0.0f, 0.0f, 0.0f};
     glm::vec3 m_scale{1.0f};
+    glm::vec4 m_tint{1.0f};
+    std::uint32_t m_layerMask = 1;
     bool m_visible = true;
+    bool m_castsShadow = true;
+    bool m_frustumCulled = true;
 
     // World cache: valid when m_localDirty is false and the parent's worldVersion equals
     // m_parentVersionSeen. Versions come from one process-wide counter, so a node moved under a
     // new parent cannot mistake that parent's version for its old one's.
     mutable glm::mat4 m_local{1.0f};
     mutable glm::mat4 m_world{1.0f};
+    mutable glm::dvec3 m_worldTranslation{0.0};
+    mutable glm::mat4 m_inverseWorld{1.0f};
+    mutable glm::mat3 m_normalMatrix{1.0f};
+    mutable std::uint64_t m_inverseVersion = 0;  ///< worldVersion the inverse was made from
+    mutable std::uint64_t m_normalVersion = 0;
     mutable bool m_localMatrixDirty = false;
     mutable bool m_worldDirty = true;
     mutable std::uint64_t m_parentVersionSeen = 0;

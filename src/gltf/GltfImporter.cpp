@@ -1,0 +1,1043 @@
+#include "myriad/gltf/GltfImporter.h"
+
+#include "myriad/image/ImageIO.h"
+#include "myriad/util/Error.h"
+#include "myriad/util/Log.h"
+
+#include <stb_image.h>
+#include <tiny_gltf.h>
+
+#include <glm/geometric.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <glm/gtc/type_ptr.hpp>
+#include <glm/mat3x3.hpp>
+#include <glm/matrix.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+
+/* What this file trusts and what it does not.
+ *
+ * tinygltf parses the JSON, decodes data URIs, reads external .bin and image files and splits a
+ * .glb into its chunks. It does not check that a buffer view lies inside its buffer, that an
+ * accessor lies inside its buffer view, that component types suit their attributes, or that
+ * indices are in range; hostile files can make any of these wrong. So every accessor read here
+ * goes through Importer::viewAccessor(), which checks all of it with 64-bit arithmetic that
+ * cannot overflow, and every element is read with std::memcpy (no alignment assumed, whatever
+ * glTF 2.0 3.6.2.4 "Data Alignment" requires of the file).
+ *
+ * Choices made where the header leaves room:
+ *  - Sparse accessors (3.6.2.3) are supported: the base data (or zeros) is copied, then the
+ *    sparse values are written over it, each sparse index checked against the count.
+ *  - When NORMAL is absent the primitive gets flat normals, as 3.7.2.1 requires ("client
+ *    implementations MUST calculate flat normals"): an indexed primitive is de-indexed first, so
+ *    its vertex count becomes its index count.
+ *  - A skinned node's own transform is ignored (3.7.3.2 Joint Hierarchy: "the transform of the
+ *    skinned mesh node MUST be ignored"); with the skin ignored too, the mesh is drawn in its
+ *    bind pose, as stored.
+ *  - Only images used as a base colour texture are decoded; others (normal maps...) are never
+ *    touched, so a corrupt unused image is not an error.
+ *  - A file listing an extension in extensionsRequired that is not supported is refused (3.12).
+ *  - A node or mesh without a name is called "node<index>" / "mesh<index>" in primitive names.
+ */
+
+namespace myriad::gltf {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "glTF buffers are little endian (3.6.1.1); this reader copies them as they are");
+
+constexpr int kModeTriangles = TINYGLTF_MODE_TRIANGLES;
+constexpr int kFilterNearest = TINYGLTF_TEXTURE_FILTER_NEAREST;
+constexpr int kFloat = TINYGLTF_COMPONENT_TYPE_FLOAT;
+constexpr int kUnsignedByte = TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE;
+constexpr int kUnsignedShort = TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+constexpr int kUnsignedInt = TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+constexpr int kScalar = TINYGLTF_TYPE_SCALAR;
+constexpr int kVec2 = TINYGLTF_TYPE_VEC2;
+constexpr int kVec3 = TINYGLTF_TYPE_VEC3;
+constexpr int kVec4 = TINYGLTF_TYPE_VEC4;
+
+/** Extensions that may appear in extensionsRequired: the ones this importer implements. */
+constexpr std::array<std::string_view, 1> kSupportedRequiredExtensions{"KHR_materials_unlit"};
+
+const glm::vec3 kFallbackNormal{0.0f, 1.0f, 0.0f};
+
+/** Size in bytes of one component (3.6.2.2 Accessor Data Types); 0 for an unknown type. */
+std::uint64_t componentSize(int componentType) {
+    switch (componentType) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
+    default: return 0;
+    }
+}
+
+/** Components per element for the vector and scalar types this importer reads; 0 otherwise. */
+int componentCount(int type) {
+    switch (type) {
+    case kScalar: return 1;
+    case kVec2: return 2;
+    case kVec3: return 3;
+    case kVec4: return 4;
+    default: return 0;
+    }
+}
+
+std::string componentTypeName(int componentType) {
+    switch (componentType) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE: return "byte (5120)";
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return "unsigned byte (5121)";
+    case TINYGLTF_COMPONENT_TYPE_SHORT: return "short (5122)";
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return "unsigned short (5123)";
+    case TINYGLTF_COMPONENT_TYPE_INT: return "int (5124)";
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: return "unsigned int (5125)";
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: return "float (5126)";
+    case TINYGLTF_COMPONENT_TYPE_DOUBLE: return "double (5130)";
+    default: return std::to_string(componentType);
+    }
+}
+
+std::string typeName(int type) {
+    switch (type) {
+    case kScalar: return "SCALAR";
+    case kVec2: return "VEC2";
+    case kVec3: return "VEC3";
+    case kVec4: return "VEC4";
+    case TINYGLTF_TYPE_MAT2: return "MAT2";
+    case TINYGLTF_TYPE_MAT3: return "MAT3";
+    case TINYGLTF_TYPE_MAT4: return "MAT4";
+    default: return "type " + std::to_string(type);
+    }
+}
+
+std::string modeName(int mode) {
+    switch (mode) {
+    case TINYGLTF_MODE_POINTS: return "points";
+    case TINYGLTF_MODE_LINE: return "lines";
+    case TINYGLTF_MODE_LINE_LOOP: return "line loop";
+    case TINYGLTF_MODE_LINE_STRIP: return "line strip";
+    case TINYGLTF_MODE_TRIANGLE_STRIP: return "triangle strip";
+    case TINYGLTF_MODE_TRIANGLE_FAN: return "triangle fan";
+    default: return "unknown";
+    }
+}
+
+/** a + b, or nullopt when it does not fit in 64 bits. */
+std::optional<std::uint64_t> checkedAdd(std::uint64_t a, std::uint64_t b) {
+    if (a > std::numeric_limits<std::uint64_t>::max() - b) {
+        return std::nullopt;
+    }
+    return a + b;
+}
+
+/** a * b, or nullopt when it does not fit in 64 bits. */
+std::optional<std::uint64_t> checkedMul(std::uint64_t a, std::uint64_t b) {
+    if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) {
+        return std::nullopt;
+    }
+    return a * b;
+}
+
+template <class T>
+bool validIndex(int index, const std::vector<T>& array) {
+    return index >= 0 && static_cast<std::size_t>(index) < array.size();
+}
+
+/** The elements of one accessor after every check: read element i at data() + i * stride.
+ *  data() is null when the accessor has no buffer view and no sparse part: all zeros (3.6.2.3). */
+struct ElementView {
+    const std::uint8_t* external = nullptr;  ///< inside a tinygltf buffer
+    std::vector<std::uint8_t> owned;         ///< tightly packed copy (sparse accessors)
+    std::uint64_t stride = 0;
+    std::uint64_t count = 0;
+    int componentType = 0;
+    int components = 0;
+    bool normalized = false;
+
+    [[nodiscard]] const std::uint8_t* data() const noexcept {
+        return owned.empty() ? external : owned.data();
+    }
+};
+
+/** One component as a float. Normalized integers map to [0, 1] (unsigned: c / max) or [-1, 1]
+ *  (signed: max(c / max, -1)), the conversion the glTF 2.0 spec gives for normalized data. */
+float readComponent(const std::uint8_t* p, int componentType, bool normalized) {
+    switch (componentType) {
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: {
+        float value = 0.0f;
+        std::memcpy(&value, p, sizeof value);
+        return value;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: {
+        const float value = static_cast<float>(*p);
+        return normalized ? value / 255.0f : value;
+    }
+    case TINYGLTF_COMPONENT_TYPE_BYTE: {
+        const float value = static_cast<float>(static_cast<std::int8_t>(*p));
+        return normalized ? std::max(value / 127.0f, -1.0f) : value;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+        std::uint16_t value = 0;
+        std::memcpy(&value, p, sizeof value);
+        return normalized ? static_cast<float>(value) / 65535.0f : static_cast<float>(value);
+    }
+    case TINYGLTF_COMPONENT_TYPE_SHORT: {
+        std::int16_t value = 0;
+        std::memcpy(&value, p, sizeof value);
+        return normalized ? std::max(static_cast<float>(value) / 32767.0f, -1.0f)
+                          : static_cast<float>(value);
+    }
+    default: return 0.0f;  // never reached: component types are checked before reading
+    }
+}
+
+std::uint32_t readIndex(const std::uint8_t* p, int componentType) {
+    switch (componentType) {
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return *p;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+        std::uint16_t value = 0;
+        std::memcpy(&value, p, sizeof value);
+        return value;
+    }
+    default: {
+        std::uint32_t value = 0;
+        std::memcpy(&value, p, sizeof value);
+        return value;
+    }
+    }
+}
+
+/** Reads every element as an N-vector; components the accessor lacks keep @p fill's value
+ *  (COLOR_0 as VEC3 gets alpha 1, 3.7.2.1). */
+template <glm::length_t N>
+std::vector<glm::vec<N, float>> readVectors(const ElementView& view, glm::vec<N, float> fill) {
+    std::vector<glm::vec<N, float>> out(view.count, view.data() == nullptr
+                                                        ? glm::vec<N, float>(0.0f)
+                                                        : fill);
+    const std::uint8_t* base = view.data();
+    if (base == nullptr) {
+        for (auto& v : out) {  // all zeros, but a missing alpha is still 1
+            for (glm::length_t c = static_cast<glm::length_t>(view.components); c < N; ++c) {
+                v[c] = fill[c];
+            }
+        }
+        return out;
+    }
+    const std::uint64_t size = componentSize(view.componentType);
+    const auto components = std::min<glm::length_t>(N, static_cast<glm::length_t>(view.components));
+    for (std::uint64_t i = 0; i < view.count; ++i) {
+        const std::uint8_t* element = base + i * view.stride;
+        for (glm::length_t c = 0; c < components; ++c) {
+            out[i][c] = readComponent(element + static_cast<std::uint64_t>(c) * size,
+                                      view.componentType, view.normalized);
+        }
+    }
+    return out;
+}
+
+/** The tinygltf image callback. It keeps the encoded bytes (as_is) instead of decoding, so that
+ *  only images actually used are decoded, after their size was checked against
+ *  ImportOptions::maxImageSide. @p userData is the tinygltf::Model being filled. */
+bool keepEncodedImage(tinygltf::Image* image, const int imageIndex, std::string* err,
+                      std::string* /*warn*/, int /*reqWidth*/, int /*reqHeight*/,
+                      const unsigned char* bytes, int size, void* userData) {
+    auto fail = [&](const std::string& why) {
+        if (err != nullptr) {
+            *err += "image " + std::to_string(imageIndex) + ": " + why + "\n";
+        }
+        return false;
+    };
+    if (image->bufferView >= 0) {
+        // tinygltf 2.7.0 passes &buffer.data[view.byteOffset] and view.byteLength without
+        // checking that the view fits in its buffer (it did check both indices): check that
+        // here, before a single byte is read.
+        const auto* model = static_cast<const tinygltf::Model*>(userData);
+        const tinygltf::BufferView& view =
+            model->bufferViews[static_cast<std::size_t>(image->bufferView)];
+        const tinygltf::Buffer& buffer = model->buffers[static_cast<std::size_t>(view.buffer)];
+        if (view.byteOffset > buffer.data.size() ||
+            view.byteLength > buffer.data.size() - view.byteOffset) {
+            return fail("buffer view " + std::to_string(image->bufferView) + " (" +
+                        std::to_string(view.byteLength) + " bytes at offset " +
+                        std::to_string(view.byteOffset) + ") runs past its buffer (" +
+                        std::to_string(buffer.data.size()) + " bytes)");
+        }
+        if (view.byteLength > static_cast<std::size_t>(INT_MAX) ||
+            static_cast<std::size_t>(size) != view.byteLength) {
+            return fail("image data is larger than 2 GiB");
+        }
+    }
+    if (bytes == nullptr || size <= 0) {
+        return fail("image data is empty");
+    }
+    image->image.assign(bytes, bytes + size);
+    image->as_is = true;
+    return true;
+}
+
+std::string trimmed(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+        text.pop_back();
+    }
+    return text;
+}
+
+/** True when the file starts with the GLB header's magic "glTF" (a binary container). */
+bool hasGlbMagic(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::array<char, 4> magic{};
+    return file.read(magic.data(), magic.size()) && std::string_view(magic.data(), 4) == "glTF";
+}
+
+/** The local transform of @p node (3.5.3 Transformations): matrix when given, else T * R * S. */
+std::optional<glm::dmat4> localTransform(const tinygltf::Node& node, std::string& error) {
+    if (!node.matrix.empty()) {
+        if (node.matrix.size() != 16) {
+            error = "matrix has " + std::to_string(node.matrix.size()) + " values, expected 16";
+            return std::nullopt;
+        }
+        return glm::make_mat4(node.matrix.data());  // column-major, as glm
+    }
+    glm::dmat4 result(1.0);
+    if (!node.translation.empty()) {
+        if (node.translation.size() != 3) {
+            error = "translation has " + std::to_string(node.translation.size()) +
+                    " values, expected 3";
+            return std::nullopt;
+        }
+        result[3] = glm::dvec4(node.translation[0], node.translation[1], node.translation[2], 1.0);
+    }
+    if (!node.rotation.empty()) {
+        if (node.rotation.size() != 4) {
+            error = "rotation has " + std::to_string(node.rotation.size()) + " values, expected 4";
+            return std::nullopt;
+        }
+        // glTF stores x, y, z, w; glm's constructor takes w first.
+        glm::dquat q(node.rotation[3], node.rotation[0], node.rotation[1], node.rotation[2]);
+        const double length = glm::length(q);
+        if (!std::isfinite(length) || length == 0.0) {
+            error = "rotation is not a unit quaternion";
+            return std::nullopt;
+        }
+        result = result * glm::mat4_cast(q / length);  // exporters round; renormalise
+    }
+    if (!node.scale.empty()) {
+        if (node.scale.size() != 3) {
+            error = "scale has " + std::to_string(node.scale.size()) + " values, expected 3";
+            return std::nullopt;
+        }
+        result[0] *= node.scale[0];
+        result[1] *= node.scale[1];
+        result[2] *= node.scale[2];
+    }
+    return result;
+}
+
+/** Which kinds of data an attribute accepts (3.7.2.1, the attribute table). */
+struct AccessorRule {
+    std::span<const int> types;
+    std::span<const int> componentTypes;
+    bool integersNormalized;      ///< integer components must have normalized: true
+    std::string_view description; ///< for the error message
+};
+
+constexpr std::array kTypesVec2{kVec2};
+constexpr std::array kTypesVec3{kVec3};
+constexpr std::array kTypesColor{kVec3, kVec4};
+constexpr std::array kTypesScalar{kScalar};
+constexpr std::array kFloatOnly{kFloat};
+constexpr std::array kFloatOrNormalized{kFloat, kUnsignedByte, kUnsignedShort};
+constexpr std::array kIndexTypes{kUnsignedByte, kUnsignedShort, kUnsignedInt};
+
+const AccessorRule kPositionRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
+const AccessorRule kNormalRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
+const AccessorRule kTexcoordRule{
+    kTypesVec2, kFloatOrNormalized, true,
+    "float, normalized unsigned byte or normalized unsigned short VEC2"};
+const AccessorRule kColorRule{
+    kTypesColor, kFloatOrNormalized, true,
+    "float, normalized unsigned byte or normalized unsigned short VEC3 or VEC4"};
+const AccessorRule kIndexRule{kTypesScalar, kIndexTypes, false,
+                              "unsigned byte, unsigned short or unsigned int SCALAR"};
+
+/** One import: the parsed file, the caches and the output. */
+class Importer {
+public:
+    Importer(std::string path, const ImportOptions& options)
+        : m_path(std::move(path)), m_options(options) {}
+
+    ImportedModel run() {
+        load();
+        checkRequiredExtensions();
+        m_materials.resize(m_model.materials.size());
+        m_images.resize(m_model.images.size());
+
+        ImportedModel result;
+        result.path = m_path;
+        traverseScene([&](int nodeIndex, const glm::dmat4& world) {
+            const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(nodeIndex)];
+            if (node.mesh < 0) {
+                return;
+            }
+            if (!validIndex(node.mesh, m_model.meshes)) {
+                fail("node " + std::to_string(nodeIndex) + ": mesh " + std::to_string(node.mesh) +
+                     " is out of range (" + std::to_string(m_model.meshes.size()) + " meshes)");
+            }
+            // 3.7.3.2: the transform of a skinned mesh node MUST be ignored; only its joints
+            // place it, and with skins ignored that leaves the bind pose, as stored.
+            const glm::dmat4 placement = node.skin >= 0 ? glm::dmat4(1.0) : world;
+            const tinygltf::Mesh& mesh = m_model.meshes[static_cast<std::size_t>(node.mesh)];
+            for (std::size_t i = 0; i < mesh.primitives.size(); ++i) {
+                addPrimitive(nodeIndex, node.mesh, static_cast<int>(i), placement, result);
+            }
+        });
+        if (result.primitives.empty()) {
+            fail("no triangle primitive in the scene (nothing to draw)");
+        }
+        for (const ImportedPrimitive& primitive : result.primitives) {
+            result.bounds.extend(primitive.mesh->localBounds());
+        }
+        return result;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& what) const {
+        throw ImportError(m_path + ": " + what);
+    }
+
+    void warn(const std::string& what) const { log(LogLevel::Warning, m_path + ": " + what); }
+
+    void load() {
+        std::error_code ec;
+        if (!std::filesystem::exists(m_path, ec)) {
+            fail("file not found");
+        }
+        if (!std::filesystem::is_regular_file(m_path, ec)) {
+            fail("not a regular file");
+        }
+        const bool binary = hasGlbMagic(m_path) ||
+                            std::filesystem::path(m_path).extension() == ".glb";
+        tinygltf::TinyGLTF loader;
+        loader.SetImageLoader(&keepEncodedImage, &m_model);
+        std::string error;
+        std::string warning;
+        const bool ok = binary ? loader.LoadBinaryFromFile(&m_model, &error, &warning, m_path)
+                               : loader.LoadASCIIFromFile(&m_model, &error, &warning, m_path);
+        warning = trimmed(std::move(warning));
+        if (!ok) {
+            error = trimmed(std::move(error));
+            if (!warning.empty()) {
+                error += (error.empty() ? "" : "; ") + warning;
+            }
+            fail(std::string(binary ? "cannot load the .glb" : "cannot load the .gltf") +
+                 " (malformed JSON, structure or resource): " +
+                 (error.empty() ? "tinygltf gave no reason" : error));
+        }
+        if (!warning.empty()) {
+            m_loadWarnings = warning;
+            warn(warning);
+        }
+    }
+
+    /** 3.12 Specifying Extensions: a client MUST NOT load an asset that requires an extension
+     *  it does not support. */
+    void checkRequiredExtensions() const {
+        for (const std::string& name : m_model.extensionsRequired) {
+            if (std::find(kSupportedRequiredExtensions.begin(), kSupportedRequiredExtensions.end(),
+                          name) == kSupportedRequiredExtensions.end()) {
+                fail("requires the extension " + name + ", which is not supported");
+            }
+        }
+    }
+
+    /** Calls @p visit(node, world) for every node of the scene to draw, parents before children,
+     *  in file order: the default scene, else scene 0, else every root node. Iterative, so a
+     *  deep hierarchy cannot overflow the stack. */
+    template <class Visit>
+    void traverseScene(Visit&& visit) const {
+        const std::size_t nodeCount = m_model.nodes.size();
+        std::vector<int> roots;
+        if (!m_model.scenes.empty()) {
+            int scene = m_model.defaultScene;
+            if (scene < 0) {
+                scene = 0;
+            } else if (!validIndex(scene, m_model.scenes)) {
+                fail("default scene " + std::to_string(scene) + " is out of range (" +
+                     std::to_string(m_model.scenes.size()) + " scenes)");
+            }
+            roots = m_model.scenes[static_cast<std::size_t>(scene)].nodes;
+        } else {
+            std::vector<bool> hasParent(nodeCount, false);
+            for (const tinygltf::Node& node : m_model.nodes) {
+                for (int child : node.children) {
+                    if (validIndex(child, m_model.nodes)) {
+                        hasParent[static_cast<std::size_t>(child)] = true;
+                    }
+                }
+            }
+            for (std::size_t i = 0; i < nodeCount; ++i) {
+                if (!hasParent[i]) {
+                    roots.push_back(static_cast<int>(i));
+                }
+            }
+        }
+
+        // 3.5.2: the hierarchy MUST be a set of disjoint strict trees. A node reached twice is
+        // a cycle or a shared child; refusing it also bounds the walk to nodeCount steps.
+        std::vector<bool> visited(nodeCount, false);
+        std::vector<std::pair<int, glm::dmat4>> stack;
+        for (auto it = roots.rbegin(); it != roots.rend(); ++it) {
+            stack.emplace_back(*it, glm::dmat4(1.0));
+        }
+        while (!stack.empty()) {
+            const auto [index, parentWorld] = stack.back();
+            stack.pop_back();
+            if (!validIndex(index, m_model.nodes)) {
+                fail("node index " + std::to_string(index) + " is out of range (" +
+                     std::to_string(nodeCount) + " nodes)");
+            }
+            if (visited[static_cast<std::size_t>(index)]) {
+                fail("node " + std::to_string(index) +
+                     " is reached twice: the node hierarchy must be a set of disjoint trees");
+            }
+            visited[static_cast<std::size_t>(index)] = true;
+            const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(index)];
+            std::string error;
+            const std::optional<glm::dmat4> local = localTransform(node, error);
+            if (!local) {
+                fail("node " + std::to_string(index) + ": " + error);
+            }
+            // 3.5.3: global = parent's global * local.
+            const glm::dmat4 world = parentWorld * *local;
+            visit(index, world);
+            for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) {
+                stack.emplace_back(*it, world);
+            }
+        }
+    }
+
+    const tinygltf::Accessor& accessorAt(int index, std::string_view semantic,
+                                         const std::string& where) const {
+        if (!validIndex(index, m_model.accessors)) {
+            fail(where + ": " + std::string(semantic) + " accessor " + std::to_string(index) +
+                 " is out of range (" + std::to_string(m_model.accessors.size()) + " accessors)");
+        }
+        return m_model.accessors[static_cast<std::size_t>(index)];
+    }
+
+    /** Checks type and component type against @p rule (3.7.2.1), then bounds (viewAccessor). */
+    ElementView readAccessor(int index, std::string_view semantic, const AccessorRule& rule,
+                             std::uint64_t maxCount, std::string_view limitName,
+                             bool tightlyPacked, const std::string& where) const {
+        const tinygltf::Accessor& accessor = accessorAt(index, semantic, where);
+        const bool typeOk = std::find(rule.types.begin(), rule.types.end(), accessor.type) !=
+                            rule.types.end();
+        const bool componentOk =
+            std::find(rule.componentTypes.begin(), rule.componentTypes.end(),
+                      accessor.componentType) != rule.componentTypes.end();
+        const bool normalizedOk = !rule.integersNormalized || accessor.componentType == kFloat ||
+                                  accessor.normalized;
+        if (!typeOk || !componentOk || !normalizedOk) {
+            fail(where + ": accessor " + std::to_string(index) + " (" + std::string(semantic) +
+                 ") has component type " + (accessor.normalized ? "normalized " : "") +
+                 componentTypeName(accessor.componentType) + " and type " +
+                 typeName(accessor.type) + "; " + std::string(semantic) + " must be " +
+                 std::string(rule.description) + " (glTF 2.0 3.7.2.1)");
+        }
+        return viewAccessor(index, accessor, semantic, maxCount, limitName, tightlyPacked, where);
+    }
+
+    /** Where the elements of a type-checked accessor are, after checking that they lie inside
+     *  their buffer view and the view inside its buffer (3.6.2.4 Data Alignment: "Each accessor
+     *  MUST fit its bufferView"). @p tightlyPacked: the stride is the element size whatever the
+     *  view says, as for indices (3.6.2.1 Overview). */
+    ElementView viewAccessor(int index, const tinygltf::Accessor& accessor,
+                             std::string_view semantic, std::uint64_t maxCount,
+                             std::string_view limitName, bool tightlyPacked,
+                             const std::string& where) const {
+        const std::string what = where + ": accessor " + std::to_string(index) + " (" +
+                                 std::string(semantic) + ")";
+        ElementView view;
+        view.count = accessor.count;
+        view.componentType = accessor.componentType;
+        view.components = componentCount(accessor.type);
+        view.normalized = accessor.normalized;
+        const std::uint64_t elementSize =
+            componentSize(accessor.componentType) * static_cast<std::uint64_t>(view.components);
+        if (view.count == 0) {
+            fail(what + " has count 0");
+        }
+        if (view.count > maxCount) {
+            fail(what + " has " + std::to_string(view.count) + " elements, above the limit of " +
+                 std::to_string(maxCount) + " (ImportOptions::" + std::string(limitName) + ")");
+        }
+        view.stride = elementSize;
+
+        if (accessor.bufferView >= 0) {
+            const BufferRange range = bufferViewRange(accessor.bufferView, what);
+            const tinygltf::BufferView& bufferView =
+                m_model.bufferViews[static_cast<std::size_t>(accessor.bufferView)];
+            if (!tightlyPacked && bufferView.byteStride != 0) {
+                if (bufferView.byteStride < elementSize) {
+                    fail(what + ": buffer view " + std::to_string(accessor.bufferView) +
+                         " has byteStride " + std::to_string(bufferView.byteStride) +
+                         ", smaller than the element size " + std::to_string(elementSize));
+                }
+                view.stride = bufferView.byteStride;
+            }
+            // byteOffset + (count - 1) * stride + elementSize <= byteLength, overflow-checked.
+            std::optional<std::uint64_t> needed = checkedMul(view.count - 1, view.stride);
+            if (needed) needed = checkedAdd(*needed, elementSize);
+            if (needed) needed = checkedAdd(*needed, accessor.byteOffset);
+            if (!needed || *needed > range.size) {
+                fail(what + " runs past its buffer view (needs " +
+                     (needed ? std::to_string(*needed) : std::string("more than 2^64")) +
+                     " bytes, view has " + std::to_string(range.size) + ")");
+            }
+            view.external = range.data + accessor.byteOffset;
+        } else if (accessor.byteOffset != 0) {
+            fail(what + " has a byteOffset but no buffer view");
+        }
+
+        if (accessor.sparse.isSparse) {
+            applySparse(accessor, view, elementSize, what);
+        }
+        return view;
+    }
+
+    struct BufferRange {
+        const std::uint8_t* data;
+        std::uint64_t size;
+    };
+
+    /** The bytes of buffer view @p index, checked to lie inside its buffer (3.6.1.1). */
+    BufferRange bufferViewRange(int index, const std::string& what) const {
+        if (!validIndex(index, m_model.bufferViews)) {
+            fail(what + ": buffer view " + std::to_string(index) + " is out of range (" +
+                 std::to_string(m_model.bufferViews.size()) + " buffer views)");
+        }
+        const tinygltf::BufferView& view = m_model.bufferViews[static_cast<std::size_t>(index)];
+        if (!validIndex(view.buffer, m_model.buffers)) {
+            fail(what + ": buffer view " + std::to_string(index) + ": buffer " +
+                 std::to_string(view.buffer) + " is out of range (" +
+                 std::to_string(m_model.buffers.size()) + " buffers)");
+        }
+        const std::vector<unsigned char>& buffer =
+            m_model.buffers[static_cast<std::size_t>(view.buffer)].data;
+        const std::optional<std::uint64_t> end = checkedAdd(view.byteOffset, view.byteLength);
+        if (!end || *end > buffer.size()) {
+            fail(what + ": buffer view " + std::to_string(index) + " (" +
+                 std::to_string(view.byteLength) + " bytes at offset " +
+                 std::to_string(view.byteOffset) + ") runs past its buffer " +
+                 std::to_string(view.buffer) + " (" + std::to_string(buffer.size()) + " bytes)");
+        }
+        return {buffer.data() + view.byteOffset, view.byteLength};
+    }
+
+    /** 3.6.2.3 Sparse Accessors: copies the base elements (or zeros) into view.owned, tightly
+     *  packed, then writes the sparse values at their indices. Both sparse arrays are tightly
+     *  packed and checked like any accessor. */
+    void applySparse(const tinygltf::Accessor& accessor, ElementView& view,
+                     std::uint64_t elementSize, const std::string& what) const {
+        const auto& sparse = accessor.sparse;
+        if (sparse.count <= 0 || static_cast<std::uint64_t>(sparse.count) > view.count) {
+            fail(what + ": sparse count " + std::to_string(sparse.count) +
+                 " is not between 1 and the accessor count " + std::to_string(view.count));
+        }
+        const std::uint64_t sparseCount = static_cast<std::uint64_t>(sparse.count);
+        const std::uint64_t indexSize = componentSize(sparse.indices.componentType);
+        if (std::find(kIndexTypes.begin(), kIndexTypes.end(), sparse.indices.componentType) ==
+            kIndexTypes.end()) {
+            fail(what + ": sparse indices have component type " +
+                 componentTypeName(sparse.indices.componentType) +
+                 "; they must be unsigned byte, unsigned short or unsigned int");
+        }
+        auto sparseBlock = [&](int bufferView, int byteOffset, std::uint64_t size,
+                               const char* part) {
+            const BufferRange range = bufferViewRange(bufferView, what + ": sparse " + part);
+            const std::optional<std::uint64_t> end =
+                byteOffset < 0 ? std::nullopt
+                               : checkedAdd(static_cast<std::uint64_t>(byteOffset), size);
+            if (!end || *end > range.size) {
+                fail(what + ": sparse " + part + " run past their buffer view (need " +
+                     std::to_string(size) + " bytes at offset " + std::to_string(byteOffset) +
+                     ", view has " + std::to_string(range.size) + ")");
+            }
+            return range.data + byteOffset;
+        };
+        // sparseCount <= view.count <= a limit, and sizes are at most 64 bytes: no overflow.
+        const std::uint8_t* indices = sparseBlock(sparse.indices.bufferView,
+                                                  sparse.indices.byteOffset,
+                                                  sparseCount * indexSize, "indices");
+        const std::uint8_t* values = sparseBlock(sparse.values.bufferView, sparse.values.byteOffset,
+                                                 sparseCount * elementSize, "values");
+
+        std::vector<std::uint8_t> dense(view.count * elementSize, 0);
+        if (const std::uint8_t* base = view.data(); base != nullptr) {
+            for (std::uint64_t i = 0; i < view.count; ++i) {
+                std::memcpy(dense.data() + i * elementSize, base + i * view.stride, elementSize);
+            }
+        }
+        for (std::uint64_t i = 0; i < sparseCount; ++i) {
+            const std::uint32_t target = readIndex(indices + i * indexSize,
+                                                   sparse.indices.componentType);
+            if (target >= view.count) {
+                fail(what + ": sparse index " + std::to_string(i) + " is " +
+                     std::to_string(target) + ", past the accessor count " +
+                     std::to_string(view.count));
+            }
+            std::memcpy(dense.data() + std::uint64_t{target} * elementSize,
+                        values + i * elementSize, elementSize);
+        }
+        view.owned = std::move(dense);
+        view.external = nullptr;
+        view.stride = elementSize;
+    }
+
+    /** Reads an optional attribute, checking that it has as many elements as POSITION (3.7.2.1:
+     *  all attribute accessors of a primitive MUST have the same count). */
+    template <glm::length_t N>
+    std::vector<glm::vec<N, float>> optionalAttribute(const tinygltf::Primitive& primitive,
+                                                      const char* semantic,
+                                                      const AccessorRule& rule,
+                                                      std::uint64_t vertexCount,
+                                                      glm::vec<N, float> fill,
+                                                      const std::string& where) const {
+        const auto it = primitive.attributes.find(semantic);
+        if (it == primitive.attributes.end()) {
+            return {};
+        }
+        const ElementView view = readAccessor(it->second, semantic, rule, m_options.maxVertices,
+                                              "maxVertices", false, where);
+        if (view.count != vertexCount) {
+            fail(where + ": accessor " + std::to_string(it->second) + " (" + semantic + ") has " +
+                 std::to_string(view.count) + " elements, POSITION has " +
+                 std::to_string(vertexCount) + "; every attribute must have the same count");
+        }
+        return readVectors<N>(view, fill);
+    }
+
+    std::string primitiveContext(int meshIndex, int primitiveIndex) const {
+        const tinygltf::Mesh& mesh = m_model.meshes[static_cast<std::size_t>(meshIndex)];
+        const std::string meshName =
+            mesh.name.empty() ? std::to_string(meshIndex) : "'" + mesh.name + "'";
+        return "mesh " + meshName + " primitive " + std::to_string(primitiveIndex);
+    }
+
+    void addPrimitive(int nodeIndex, int meshIndex, int primitiveIndex, const glm::dmat4& world,
+                      ImportedModel& result) {
+        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(nodeIndex)];
+        const tinygltf::Mesh& mesh = m_model.meshes[static_cast<std::size_t>(meshIndex)];
+        const tinygltf::Primitive& primitive =
+            mesh.primitives[static_cast<std::size_t>(primitiveIndex)];
+        const std::string where = primitiveContext(meshIndex, primitiveIndex);
+        if (primitive.mode != kModeTriangles) {
+            warn(where + ": mode " + std::to_string(primitive.mode) + " (" +
+                 modeName(primitive.mode) + ") is not a triangle list; skipped");
+            return;
+        }
+
+        const auto position = primitive.attributes.find("POSITION");
+        if (position == primitive.attributes.end()) {
+            fail(where + ": has no POSITION attribute (required here)");
+        }
+        const ElementView positionView =
+            readAccessor(position->second, "POSITION", kPositionRule, m_options.maxVertices,
+                         "maxVertices", false, where);
+        const std::uint64_t vertexCount = positionView.count;
+
+        MeshData data;
+        data.positions = readVectors<3>(positionView, glm::vec3(0.0f));
+        data.normals = optionalAttribute<3>(primitive, "NORMAL", kNormalRule, vertexCount,
+                                            glm::vec3(0.0f), where);
+        data.uv0 = optionalAttribute<2>(primitive, "TEXCOORD_0", kTexcoordRule, vertexCount,
+                                        glm::vec2(0.0f), where);
+        data.colors = optionalAttribute<4>(primitive, "COLOR_0", kColorRule, vertexCount,
+                                           glm::vec4(1.0f), where);
+
+        bool smallIndices = true;  // source indices fit 16 bits (u8, u16, or generated)
+        std::vector<std::uint32_t> indices;
+        if (primitive.indices >= 0) {
+            const ElementView view = readAccessor(primitive.indices, "indices", kIndexRule,
+                                                  m_options.maxIndices, "maxIndices", true, where);
+            smallIndices = view.componentType != kUnsignedInt;
+            indices.resize(view.count);
+            for (std::uint64_t i = 0; i < view.count; ++i) {
+                const std::uint32_t value =
+                    view.data() == nullptr ? 0 : readIndex(view.data() + i * view.stride,
+                                                           view.componentType);
+                if (value >= vertexCount) {
+                    fail(where + ": index " + std::to_string(i) + " is " + std::to_string(value) +
+                         ", past the vertex count " + std::to_string(vertexCount));
+                }
+                indices[i] = value;
+            }
+        } else {
+            indices.resize(vertexCount);
+            for (std::uint64_t i = 0; i < vertexCount; ++i) {
+                indices[i] = static_cast<std::uint32_t>(i);
+            }
+        }
+        if (indices.size() % 3 != 0) {
+            fail(where + ": " + std::to_string(indices.size()) +
+                 (primitive.indices >= 0 ? " indices" : " vertices") +
+                 " is not a multiple of 3 (triangle list)");
+        }
+
+        const bool flatNormals = data.normals.empty();
+        if (flatNormals && primitive.indices >= 0) {
+            deindex(data, indices);
+        }
+        transform(data, indices, world);
+        if (flatNormals) {
+            data.normals = faceNormals(data.positions, indices);
+        }
+
+        if (data.positions.size() <= 65536 && smallIndices) {
+            data.indices16.assign(indices.begin(), indices.end());
+        } else {
+            data.indices32 = std::move(indices);
+        }
+
+        const std::string nodeName =
+            node.name.empty() ? "node" + std::to_string(nodeIndex) : node.name;
+        const std::string meshName =
+            mesh.name.empty() ? "mesh" + std::to_string(meshIndex) : mesh.name;
+        ImportedPrimitive out;
+        out.name = nodeName + "/" + meshName + "#" + std::to_string(primitiveIndex);
+        try {
+            out.mesh = MeshGeometry::create(std::move(data), out.name);
+        } catch (const InvalidArgument& e) {
+            fail(where + ": " + e.what());
+        } catch (const OutOfRange& e) {
+            fail(where + ": " + e.what());
+        }
+        out.material =
+            primitive.material >= 0 ? convertedMaterial(primitive.material, where) : Material{};
+        result.primitives.push_back(std::move(out));
+    }
+
+    /** Expands every attribute through @p indices so no vertex is shared, then makes the
+     *  indices 0..n-1: the start of flat normals for an indexed primitive. */
+    static void deindex(MeshData& data, std::vector<std::uint32_t>& indices) {
+        auto expand = [&](auto& values) {
+            if (values.empty()) {
+                return;
+            }
+            std::remove_reference_t<decltype(values)> expanded;
+            expanded.reserve(indices.size());
+            for (std::uint32_t index : indices) {
+                expanded.push_back(values[index]);
+            }
+            values = std::move(expanded);
+        };
+        expand(data.positions);
+        expand(data.uv0);
+        expand(data.colors);
+        for (std::size_t i = 0; i < indices.size(); ++i) {
+            indices[i] = static_cast<std::uint32_t>(i);
+        }
+    }
+
+    /** Applies the node's world matrix: positions by the matrix, normals by the inverse
+     *  transpose of its 3x3 part, renormalised. The inverse transpose is taken as the cofactor
+     *  matrix times sign(det): the same direction, defined even for a singular matrix. When
+     *  det < 0 the transform mirrors, which turns counter-clockwise triangles clockwise (3.7.4
+     *  Instantiation), so each triangle's last two indices swap to keep front faces CCW. */
+    static void transform(MeshData& data, std::vector<std::uint32_t>& indices,
+                          const glm::dmat4& world) {
+        if (world == glm::dmat4(1.0)) {
+            return;
+        }
+        for (glm::vec3& p : data.positions) {
+            p = glm::vec3(world * glm::dvec4(p, 1.0));
+        }
+        const glm::dmat3 linear(world);
+        const double det = glm::determinant(linear);
+        if (!data.normals.empty()) {
+            const glm::dmat3 cofactor(glm::cross(linear[1], linear[2]),
+                                      glm::cross(linear[2], linear[0]),
+                                      glm::cross(linear[0], linear[1]));
+            const double sign = det < 0.0 ? -1.0 : 1.0;
+            for (glm::vec3& n : data.normals) {
+                const glm::dvec3 turned = cofactor * glm::dvec3(n) * sign;
+                const double length = glm::length(turned);
+                n = length > 0.0 && std::isfinite(length) ? glm::vec3(turned / length)
+                                                          : kFallbackNormal;
+            }
+        }
+        if (det < 0.0) {
+            for (std::size_t i = 0; i + 2 < indices.size(); i += 3) {
+                std::swap(indices[i + 1], indices[i + 2]);
+            }
+        }
+    }
+
+    /** Flat normals for a primitive whose vertices are not shared between triangles: each
+     *  vertex gets its triangle's unit normal (counter-clockwise front). */
+    static std::vector<glm::vec3> faceNormals(const std::vector<glm::vec3>& positions,
+                                              const std::vector<std::uint32_t>& indices) {
+        std::vector<glm::vec3> normals(positions.size(), kFallbackNormal);
+        for (std::size_t i = 0; i + 2 < indices.size(); i += 3) {
+            const glm::vec3& a = positions[indices[i]];
+            const glm::vec3& b = positions[indices[i + 1]];
+            const glm::vec3& c = positions[indices[i + 2]];
+            const glm::vec3 n = glm::cross(b - a, c - a);
+            const float length = glm::length(n);
+            const glm::vec3 unit = length > 0.0f && std::isfinite(length) ? n / length
+                                                                          : kFallbackNormal;
+            normals[indices[i]] = unit;
+            normals[indices[i + 1]] = unit;
+            normals[indices[i + 2]] = unit;
+        }
+        return normals;
+    }
+
+    /** glTF material @p index as a myriad Material (3.9), converted once and cached. */
+    const Material& convertedMaterial(int index, const std::string& where) {
+        if (!validIndex(index, m_model.materials)) {
+            fail(where + ": material " + std::to_string(index) + " is out of range (" +
+                 std::to_string(m_model.materials.size()) + " materials)");
+        }
+        std::optional<Material>& cached = m_materials[static_cast<std::size_t>(index)];
+        if (cached) {
+            return *cached;
+        }
+        const tinygltf::Material& source = m_model.materials[static_cast<std::size_t>(index)];
+        const std::string what = "material " + std::to_string(index);
+        Material result;
+        result.name = source.name;
+        const std::vector<double>& factor = source.pbrMetallicRoughness.baseColorFactor;
+        if (factor.size() != 4) {
+            fail(what + ": baseColorFactor has " + std::to_string(factor.size()) +
+                 " values, expected 4");
+        }
+        result.baseColor = glm::vec4(factor[0], factor[1], factor[2], factor[3]);
+
+        const int textureIndex = source.pbrMetallicRoughness.baseColorTexture.index;
+        if (textureIndex >= 0) {
+            if (!validIndex(textureIndex, m_model.textures)) {
+                fail(what + ": texture " + std::to_string(textureIndex) + " is out of range (" +
+                     std::to_string(m_model.textures.size()) + " textures)");
+            }
+            const tinygltf::Texture& texture =
+                m_model.textures[static_cast<std::size_t>(textureIndex)];
+            if (const int set = source.pbrMetallicRoughness.baseColorTexture.texCoord; set != 0) {
+                warn(what + ": the base colour texture uses TEXCOORD_" + std::to_string(set) +
+                     "; only TEXCOORD_0 is read, so it is used instead");
+            }
+            // 3.8.2: without a source the image comes from an extension (e.g. KTX2), which is
+            // not supported: the material keeps its factor only.
+            if (texture.source < 0) {
+                warn(what + ": texture " + std::to_string(textureIndex) +
+                     " has no source image; drawn untextured");
+            } else {
+                result.baseColorTexture = decodedImage(texture.source, what);
+            }
+            // 3.8.4: magFilter NEAREST asks for unfiltered (pixel-art) sampling. No sampler
+            // means "auto filtering", which is myriad's default (linear, mipmapped).
+            if (texture.sampler >= 0) {
+                if (!validIndex(texture.sampler, m_model.samplers)) {
+                    fail(what + ": sampler " + std::to_string(texture.sampler) +
+                         " is out of range (" + std::to_string(m_model.samplers.size()) +
+                         " samplers)");
+                }
+                result.nearestFilter =
+                    m_model.samplers[static_cast<std::size_t>(texture.sampler)].magFilter ==
+                    kFilterNearest;
+            }
+        }
+
+        // 3.9.4 Alpha Coverage.
+        if (source.alphaMode == "OPAQUE") {
+            result.alphaMode = AlphaMode::Opaque;
+        } else if (source.alphaMode == "MASK") {
+            result.alphaMode = AlphaMode::Mask;
+        } else if (source.alphaMode == "BLEND") {
+            result.alphaMode = AlphaMode::Blend;
+        } else {
+            warn(what + ": unknown alphaMode '" + source.alphaMode + "'; OPAQUE used");
+        }
+        result.alphaCutoff = static_cast<float>(source.alphaCutoff);
+        result.doubleSided = source.doubleSided;  // 3.9.5 Double Sided
+        if (source.extensions.count("KHR_materials_unlit") != 0) {
+            result.shading = Shading::Unlit;
+        }
+        cached = std::move(result);
+        return *cached;
+    }
+
+    /** Image @p index decoded to RGBA8, once: every material that uses it shares the result.
+     *  The size in the header is checked against ImportOptions::maxImageSide before decoding,
+     *  so a hostile file cannot make the decoder allocate a huge picture. */
+    std::shared_ptr<const Image> decodedImage(int index, const std::string& what) {
+        if (!validIndex(index, m_model.images)) {
+            fail(what + ": image " + std::to_string(index) + " is out of range (" +
+                 std::to_string(m_model.images.size()) + " images)");
+        }
+        std::shared_ptr<const Image>& cached = m_images[static_cast<std::size_t>(index)];
+        if (cached) {
+            return cached;
+        }
+        const tinygltf::Image& source = m_model.images[static_cast<std::size_t>(index)];
+        std::string name = "image " + std::to_string(index);
+        if (!source.uri.empty() && source.uri.rfind("data:", 0) != 0) {
+            name += " ('" + source.uri + "')";
+        } else if (!source.name.empty()) {
+            name += " ('" + source.name + "')";
+        }
+        if (source.image.empty()) {
+            fail(name + " has no data: its file is missing or unreadable" +
+                 (m_loadWarnings.empty() ? std::string() : " (" + m_loadWarnings + ")"));
+        }
+        if (source.image.size() > static_cast<std::size_t>(INT_MAX)) {
+            fail(name + ": image data is larger than 2 GiB");
+        }
+        int width = 0;
+        int height = 0;
+        int channels = 0;
+        if (stbi_info_from_memory(source.image.data(), static_cast<int>(source.image.size()),
+                                  &width, &height, &channels) != 0 &&
+            (static_cast<std::uint64_t>(width) > m_options.maxImageSide ||
+             static_cast<std::uint64_t>(height) > m_options.maxImageSide)) {
+            fail(name + " is " + std::to_string(width) + "x" + std::to_string(height) +
+                 ", above the limit of " + std::to_string(m_options.maxImageSide) +
+                 " on a side (ImportOptions::maxImageSide)");
+        }
+        // decodeImage reports corrupt data itself, its message starting with the name given.
+        cached = std::make_shared<const Image>(
+            image::decodeImage(std::as_bytes(std::span(source.image)), m_path + ": " + name));
+        return cached;
+    }
+
+    std::string m_path;
+    ImportOptions m_options;
+    tinygltf::Model m_model;
+    std::string m_loadWarnings;
+    std::vector<std::optional<Material>> m_materials;
+    std::vector<std::shared_ptr<const Image>> m_images;
+};
+
+} // namespace
+
+ImportedModel importModel(const std::string& path, const ImportOptions& options) {
+    return Importer(path, options).run();
+}
+
+} // namespace myriad::gltf
