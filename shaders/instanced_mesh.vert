@@ -10,12 +10,13 @@ layout(location = MYRIAD_LOCATION_INSTANCE_ROW1) in vec4 i_row1;
 layout(location = MYRIAD_LOCATION_INSTANCE_ROW2) in vec4 i_row2;
 layout(location = MYRIAD_LOCATION_INSTANCE_COLOR) in vec4 i_color;
 
-uniform mat4 u_viewProjection;  // world to clip
-uniform mat4 u_model;           // node world matrix, set once per batch
+uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at the origin)
+uniform mat4 u_model;           // node world matrix minus the eye position, once per batch
 
 out vec3 v_normal;  // world space, not normalised
 out vec2 v_uv0;
 out vec4 v_color;   // vertex colour * instance colour, linear
+flat out float v_handedness;  // +1, or -1 for a mirrored (negative determinant) transform
 
 // Normals transform by the cofactor of the 3x3 part (det * inverse transpose): exact under
 // non-uniform scale with no per-vertex inverse. Its sign is flipped for mirrored (det < 0)
@@ -31,7 +32,9 @@ void main() {
     gl_Position = u_viewProjection * (u_model * vec4(nodePosition, 1.0));
     // GLSL's mat3 constructor takes columns; the record stores rows, hence the transpose.
     mat3 instanceLinear = transpose(mat3(i_row0.xyz, i_row1.xyz, i_row2.xyz));
-    v_normal = transformNormal(mat3(u_model) * instanceLinear, a_normal);
+    mat3 linear = mat3(u_model) * instanceLinear;
+    v_normal = transformNormal(linear, a_normal);
+    v_handedness = determinant(linear) < 0.0 ? -1.0 : 1.0;
     v_uv0 = a_uv0;
     v_color = a_color * i_color;
 }

@@ -5,18 +5,20 @@ layout(location = MYRIAD_LOCATION_NORMAL) in vec3 a_normal;
 layout(location = MYRIAD_LOCATION_UV0) in vec2 a_uv0;
 layout(location = MYRIAD_LOCATION_COLOR) in vec4 a_color;
 
-uniform mat4 u_viewProjection;  // world to clip
-uniform mat4 u_model;           // node world matrix
+uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at the origin)
+uniform mat4 u_model;           // node world matrix minus the eye position
 
 out vec3 v_normal;
 out vec2 v_uv0;
 out vec4 v_color;
+flat out float v_handedness;  // +1, or -1 for a mirrored transform
 
 void main() {
     gl_Position = u_viewProjection * (u_model * vec4(a_position, 1.0));
     mat3 m = mat3(u_model);
     mat3 cofactor = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
     v_normal = cofactor * a_normal * sign(determinant(m));
+    v_handedness = determinant(m) < 0.0 ? -1.0 : 1.0;
     v_uv0 = a_uv0;
     v_color = a_color;
 }

@@ -1,6 +1,7 @@
 #include "myriad/gl/Renderer.h"
 
 #include "gl/GlCommon.h"
+#include "gl/StagingRing.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
@@ -76,6 +77,8 @@ struct SurfaceUniforms {
     int lightDirection = -1;
     int lightColor = -1;
     int ambient = -1;
+    int tint = -1;
+    int discardBackFaces = -1;
 
     explicit SurfaceUniforms(const Program& program)
         : viewProjection(program.uniformLocation("u_viewProjection")),
@@ -87,7 +90,9 @@ struct SurfaceUniforms {
           opaque(program.uniformLocation("u_opaque")),
           lightDirection(program.uniformLocation("u_lightDirection")),
           lightColor(program.uniformLocation("u_lightColor")),
-          ambient(program.uniformLocation("u_ambient")) {}
+          ambient(program.uniformLocation("u_ambient")),
+          tint(program.uniformLocation("u_tint")),
+          discardBackFaces(program.uniformLocation("u_discardBackFaces")) {}
 };
 
 float srgbEncode(float c) {
@@ -116,6 +121,39 @@ std::string labelFor(const SceneNode& node, std::string_view role) {
            std::string(role);
 }
 
+/** The six planes of a view-projection matrix (Gribb and Hartmann, "Fast Extraction of Viewing
+ *  Frustum Planes from the World-View-Projection Matrix", 2001), normalised so a plane's
+ *  dot with (point, 1) is a signed distance. */
+struct Frustum {
+    glm::vec4 planes[6];
+
+    explicit Frustum(const glm::mat4& m) {
+        const glm::vec4 row0(m[0][0], m[1][0], m[2][0], m[3][0]);
+        const glm::vec4 row1(m[0][1], m[1][1], m[2][1], m[3][1]);
+        const glm::vec4 row2(m[0][2], m[1][2], m[2][2], m[3][2]);
+        const glm::vec4 row3(m[0][3], m[1][3], m[2][3], m[3][3]);
+        planes[0] = row3 + row0;
+        planes[1] = row3 - row0;
+        planes[2] = row3 + row1;
+        planes[3] = row3 - row1;
+        planes[4] = row3 + row2;
+        planes[5] = row3 - row2;
+        for (glm::vec4& plane : planes) {
+            const float length = glm::length(glm::vec3(plane));
+            plane = length > 0.0f ? plane / length : plane;
+        }
+    }
+
+    [[nodiscard]] bool intersectsSphere(const glm::vec3& centre, float radius) const noexcept {
+        for (const glm::vec4& plane : planes) {
+            if (glm::dot(glm::vec3(plane), centre) + plane.w < -radius) {
+                return false;
+            }
+        }
+        return true;
+    }
+};
+
 } // namespace
 
 struct Renderer::Impl {
@@ -132,6 +170,7 @@ struct Renderer::Impl {
         Buffer instances;
         VertexArray vertexArray;
         std::uint64_t uploadedVersion = 0;
+        std::size_t uploadedCount = 0;
         std::uint64_t lastUsedFrame = 0;
     };
     struct TextureGpu {
@@ -153,6 +192,10 @@ struct Renderer::Impl {
     std::unordered_map<const Image*, TextureGpu> textures;
     std::vector<DrawItem> opaqueItems;
     std::vector<DrawItem> blendItems;
+    std::vector<IndexRange> uploadRanges;  // scratch, reused: no per-frame allocation
+    detail::StagingRing ring{4u << 20};
+    glm::dvec3 eye{0.0};
+    std::uint32_t cameraMask = 0xFFFFFFFFu;
     FrameStats stats;
     std::uint64_t frame = 0;
     const Program* boundProgram = nullptr;
@@ -203,9 +246,9 @@ struct Renderer::Impl {
         batch.lastUsedFrame = frame;
         if (batch.meshId != node.mesh()->id() || batch.capacity < node.capacity()) {
             // First use, a new mesh, or a grown batch: a new buffer of the full capacity, so
-            // later growth within it costs no reallocation.
+            // later growth within it costs no reallocation. Written only by GPU copies from the
+            // staging ring, never mapped: the GPU may be reading it.
             batch.instances = Buffer({.sizeBytes = node.capacity() * sizeof(InstanceRecord),
-                                      .usage = BufferUsage::Dynamic,
                                       .label = labelFor(node, "InstancedMeshNode.instances")});
             batch.vertexArray =
                 VertexArray(meshLayout(true, labelFor(node, "InstancedMeshNode.vertex-array")));
@@ -216,14 +259,68 @@ struct Renderer::Impl {
             batch.meshId = node.mesh()->id();
             batch.capacity = node.capacity();
             batch.uploadedVersion = 0;
+            batch.uploadedCount = 0;
         }
         if (batch.uploadedVersion != node.dataVersion()) {
-            const std::span<const std::byte> bytes = node.instanceBytes();
-            batch.instances.update(0, bytes);
-            stats.bytesUploaded += bytes.size();
-            batch.uploadedVersion = node.dataVersion();
+            upload(node, batch);
         }
         return batch;
+    }
+
+    // Sends what changed since this renderer's last upload: the dirty ranges when the node's
+    // change log starts at the version uploaded here, else every drawn record.
+    void upload(const InstancedMeshNode& node, BatchGpu& batch) {
+        const std::size_t count = node.count();
+        uploadRanges.clear();
+        if (batch.uploadedVersion != 0 && batch.uploadedVersion == node.dirtyBaseVersion()) {
+            for (const IndexRange& range : node.dirtyRanges()) {
+                const std::size_t end = std::min(range.end, count);
+                if (range.begin < end) {
+                    uploadRanges.push_back({range.begin, end});
+                }
+            }
+            mergeUploadRanges();
+        } else if (count > 0) {
+            uploadRanges.push_back({0, count});
+        }
+        std::size_t bytes = 0;
+        for (const IndexRange& range : uploadRanges) {
+            bytes += (range.end - range.begin) * sizeof(InstanceRecord);
+        }
+        if (bytes > 0) {
+            const std::byte* records = node.instanceBytes().data();
+            const detail::StagingRing::Allocation staging = ring.allocate(bytes);
+            std::size_t offset = 0;
+            for (const IndexRange& range : uploadRanges) {
+                const std::size_t rangeBytes = (range.end - range.begin) * sizeof(InstanceRecord);
+                std::memcpy(staging.data + offset, records + range.begin * sizeof(InstanceRecord),
+                            rangeBytes);
+                glCopyNamedBufferSubData(staging.buffer, batch.instances.id(),
+                                         static_cast<GLintptr>(staging.offset + offset),
+                                         static_cast<GLintptr>(range.begin * sizeof(InstanceRecord)),
+                                         static_cast<GLsizeiptr>(rangeBytes));
+                offset += rangeBytes;
+            }
+            stats.bytesUploaded += bytes;
+            stats.uploadRanges += static_cast<std::uint32_t>(uploadRanges.size());
+        }
+        batch.uploadedVersion = node.dataVersion();
+        batch.uploadedCount = count;
+        node.uploadDone();
+    }
+
+    void mergeUploadRanges() {
+        std::sort(uploadRanges.begin(), uploadRanges.end(),
+                  [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
+        std::size_t out = 0;
+        for (std::size_t i = 1; i < uploadRanges.size(); ++i) {
+            if (uploadRanges[i].begin <= uploadRanges[out].end + 16) {
+                uploadRanges[out].end = std::max(uploadRanges[out].end, uploadRanges[i].end);
+            } else {
+                uploadRanges[++out] = uploadRanges[i];
+            }
+        }
+        uploadRanges.resize(uploadRanges.empty() ? 0 : out + 1);
     }
 
     const Texture2D* texture(const Material& material) {
@@ -245,23 +342,29 @@ struct Renderer::Impl {
         return &it->second.texture;
     }
 
-    void collect(const SceneNode& node, const glm::vec3& eye) {
+    void collect(const SceneNode& node, const Frustum& frustum) {
         if (!node.visible()) {
             return;
         }
-        if (node.kind() != NodeKind::Group) {
+        if (node.kind() != NodeKind::Group && (node.layerMask() & cameraMask) != 0) {
             const auto& meshNode = static_cast<const MeshNode&>(node);
-            const bool skip = node.kind() == NodeKind::InstancedMesh &&
-                              static_cast<const InstancedMeshNode&>(node).count() == 0;
-            if (!skip) {
-                const glm::vec3 origin(meshNode.worldMatrix()[3]);
-                DrawItem item{&meshNode, glm::length(origin - eye)};
-                (meshNode.material().alphaMode == AlphaMode::Blend ? blendItems : opaqueItems)
-                    .push_back(item);
+            const bool empty = node.kind() == NodeKind::InstancedMesh &&
+                               static_cast<const InstancedMeshNode&>(node).count() == 0;
+            if (!empty) {
+                // The whole batch is one sphere around every instance (never the mesh's own
+                // sphere at the node origin), tested camera-relative in float.
+                const glm::vec3 centre(meshNode.worldBoundsCentre() - eye);
+                if (meshNode.frustumCulled() &&
+                    !frustum.intersectsSphere(centre, meshNode.worldBoundsRadius())) {
+                    ++stats.culledNodes;
+                } else {
+                    DrawItem item{&meshNode, glm::length(centre)};
+                    (meshNode.drawsTransparent() ? blendItems : opaqueItems).push_back(item);
+                }
             }
         }
         for (const auto& child : node.childrenView()) {
-            collect(*child, eye);
+            collect(*child, frustum);
         }
     }
 
@@ -271,6 +374,34 @@ struct Renderer::Impl {
             boundProgram = &program;
             ++stats.programBinds;
         }
+    }
+
+    // Back faces: fixed-function culling when every drawn copy has the same handedness (GL_FRONT
+    // for mirrored ones, whose front faces wind clockwise on screen), per-fragment when a batch
+    // mixes mirrored and ordinary instances, none for double-sided materials.
+    void setFaceCulling(const MeshNode& node, bool instanced, const Program& program,
+                        const SurfaceUniforms& u) {
+        bool discardBackFaces = false;
+        if (node.material().doubleSided) {
+            glDisable(GL_CULL_FACE);
+        } else {
+            bool mirrored = node.worldIsMirrored();
+            bool mixed = false;
+            if (instanced) {
+                const auto& batch = static_cast<const InstancedMeshNode&>(node);
+                const std::size_t mirroredInstances = batch.mirroredCount();
+                mixed = mirroredInstances != 0 && mirroredInstances != batch.count();
+                mirrored = mirrored != (mirroredInstances != 0 && !mixed);
+            }
+            if (mixed) {
+                glDisable(GL_CULL_FACE);
+                discardBackFaces = true;
+            } else {
+                glEnable(GL_CULL_FACE);
+                glCullFace(mirrored ? GL_FRONT : GL_BACK);
+            }
+        }
+        program.setUniform(u.discardBackFaces, discardBackFaces ? 1 : 0);
     }
 
     void draw(const DrawItem& item, const Scene& scene, const glm::mat4& viewProjection) {
@@ -287,24 +418,23 @@ struct Renderer::Impl {
             baseColorTexture->bind(0);
         }
         program.setUniform(u.viewProjection, viewProjection);
-        program.setUniform(u.model, node.worldMatrix());
+        glm::mat4 model(node.worldLinear());
+        model[3] = glm::vec4(glm::vec3(node.worldTranslation() - eye), 1.0f);
+        program.setUniform(u.model, model);
+        program.setUniform(u.tint, node.tint());
         program.setUniform(u.baseColor, material.baseColor);
         program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
         program.setUniform(u.lit, material.shading == Shading::Lit ? 1 : 0);
         program.setUniform(u.alphaCutoff,
                            material.alphaMode == AlphaMode::Mask ? material.alphaCutoff : -1.0f);
-        program.setUniform(u.opaque, material.alphaMode == AlphaMode::Blend ? 0 : 1);
+        program.setUniform(u.opaque, node.drawsTransparent() ? 0 : 1);
         const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f
                                         ? glm::normalize(scene.light.direction)
                                         : glm::vec3(0.0f, -1.0f, 0.0f);
         program.setUniform(u.lightDirection, direction);
         program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
         program.setUniform(u.ambient, scene.ambient);
-        if (material.doubleSided) {
-            glDisable(GL_CULL_FACE);
-        } else {
-            glEnable(GL_CULL_FACE);
-        }
+        setFaceCulling(node, instanced, program, u);
 
         const MeshGeometry& geometry = *node.mesh();
         std::uint32_t instanceCount = 1;
@@ -331,10 +461,15 @@ struct Renderer::Impl {
         requireCurrentContext("gl::Renderer::render");
         ++frame;
         stats = FrameStats{};
+        const std::uint64_t waitsBefore = ring.waits();
         boundProgram = nullptr;
         opaqueItems.clear();
         blendItems.clear();
-        collect(scene.root(), camera.position());
+        eye = camera.positionDouble();
+        cameraMask = camera.layerMask();
+        // Camera-relative: positions reach float only after the eye is subtracted in double.
+        const glm::mat4 viewProjection = camera.projection() * camera.viewRotation();
+        collect(scene.root(), Frustum(viewProjection));
         std::stable_sort(blendItems.begin(), blendItems.end(),
                          [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
 
@@ -351,7 +486,6 @@ struct Renderer::Impl {
         glCullFace(GL_BACK);
         glDisable(GL_BLEND);
 
-        const glm::mat4 viewProjection = camera.viewProjection();
         for (const DrawItem& item : opaqueItems) {
             draw(item, scene, viewProjection);
         }
@@ -373,7 +507,10 @@ struct Renderer::Impl {
         glUseProgram(0);
         glBindTextureUnit(0, 0);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        glCullFace(GL_BACK);
         boundProgram = nullptr;
+        ring.endFrame();
+        stats.uploadWaits = ring.waits() - waitsBefore;
         releaseOlderThan(kKeepUnusedFrames);
     }
 

@@ -116,3 +116,88 @@ TEST_CASE("attach keeps the world transform", "[scene]") {
     SceneNode& attached = a.attach(std::move(loose));
     CHECK(glm::vec3(attached.worldMatrix()[3]).x == Approx(7.0f).margin(1e-5));
 }
+
+TEST_CASE("yaw, pitch, roll order and lookAt / setLocalForward point -Z", "[scene]") {
+    SceneNode node("n");
+    node.setRotationYawPitchRoll(glm::radians(90.0f), 0.0f, 0.0f);
+    // Yaw 90 degrees about +Y turns -Z (forward) to -X.
+    const glm::vec3 forward = node.rotation() * glm::vec3(0, 0, -1);
+    CHECK(forward.x == Approx(-1.0f).margin(1e-5));
+    // Yaw then pitch: pitch turns about the already-yawed X axis.
+    node.setRotationYawPitchRoll(glm::radians(90.0f), glm::radians(90.0f), 0.0f);
+    const glm::vec3 up = node.rotation() * glm::vec3(0, 0, -1);
+    CHECK(up.y == Approx(1.0f).margin(1e-5));
+
+    SceneNode root("root");
+    auto& parent = root.emplace<SceneNode>("parent");
+    parent.setRotation(glm::angleAxis(glm::radians(30.0f), glm::vec3(0, 1, 0)));
+    parent.setPosition(glm::dvec3(1, 0, 0));
+    auto& looker = parent.emplace<SceneNode>("looker");
+    looker.lookAt(glm::dvec3(1, 0, -10));  // straight down world -Z from (1, 0, 0)
+    const glm::vec3 worldForward = glm::mat3(looker.worldMatrix()) * glm::vec3(0, 0, -1);
+    CHECK(worldForward.z == Approx(-1.0f).margin(1e-4));
+    CHECK_THROWS_AS(looker.lookAt(glm::dvec3(1, 0, 0)), InvalidArgument);  // target at the node
+
+    looker.setLocalForward(glm::vec3(1, 0, 0));
+    const glm::vec3 localForward = looker.rotation() * glm::vec3(0, 0, -1);
+    CHECK(localForward.x == Approx(1.0f).margin(1e-5));
+}
+
+TEST_CASE("read*, translate, uniform scale, inverse and normal matrices, mirroring", "[scene]") {
+    SceneNode root("root");
+    auto& node = root.emplace<SceneNode>("n");
+    node.setPosition(glm::dvec3(1, 2, 3));
+    node.translate(glm::vec3(1, 0, 0));
+    glm::vec3 position;
+    node.readPosition(position);
+    CHECK(position == glm::vec3(2, 2, 3));
+    node.setUniformScale(2.0f);
+    glm::vec3 scale;
+    node.readScale(scale);
+    CHECK(scale == glm::vec3(2.0f));
+    glm::dvec3 world;
+    root.setPosition(glm::dvec3(100, 0, 0));
+    node.readWorldPosition(world);
+    CHECK(world.x == Approx(102.0));
+    checkNear(node.inverseWorldMatrix() * node.worldMatrix(), glm::mat4(1.0f));
+    node.setScale(glm::vec3(3, 1, 1));
+    const glm::mat3 normal = node.worldNormalMatrix();
+    CHECK(normal[0][0] == Approx(1.0f / 3.0f));
+    CHECK_FALSE(node.worldIsMirrored());
+    node.setScale(glm::vec3(-1, 1, 1));
+    CHECK(node.worldIsMirrored());
+    root.setScale(glm::vec3(1, -1, 1));  // two mirrors make an ordinary transform
+    CHECK_FALSE(node.worldIsMirrored());
+}
+
+TEST_CASE("far from the origin the world translation keeps double precision", "[scene]") {
+    SceneNode root("root");
+    root.setPosition(glm::dvec3(1.0e7, 0.0, 0.0));  // 10,000 km
+    auto& child = root.emplace<SceneNode>("child");
+    child.setPosition(glm::dvec3(0.001, 0.0, 0.0));  // a millimetre
+    CHECK(child.worldTranslation().x - 1.0e7 == Approx(0.001).margin(1e-9));
+}
+
+TEST_CASE("flags: visibleInHierarchy, layer mask, tint, shadows, culling", "[scene]") {
+    SceneNode root("root");
+    auto& group = root.emplace<SceneNode>("group");
+    auto& leaf = group.emplace<SceneNode>("leaf");
+    CHECK(leaf.visibleInHierarchy());
+    group.setVisible(false);
+    CHECK(leaf.visible());
+    CHECK_FALSE(leaf.visibleInHierarchy());
+    CHECK(leaf.layerMask() == 1u);
+    leaf.setLayerMask(0b100);
+    CHECK(leaf.layerMask() == 4u);
+    CHECK_FALSE(leaf.isTinted());
+    leaf.setTint(glm::vec4(1, 0.5f, 1, 1));
+    CHECK(leaf.isTinted());
+    CHECK_THROWS_AS(leaf.setTint(glm::vec4(-1.0f)), InvalidArgument);
+    CHECK(leaf.tint() == glm::vec4(1, 0.5f, 1, 1));
+    CHECK(leaf.castsShadow());
+    leaf.setCastsShadow(false);
+    CHECK_FALSE(leaf.castsShadow());
+    CHECK(leaf.frustumCulled());
+    CHECK(leaf.childrenView().empty());
+    CHECK(root.childrenView().size() == 1);
+}

@@ -14,6 +14,9 @@ struct FrameStats {
     std::uint32_t meshNodes = 0;        ///< MeshNodes drawn
     std::uint32_t programBinds = 0;     ///< glUseProgram calls (redundant ones are skipped)
     std::uint32_t vertexArrayBinds = 0; ///< glBindVertexArray calls
+    std::uint32_t culledNodes = 0;      ///< mesh nodes and batches outside the view frustum
+    std::uint32_t uploadRanges = 0;     ///< GPU copies of instance ranges (after merging)
+    std::uint64_t uploadWaits = 0;      ///< times the upload ring waited for the GPU (stalls)
 };
 
 } // namespace myriad::gl

@@ -1,0 +1,186 @@
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/util/Error.h"
+
+#include <catch2/catch.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using namespace myriad;
+
+namespace {
+
+std::shared_ptr<const MeshGeometry> box() {
+    static auto mesh = MeshGeometry::create(shapes::box(1.0f), "box");
+    return mesh;
+}
+
+glm::mat4 at(float x) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, 0.0f, 0.0f)); }
+
+} // namespace
+
+TEST_CASE("handles keep finding their instance after any number of swap-removes", "[handles]") {
+    InstancedMeshNode batch(box(), Material{}, 100, "batch");
+    std::vector<InstanceHandle> handles;
+    for (int i = 0; i < 100; ++i) {
+        handles.push_back(batch.acquire({at(static_cast<float>(i)), glm::vec4(static_cast<float>(i))}));
+    }
+    CHECK(batch.count() == 100);
+    CHECK(batch.liveHandleCount() == 100);
+    for (int i = 0; i < 100; i += 2) {
+        batch.release(handles[static_cast<std::size_t>(i)]);
+    }
+    CHECK(batch.count() == 50);
+    for (int i = 1; i < 100; i += 2) {
+        const InstanceHandle handle = handles[static_cast<std::size_t>(i)];
+        REQUIRE(batch.isLive(handle));
+        const std::size_t index = batch.indexOf(handle);
+        INFO("instance " << i << " now at index " << index);
+        CHECK(batch.readTransform(index)[3].x == static_cast<float>(i));  // its own transform
+        CHECK(batch.readColor(index).r == static_cast<float>(i));          // and its own colour
+    }
+    CHECK_FALSE(batch.isLive(handles[0]));
+}
+
+TEST_CASE("release twice, a foreign or a stale handle throws and changes nothing", "[handles]") {
+    InstancedMeshNode batch(box(), Material{}, 8, "a");
+    InstancedMeshNode other(box(), Material{}, 8, "b");
+    const InstanceHandle first = batch.acquire({at(1.0f)});
+    const InstanceHandle second = batch.acquire({at(2.0f)});
+    const InstanceHandle foreign = other.acquire({at(3.0f)});
+    batch.release(first);
+    const std::size_t count = batch.count();
+    const std::uint64_t version = batch.dataVersion();
+    CHECK_THROWS_AS(batch.release(first), InvalidArgument);    // twice
+    CHECK_THROWS_AS(batch.release(foreign), InvalidArgument);  // another batch
+    CHECK_THROWS_AS(batch.release(InstanceHandle{}), InvalidArgument);
+    CHECK_THROWS_AS(batch.indexOf(first), InvalidArgument);
+    CHECK(batch.count() == count);
+    CHECK(batch.dataVersion() == version);
+    // The released slot is reused with a new generation: the old handle stays stale.
+    const InstanceHandle third = batch.acquire({at(4.0f)});
+    CHECK(third.slot == first.slot);
+    CHECK(third.generation != first.generation);
+    CHECK_THROWS_AS(batch.release(first), InvalidArgument);
+    CHECK(batch.readTransform(batch.indexOf(third))[3].x == 4.0f);
+    CHECK(batch.readTransform(batch.indexOf(second))[3].x == 2.0f);
+    // A smaller count makes the handles of dropped instances stale.
+    batch.setCount(1);
+    CHECK(batch.isLive(second) != batch.isLive(third));
+    batch.clear();
+    CHECK_FALSE(batch.isLive(second));
+    CHECK_FALSE(batch.isLive(third));
+    CHECK(batch.liveHandleCount() == 0);
+}
+
+TEST_CASE("instances placed by index and by handle mix in one batch", "[handles]") {
+    InstancedMeshNode batch(box(), Material{}, 8, "mixed");
+    batch.addInstance(at(0.0f));                      // index 0, no handle
+    const InstanceHandle h = batch.acquire({at(1.0f)});  // index 1
+    batch.addInstance(at(2.0f));                      // index 2, no handle
+    const InstanceHandle last = batch.acquire({at(3.0f)});  // index 3
+    batch.release(h);  // index 3 (a handle) moves into 1
+    CHECK(batch.indexOf(last) == 1);
+    CHECK(batch.readTransform(1)[3].x == 3.0f);
+    CHECK(batch.readTransform(2)[3].x == 2.0f);  // the index-placed one did not move
+    batch.release(last);  // index 2 (no handle) moves into 1
+    CHECK(batch.count() == 2);
+    CHECK(batch.readTransform(1)[3].x == 2.0f);
+}
+
+TEST_CASE("growth from 8 to 1,000,000 keeps the first 8 records bit for bit and the handles", "[growth]") {
+    InstancedMeshNode batch(box(), Material{}, 8, "grow", {.growth = Growth::Double});
+    std::vector<InstanceHandle> handles;
+    for (int i = 0; i < 8; ++i) {
+        handles.push_back(batch.acquire({at(0.1f * static_cast<float>(i)), glm::vec4(0.3f)}));
+    }
+    const std::vector<float> before(batch.instanceData().begin(), batch.instanceData().begin() + 8 * 16);
+    batch.ensureCapacity(1'000'000);
+    CHECK(batch.capacity() == 1'000'000);
+    CHECK(std::memcmp(before.data(), batch.instanceData().data(), 8 * sizeof(InstanceRecord)) == 0);
+    for (int i = 0; i < 8; ++i) {
+        CHECK(batch.indexOf(handles[static_cast<std::size_t>(i)]) == static_cast<std::size_t>(i));
+    }
+}
+
+TEST_CASE("Growth::Double grows on demand; Fixed throws", "[growth]") {
+    InstancedMeshNode growing(box(), Material{}, 2, "growing", {.growth = Growth::Double});
+    for (int i = 0; i < 100; ++i) {
+        growing.addInstance(at(static_cast<float>(i)));
+    }
+    CHECK(growing.count() == 100);
+    CHECK(growing.capacity() >= 100);
+    CHECK(growing.readTransform(57)[3].x == 57.0f);
+    InstancedMeshNode fixed(box(), Material{}, 2, "fixed");
+    (void)fixed.acquire();
+    (void)fixed.acquire();
+    CHECK_THROWS_AS(fixed.acquire(), CapacityError);
+    CHECK(fixed.liveHandleCount() == 2);
+}
+
+TEST_CASE("writes record dirty ranges, merged when close", "[dirty]") {
+    InstancedMeshNode batch(box(), Material{}, 1000, "dirty");
+    batch.setCount(1000);
+    batch.uploadDone();
+    CHECK(batch.dirtyRanges().empty());
+    CHECK(batch.dirtyBaseVersion() == batch.dataVersion());
+    for (std::size_t i = 100; i < 110; ++i) {
+        batch.setColor(i, glm::vec4(0.5f));
+    }
+    batch.setTransform(500, at(1.0f));
+    REQUIRE(batch.dirtyRanges().size() == 2);
+    CHECK(batch.dirtyRanges()[0] == IndexRange{100, 110});
+    CHECK(batch.dirtyRanges()[1] == IndexRange{500, 501});
+    batch.uploadDone();
+    // Thousands of scattered writes stay a bounded list that covers every write.
+    for (std::size_t i = 0; i < 1000; i += 7) {
+        batch.setColor(i, glm::vec4(0.1f));
+    }
+    std::size_t covered = 0;
+    for (const IndexRange& range : batch.dirtyRanges()) {
+        covered += range.end - range.begin;
+    }
+    CHECK(covered >= 1000 / 7);
+    CHECK(batch.dirtyRanges().front().begin == 0);
+    CHECK(batch.dirtyRanges().back().end >= 995);
+    CHECK_THROWS_AS(batch.markInstancesChanged(990, 20), OutOfRange);
+}
+
+TEST_CASE("bounds stay right after release and growth; mirrored instances are counted", "[bounds]") {
+    InstancedMeshNode batch(box(), Material{}, 4, "b", {.growth = Growth::Double});
+    (void)batch.acquire({at(0.0f)});
+    const InstanceHandle far = batch.acquire({at(10.0f)});
+    CHECK(batch.localBounds().max.x == 10.5f);
+    batch.release(far);
+    CHECK(batch.localBounds().max.x == 0.5f);
+    for (int i = 0; i < 10; ++i) {
+        batch.addInstance(at(-static_cast<float>(i)));
+    }
+    CHECK(batch.localBounds().min.x == -9.5f);
+    CHECK(batch.mirroredCount() == 0);
+    const std::size_t mirrored = batch.addInstance(glm::scale(glm::mat4(1.0f), glm::vec3(-1, 1, 1)));
+    CHECK(batch.mirroredCount() == 1);
+    batch.setTransform(mirrored, at(0.0f));
+    CHECK(batch.mirroredCount() == 0);
+}
+
+TEST_CASE("world bounds: sphere around every instance, scaled by the node", "[bounds]") {
+    SceneNode root("root");
+    auto& batch = root.emplace<InstancedMeshNode>(box(), Material{}, 4, "b");
+    batch.addInstance(at(10.0f));
+    batch.addInstance(at(12.0f));
+    batch.setScale(glm::vec3(2.0f));
+    batch.setPosition(glm::dvec3(0, 5, 0));
+    const glm::dvec3 centre = batch.worldBoundsCentre();
+    CHECK(centre.x == Approx(22.0));  // local centre 11, scaled by 2
+    CHECK(centre.y == Approx(5.0));
+    // Local box: x 9.5..12.5, y and z -0.5..0.5: half diagonal sqrt(1.5^2 + 0.5^2 + 0.5^2).
+    CHECK(batch.worldBoundsRadius() == Approx(2.0f * std::sqrt(2.25f + 0.25f + 0.25f)));
+    CHECK(root.subtreeBounds().max.x == Approx(25.0f));
+    CHECK(batch.drawsTransparent() == false);
+    batch.setTint(glm::vec4(1, 1, 1, 0.5f));
+    CHECK(batch.drawsTransparent());
+}
