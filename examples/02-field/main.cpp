@@ -3,6 +3,8 @@
 //
 // Shows: importing glTF, one InstancedMeshNode per primitive sharing the same transforms,
 // per-frame statistics. --model PATH (default KenneyPlatformerKit/grass.glb), --count N.
+// --mode churn: 10% of the blades come and go each frame (release + acquire by handle); the
+// per-frame line shows the bytes uploaded, about 10% of the batch plus the moved records.
 // Controls: Escape closes the window.
 #include "common/ExampleRunner.h"
 
@@ -59,7 +61,12 @@ int main(int argc, char** argv) try {
     defaults.count = 10000;
     defaults.model = std::string(MYRIAD_ASSETS_DIR) + "/KenneyPlatformerKit/grass.glb";
     const examples::ExampleOptions options =
-        examples::parseOptions(argc, argv, " [--model PATH.glb|.gltf] [--count N]", defaults);
+        examples::parseOptions(argc, argv, " [--model PATH.glb|.gltf] [--count N] [--mode static|churn]", defaults);
+    const bool churn = options.mode == "churn";
+    if (!options.mode.empty() && options.mode != "static" && !churn) {
+        std::fprintf(stderr, "--mode must be static or churn\n");
+        return 2;
+    }
     examples::ExampleRunner runner(options, "02-field");
 
     const gltf::ImportedModel model = gltf::importModel(options.model);
@@ -78,15 +85,27 @@ int main(int argc, char** argv) try {
     scene.light.direction = glm::vec3(-0.5f, -1.0f, -0.35f);
     scene.light.color = glm::vec3(1.0f, 0.95f, 0.85f);
     SceneNode& field = scene.root().emplace<SceneNode>("field");
+    // One batch per primitive; blade k is handles[b][k] in batch b.
+    std::vector<InstancedMeshNode*> batches;
+    std::vector<std::vector<InstanceHandle>> handles;
     for (const gltf::ImportedPrimitive& primitive : model.primitives) {
         // The model's own origin offset moves with it: lift it so it stands on y = 0.
         auto& batch = field.emplace<InstancedMeshNode>(primitive.mesh, primitive.material,
                                                        placements.size(), "field/" + primitive.name);
-        batch.setPosition(glm::vec3(0.0f, -model.bounds.min.y * baseScale, 0.0f));
+        batch.setPosition(glm::dvec3(0.0, -model.bounds.min.y * baseScale, 0.0));
+        handles.emplace_back();
         for (const Placement& p : placements) {
-            batch.addInstance(p.transform, p.color);
+            if (churn) {
+                handles.back().push_back(batch.acquire({p.transform, p.color}));
+            } else {
+                batch.addInstance(p.transform, p.color);
+            }
         }
+        batches.push_back(&batch);
     }
+    // Churn: a pool of spare placements the new blades take their place from.
+    const std::vector<Placement> spares = churn ? scatter(options.count, spacing, baseScale) : std::vector<Placement>{};
+    std::mt19937 churnRandom(7u);
     const float extent = std::sqrt(static_cast<float>(placements.size())) * spacing;
     Material soil;
     soil.baseColor = glm::vec4(0.28f, 0.2f, 0.12f, 1.0f);
@@ -100,6 +119,18 @@ int main(int argc, char** argv) try {
     // ---- Update: orbit around the field ----
     examples::FrameCallbacks callbacks;
     callbacks.update = [&](int frame, double /*seconds*/) {
+        if (churn && !placements.empty()) {
+            const std::size_t changes = std::max<std::size_t>(1, placements.size() / 10);
+            std::uniform_int_distribution<std::size_t> pick(0, placements.size() - 1);
+            for (std::size_t c = 0; c < changes; ++c) {
+                const std::size_t blade = pick(churnRandom);
+                const Placement& spare = spares[pick(churnRandom)];
+                for (std::size_t b = 0; b < batches.size(); ++b) {
+                    batches[b]->release(handles[b][blade]);  // the last blade moves into the hole
+                    handles[b][blade] = batches[b]->acquire({spare.transform, spare.color});
+                }
+            }
+        }
         const float angle = 0.6f + 0.02f * static_cast<float>(frame);
         const float radius = extent * 0.55f + 2.0f;
         camera.lookAt(glm::vec3(std::cos(angle) * radius, extent * 0.22f + 1.5f, std::sin(angle) * radius),
