@@ -8,7 +8,10 @@
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/egl/HeadlessContext.h"
+#include "myriad/gl/Buffer.h"
 #include "myriad/gl/Draw.h"
+#include "myriad/gl/Program.h"
+#include "myriad/gl/VertexArray.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
 
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -138,6 +142,149 @@ int main(int argc, char** argv) {
         });
         std::printf("| %zu | %zu | %.3f | %.3f | %.1fx |\n", n, n * 64, rewrite.cpuMs, copy.cpuMs,
                     rewrite.cpuMs / std::max(copy.cpuMs, 1e-6));
+    }
+
+    std::printf("\n## Updates (CPU only): calls per second\n\n| operation | N | ms | million per second |\n|---|---:|---:|---:|\n");
+    {
+        const std::size_t n = quick ? 100000 : 1000000;
+        const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+        InstancedMeshNode batch(triangle, material, n, "updates");
+        std::vector<InstanceHandle> handles;
+        handles.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            handles.push_back(batch.acquire({gridTransform(i, side), glm::vec4(1.0f)}));
+        }
+        auto row = [&](const char* name, const std::function<void()>& work) {
+            const auto start = Clock::now();
+            work();
+            const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            std::printf("| %s | %zu | %.2f | %.1f |\n", name, n, ms, static_cast<double>(n) / ms / 1000.0);
+        };
+        row("setTransform", [&] {
+            for (std::size_t i = 0; i < n; ++i) {
+                batch.setTransform(i, gridTransform(n - 1 - i, side));
+            }
+        });
+        row("setColor", [&] {
+            for (std::size_t i = 0; i < n; ++i) {
+                batch.setColor(i, glm::vec4(0.5f));
+            }
+        });
+        std::mt19937 random(1u);
+        row("release + acquire", [&] {
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::size_t k = random() % n;
+                batch.release(handles[k]);
+                handles[k] = batch.acquire({gridTransform(k, side), glm::vec4(1.0f)});
+            }
+        });
+    }
+
+    std::printf("\n## Partial updates at N = 100000: bytes uploaded and CPU ms of the frame\n\n");
+    std::printf("| changed | pattern | bytes uploaded | share of full | GPU copies | render CPU ms |\n|---:|---|---:|---:|---:|---:|\n");
+    {
+        const std::size_t n = 100000;
+        const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+        Scene scene;
+        auto& batch = scene.root().emplace<InstancedMeshNode>(triangle, material, n, "partial");
+        for (std::size_t i = 0; i < n; ++i) {
+            batch.addInstance(gridTransform(i, side));
+        }
+        const Camera camera = cameraFor(side);
+        renderer.render(scene, camera, target);
+        gl::finish();
+        for (const double share : {0.01, 0.10, 1.0}) {
+            for (const bool scattered : {false, true}) {
+                const auto changed = static_cast<std::size_t>(static_cast<double>(n) * share);
+                const std::size_t stride = scattered ? n / changed : 1;
+                for (std::size_t k = 0; k < changed; ++k) {
+                    batch.setColor(k * stride, glm::vec4(0.9f));
+                }
+                const auto start = Clock::now();
+                renderer.render(scene, camera, target);
+                const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+                gl::finish();
+                const gl::FrameStats& stats = renderer.lastFrameStats();
+                std::printf("| %.0f%% | %s | %llu | %.1f%% | %u | %.3f |\n", share * 100.0,
+                            scattered ? "every Nth" : "contiguous",
+                            static_cast<unsigned long long>(stats.bytesUploaded),
+                            100.0 * static_cast<double>(stats.bytesUploaded) / static_cast<double>(n * 64),
+                            stats.uploadRanges, ms);
+            }
+        }
+    }
+
+    std::printf("\n## Normals under non-uniform scale: cofactor against plain mat3 (vertex cost)\n\n");
+    {
+        // The library's instanced vertex shader, and the same with the usual shortcut
+        // (normal * mat3, right only for uniform scale), drawn through the low-level layer.
+        const std::string exact(gl::embeddedShaderText("instanced_mesh.vert"));
+        std::string shortcut = exact;
+        const std::string body = "mat3 cofactor = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));\n"
+                                 "    return cofactor * n * sign(determinant(m));";
+        const std::size_t at = shortcut.find(body);
+        if (at == std::string::npos) {
+            std::printf("(instanced_mesh.vert changed; cofactor row skipped)\n");
+            return 0;
+        }
+        shortcut.replace(at, body.size(), "return m * n;");
+        const std::string fragment(gl::embeddedShaderText("mesh.frag"));
+        const gl::ShaderSource exactStages[] = {{gl::ShaderStage::Vertex, "instanced_mesh.vert", exact},
+                                                {gl::ShaderStage::Fragment, "mesh.frag", fragment}};
+        const gl::ShaderSource shortcutStages[] = {{gl::ShaderStage::Vertex, "shortcut.vert", shortcut},
+                                                   {gl::ShaderStage::Fragment, "mesh.frag", fragment}};
+        gl::Program exactProgram(exactStages, "bench.cofactor");
+        gl::Program shortcutProgram(shortcutStages, "bench.shortcut");
+        const MeshGeometry sphere(shapes::uvSphere(0.5f, 24, 12), "sphere");
+        struct Vertex {
+            glm::vec3 position, normal;
+            glm::vec2 uv;
+            glm::vec4 color;
+        };
+        std::vector<Vertex> vertices;
+        for (std::size_t i = 0; i < sphere.vertexCount(); ++i) {
+            vertices.push_back({sphere.data().positions[i], sphere.data().normals[i], glm::vec2(0.0f), glm::vec4(1.0f)});
+        }
+        const std::size_t n = quick ? 2000 : 20000;
+        std::vector<InstanceRecord> records(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            records[i].row0 = glm::vec4(0.003f, 0.0f, 0.0f, 0.0f);
+            records[i].row1 = glm::vec4(0.0f, 0.001f, 0.0f, 0.0f);
+            records[i].row2 = glm::vec4(0.0f, 0.0f, 0.001f, -0.5f);
+        }
+        gl::Buffer vertexBuffer({.initialData = std::as_bytes(std::span(vertices))});
+        gl::Buffer indexBuffer({.initialData = std::as_bytes(std::span(sphere.data().indices32))});
+        gl::Buffer instanceBuffer({.initialData = std::as_bytes(std::span(records))});
+        gl::VertexArray layout({.attributes = {{location::kPosition, gl::AttributeFormat::Float3, 0, 0},
+                                               {location::kNormal, gl::AttributeFormat::Float3, 12, 0},
+                                               {location::kUv0, gl::AttributeFormat::Float2, 24, 0},
+                                               {location::kColor, gl::AttributeFormat::Float4, 32, 0},
+                                               {location::kInstanceRow0, gl::AttributeFormat::Float4, 0, 1},
+                                               {location::kInstanceRow1, gl::AttributeFormat::Float4, 16, 1},
+                                               {location::kInstanceRow2, gl::AttributeFormat::Float4, 32, 1},
+                                               {location::kInstanceColor, gl::AttributeFormat::Float4, 48, 1}},
+                                .bindings = {{0, sizeof(Vertex), 0}, {1, sizeof(InstanceRecord), 1}},
+                                .label = "bench.spheres"});
+        layout.setVertexBuffer(0, vertexBuffer);
+        layout.setVertexBuffer(1, instanceBuffer);
+        layout.setIndexBuffer(indexBuffer, IndexType::UInt32, sphere.vertexCount() - 1);
+        gl::bindDrawTarget(target.framebufferId(), 0, 0, target.width(), target.height());
+        auto drawWith = [&](const gl::Program& program) {
+            program.use();
+            program.setUniform(program.uniformLocation("u_viewProjection"), glm::mat4(1.0f));
+            program.setUniform(program.uniformLocation("u_model"), glm::mat4(1.0f));
+            program.setUniform(program.uniformLocation("u_baseColor"), glm::vec4(1.0f));
+            program.setUniform(program.uniformLocation("u_tint"), glm::vec4(1.0f));
+            program.setUniform(program.uniformLocation("u_lit"), 1);
+            gl::drawElementsInstanced(layout, gl::PrimitiveMode::Triangles, sphere.indexCount(),
+                                      IndexType::UInt32, 0, static_cast<std::uint32_t>(n));
+        };
+        const Timing withCofactor = measure(2, 9, [&] { drawWith(exactProgram); });
+        const Timing withShortcut = measure(2, 9, [&] { drawWith(shortcutProgram); });
+        gl::bindDrawTarget(0, 0, 0, target.width(), target.height());
+        std::printf("| instances x vertices | cofactor ms | mat3 shortcut ms | ratio |\n|---:|---:|---:|---:|\n");
+        std::printf("| %zu x %u | %.3f | %.3f | %.2fx |\n", n, sphere.vertexCount(), withCofactor.totalMs,
+                    withShortcut.totalMs, withCofactor.totalMs / std::max(withShortcut.totalMs, 1e-6));
     }
     return 0;
 }
