@@ -10,6 +10,7 @@ packages=(
     libglfw3-dev            # windows for the examples
     libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libgl-dev   # headless EGL + llvmpipe
     catch2 libbenchmark-dev
+    xvfb xauth              # a virtual X server: the windowed examples are tested under it
 )
 
 missing=()
