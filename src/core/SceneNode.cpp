@@ -28,6 +28,13 @@ SceneNode::SceneNode(std::string name, NodeKind kind)
 
 SceneNode::~SceneNode() = default;
 
+std::weak_ptr<const void> SceneNode::lifetime() const {
+    if (!m_lifetime) {
+        m_lifetime = std::make_shared<const int>(0);
+    }
+    return m_lifetime;
+}
+
 void SceneNode::checkCanAdopt(const SceneNode* child, const char* function) const {
     if (child == nullptr) {
         throw InvalidArgument(std::string(function) + ": child is null");

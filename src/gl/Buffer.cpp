@@ -20,6 +20,7 @@ Buffer::Buffer(const BufferDesc& desc) {
     }
     requireCurrentContext("gl::Buffer");
     glCreateBuffers(1, &m_id);
+    detail::countObject(detail::ObjectKind::Buffer, 1);
     const GLbitfield flags = desc.usage == BufferUsage::Dynamic ? GL_DYNAMIC_STORAGE_BIT : 0;
     if (desc.initialData.size() == size) {
         glNamedBufferStorage(m_id, static_cast<GLsizeiptr>(size), desc.initialData.data(), flags);
@@ -42,6 +43,7 @@ Buffer::Buffer(const BufferDesc& desc) {
 Buffer::~Buffer() {
     if (m_id != 0) {
         glDeleteBuffers(1, &m_id);
+        detail::countObject(detail::ObjectKind::Buffer, -1);
     }
 }
 
@@ -53,6 +55,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     if (this != &other) {
         if (m_id != 0) {
             glDeleteBuffers(1, &m_id);
+            detail::countObject(detail::ObjectKind::Buffer, -1);
         }
         m_id = std::exchange(other.m_id, 0);
         m_size = std::exchange(other.m_size, 0);

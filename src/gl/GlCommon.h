@@ -9,6 +9,10 @@
 
 namespace myriad::gl::detail {
 
+enum class ObjectKind : int { Buffer, VertexArray, Program, Texture, Framebuffer, Sync };
+/** Adds @p delta to the live count of @p kind (gl::liveObjectCounts()). */
+void countObject(ObjectKind kind, int delta) noexcept;
+
 /** glObjectLabel(identifier, id, label); a label longer than GL_MAX_LABEL_LENGTH is cut. */
 void setLabel(GLenum identifier, GLuint id, std::string_view label);
 

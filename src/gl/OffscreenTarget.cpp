@@ -46,6 +46,7 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     }
     requireCurrentContext("gl::OffscreenTarget");
     glCreateFramebuffers(1, &m_framebuffer);
+    detail::countObject(detail::ObjectKind::Framebuffer, 1);
     glCreateRenderbuffers(1, &m_color);
     glCreateRenderbuffers(1, &m_depth);
     glNamedRenderbufferStorage(m_color, GL_RGBA8, static_cast<GLsizei>(width),
@@ -76,6 +77,7 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
 void OffscreenTarget::destroy() noexcept {
     if (m_framebuffer != 0) {
         glDeleteFramebuffers(1, &m_framebuffer);
+        detail::countObject(detail::ObjectKind::Framebuffer, -1);
     }
     if (m_color != 0) {
         glDeleteRenderbuffers(1, &m_color);

@@ -152,6 +152,7 @@ Program::Program(std::span<const ShaderSource> stages, std::string_view label) {
         throw ShaderError("program '" + std::string(label) + "' failed to link:\n" + log);
     }
     m_id = program;
+    detail::countObject(detail::ObjectKind::Program, 1);
     m_label = detail::labelOrDefault(label, "program", m_id);
     detail::setLabel(GL_PROGRAM, m_id, m_label);
 }
@@ -176,6 +177,7 @@ Program Program::fromEmbedded(std::string_view vertexName, std::string_view frag
 Program::~Program() {
     if (m_id != 0) {
         glDeleteProgram(m_id);
+        detail::countObject(detail::ObjectKind::Program, -1);
     }
 }
 
@@ -186,6 +188,7 @@ Program& Program::operator=(Program&& other) noexcept {
     if (this != &other) {
         if (m_id != 0) {
             glDeleteProgram(m_id);
+            detail::countObject(detail::ObjectKind::Program, -1);
         }
         m_id = std::exchange(other.m_id, 0);
         m_label = std::move(other.m_label);

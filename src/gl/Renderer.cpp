@@ -165,6 +165,7 @@ struct Renderer::Impl {
         std::uint64_t lastUsedFrame = 0;
     };
     struct BatchGpu {
+        std::weak_ptr<const void> node;  // expires with the node: its GPU copy goes at once
         std::uint64_t meshId = 0;
         std::size_t capacity = 0;
         Buffer instances;
@@ -244,6 +245,9 @@ struct Renderer::Impl {
     BatchGpu& batchGpu(const InstancedMeshNode& node, MeshGpu& mesh) {
         BatchGpu& batch = batches[node.id()];
         batch.lastUsedFrame = frame;
+        if (batch.node.expired()) {
+            batch.node = node.lifetime();
+        }
         if (batch.meshId != node.mesh()->id() || batch.capacity < node.capacity()) {
             // First use, a new mesh, or a grown batch: a new buffer of the full capacity, so
             // later growth within it costs no reallocation. Written only by GPU copies from the
@@ -516,7 +520,7 @@ struct Renderer::Impl {
 
     void releaseOlderThan(std::uint64_t frames) {
         auto stale = [&](const auto& entry) { return frame - entry.second.lastUsedFrame > frames; };
-        std::erase_if(batches, stale);
+        std::erase_if(batches, [&](const auto& entry) { return stale(entry) || entry.second.node.expired(); });
         std::erase_if(meshes, stale);
         std::erase_if(textures, stale);
     }

@@ -27,12 +27,14 @@ StagingRing::~StagingRing() { destroy(); }
 
 void StagingRing::create(std::size_t bytes) {
     glCreateBuffers(1, &m_buffer);
+    countObject(ObjectKind::Buffer, 1);
     const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     glNamedBufferStorage(m_buffer, static_cast<GLsizeiptr>(bytes), nullptr, flags);
     m_mapped = static_cast<std::byte*>(
         glMapNamedBufferRange(m_buffer, 0, static_cast<GLsizeiptr>(bytes), flags));
     if (m_mapped == nullptr) {
         glDeleteBuffers(1, &m_buffer);
+        countObject(ObjectKind::Buffer, -1);
         m_buffer = 0;
         throw GlError("gl::Renderer: could not map a " + std::to_string(bytes) +
                       "-byte persistent upload buffer");
@@ -47,6 +49,7 @@ void StagingRing::create(std::size_t bytes) {
 void StagingRing::destroy() noexcept {
     for (const InFlight& region : m_inFlight) {
         glDeleteSync(region.fence);
+        countObject(ObjectKind::Sync, -1);
     }
     m_inFlight.clear();
     if (m_buffer != 0) {
@@ -54,6 +57,7 @@ void StagingRing::destroy() noexcept {
         // Copies still queued from this buffer keep it alive until they ran (deletion of an
         // object in use is deferred, OpenGL 4.5 section 5.1.3).
         glDeleteBuffers(1, &m_buffer);
+        countObject(ObjectKind::Buffer, -1);
         m_buffer = 0;
         m_mapped = nullptr;
     }
@@ -100,6 +104,7 @@ StagingRing::Allocation StagingRing::allocate(std::size_t bytes) {
             waitFor(region);
         }
         glDeleteSync(region.fence);
+        countObject(ObjectKind::Sync, -1);
         m_inFlight.pop_front();
     }
     m_head = end;
@@ -111,10 +116,12 @@ void StagingRing::endFrame() {
         return;  // nothing uploaded this frame
     }
     const GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    countObject(ObjectKind::Sync, 1);
     if (m_frameWrapped) {
         // [frameBegin, capacity) and [0, head): two regions guarded by fences of the same point.
         m_inFlight.push_back({m_frameBegin, m_capacity, fence});
         m_inFlight.push_back({0, m_head, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
+        countObject(ObjectKind::Sync, 1);
     } else {
         m_inFlight.push_back({m_frameBegin, m_head, fence});
     }

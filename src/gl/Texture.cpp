@@ -27,6 +27,7 @@ Texture2D::Texture2D(const Image& image, const TextureDesc& desc) {
     }
     requireCurrentContext("gl::Texture2D");
     glCreateTextures(GL_TEXTURE_2D, 1, &m_id);
+    detail::countObject(detail::ObjectKind::Texture, 1);
     const auto levels = desc.nearestFilter
                             ? 1
                             : static_cast<GLsizei>(std::bit_width(std::max(image.width, image.height)));
@@ -51,6 +52,7 @@ Texture2D::Texture2D(const Image& image, const TextureDesc& desc) {
 Texture2D::~Texture2D() {
     if (m_id != 0) {
         glDeleteTextures(1, &m_id);
+        detail::countObject(detail::ObjectKind::Texture, -1);
     }
 }
 
@@ -60,6 +62,7 @@ Texture2D& Texture2D::operator=(Texture2D&& other) noexcept {
     if (this != &other) {
         if (m_id != 0) {
             glDeleteTextures(1, &m_id);
+            detail::countObject(detail::ObjectKind::Texture, -1);
         }
         m_id = std::exchange(other.m_id, 0);
     }

@@ -94,6 +94,7 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
     requireCurrentContext("gl::VertexArray");
 
     glCreateVertexArrays(1, &m_id);
+    detail::countObject(detail::ObjectKind::VertexArray, 1);
     for (const VertexAttribute& attribute : desc.attributes) {
         const FormatInfo info = formatInfo(attribute.format);
         glEnableVertexArrayAttrib(m_id, attribute.location);
@@ -112,6 +113,7 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
 VertexArray::~VertexArray() {
     if (m_id != 0) {
         glDeleteVertexArrays(1, &m_id);
+        detail::countObject(detail::ObjectKind::VertexArray, -1);
     }
 }
 
@@ -125,6 +127,7 @@ VertexArray& VertexArray::operator=(VertexArray&& other) noexcept {
     if (this != &other) {
         if (m_id != 0) {
             glDeleteVertexArrays(1, &m_id);
+            detail::countObject(detail::ObjectKind::VertexArray, -1);
         }
         m_id = std::exchange(other.m_id, 0);
         m_label = std::move(other.m_label);

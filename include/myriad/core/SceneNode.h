@@ -52,6 +52,9 @@ public:
     /** A process-wide serial number, never reused, so caches keyed on it cannot mistake a new
      *  node for a destroyed one that had the same address. */
     [[nodiscard]] std::uint64_t id() const noexcept { return m_id; }
+    /** Expires when this node is destroyed: lets a cache (the renderer's GPU copies of a batch)
+     *  free what it made for the node at once instead of waiting for it to go unused. */
+    [[nodiscard]] std::weak_ptr<const void> lifetime() const;
 
     // ---- hierarchy -----------------------------------------------------------------------
 
@@ -244,6 +247,7 @@ private:
     mutable bool m_worldDirty = true;
     mutable std::uint64_t m_parentVersionSeen = 0;
     mutable std::uint64_t m_worldVersion = 0;
+    mutable std::shared_ptr<const int> m_lifetime;  ///< made on the first lifetime() call
 };
 
 } // namespace myriad

@@ -1,0 +1,29 @@
+#pragma once
+/** @file Counts of GL objects myriad holds right now, for leak checks.
+ *
+ *  Every RAII type of myriad_gl (Buffer, VertexArray, Program, Texture2D, OffscreenTarget) and the
+ *  Renderer's internal upload ring count their creations and deletions here, so a test can
+ *  assert that destroying a Renderer, a node or a batch gives back everything it made.
+ *  Thread safety: the counters are atomic; read them from any thread. */
+#include <cstdint>
+
+namespace myriad::gl {
+
+struct LiveObjectCounts {
+    std::int64_t buffers = 0;
+    std::int64_t vertexArrays = 0;
+    std::int64_t programs = 0;
+    std::int64_t textures = 0;
+    std::int64_t framebuffers = 0;  ///< OffscreenTargets (each with two renderbuffers)
+    std::int64_t syncs = 0;         ///< fences of the upload ring
+
+    [[nodiscard]] std::int64_t total() const noexcept {
+        return buffers + vertexArrays + programs + textures + framebuffers + syncs;
+    }
+    friend bool operator==(const LiveObjectCounts&, const LiveObjectCounts&) = default;
+};
+
+/** The GL objects myriad created and has not deleted yet, process-wide. */
+[[nodiscard]] LiveObjectCounts liveObjectCounts() noexcept;
+
+} // namespace myriad::gl
