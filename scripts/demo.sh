@@ -2,11 +2,13 @@
 # Builds the field demo in Release and runs it headless: writes field.png (or the path given).
 # Usage: scripts/demo.sh [OUT.png] [extra 02-field flags, e.g. --count 50000]
 set -euo pipefail
+out=${1:-field.png}
+shift || true
+case "$out" in /*) ;; *) out="$PWD/$out" ;; esac  # relative to where you ran it from
+mkdir -p "$(dirname "$out")"
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
-out=${1:-field.png}
-shift || true
 build=build/release
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF \
     -DMYRIAD_BUILD_BENCHMARKS=OFF
