@@ -4,6 +4,7 @@
 #include "myriad/util/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace myriad {
@@ -90,28 +91,93 @@ Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept
     return mesh()->localBounds().transformed(unpackTransform(record));
 }
 
-void InstancedMeshNode::markDirty(std::size_t begin, std::size_t end) {
+namespace {
+
+// Appends [begin, end) to @p ranges, extending the last range when close, and keeps the list
+// bounded by merging with ever wider gaps: an upload then carries some clean records along,
+// never misses a dirty one.
+void appendRange(std::vector<IndexRange>& ranges, std::size_t begin, std::size_t end) {
     if (begin >= end) {
         return;
     }
-    if (!m_dirty.empty()) {
-        IndexRange& last = m_dirty.back();
+    if (!ranges.empty()) {
+        IndexRange& last = ranges.back();
         if (begin <= last.end + kMergeGap && end + kMergeGap >= last.begin) {
             last.begin = std::min(last.begin, begin);
             last.end = std::max(last.end, end);
             return;
         }
     }
-    m_dirty.push_back({begin, end});
-    if (m_dirty.size() > kMaxDirtyRanges) {
-        // Scattered writes: merge with ever wider gaps until the list is short again. Uploads
-        // then carry some clean records along, never miss a dirty one.
+    ranges.push_back({begin, end});
+    if (ranges.size() > kMaxDirtyRanges) {
         std::size_t gap = kMergeGap;
-        while (m_dirty.size() > kMaxDirtyRanges / 2) {
+        while (ranges.size() > kMaxDirtyRanges / 2) {
             gap *= 4;
-            mergeRanges(m_dirty, gap);
+            mergeRanges(ranges, gap);
         }
     }
+}
+
+} // namespace
+
+void InstancedMeshNode::markWeightsDirty(std::size_t begin, std::size_t end) {
+    appendRange(m_weightsDirty, begin, end);
+    ++m_weightsVersion;
+}
+
+void InstancedMeshNode::morphWeightsUploadDone() const noexcept {
+    m_weightsDirty.clear();
+    m_weightsBase = m_weightsVersion;
+}
+
+void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float> weights) {
+    checkIndex(index, "InstancedMeshNode::setMorphWeights");
+    const std::size_t targets = mesh()->morphTargetCount();
+    if (weights.size() > targets) {
+        throw InvalidArgument("InstancedMeshNode::setMorphWeights: " + std::to_string(weights.size()) +
+                              " weights for a mesh with " + std::to_string(targets) +
+                              " morph targets (kMaxMorphTargets is " +
+                              std::to_string(kMaxMorphTargets) + ")");
+    }
+    for (float w : weights) {
+        if (!std::isfinite(w)) {
+            throw InvalidArgument("InstancedMeshNode::setMorphWeights: a weight is NaN or Inf");
+        }
+    }
+    if (m_weights.empty()) {
+        m_weights.assign(m_records.size() * kMaxMorphTargets, 0.0f);  // may throw: nothing changed
+        for (std::size_t i = 0; i < m_records.size(); ++i) {
+            m_weights[i * kMaxMorphTargets] = kUseNodeMorphWeights;
+        }
+    }
+    if (!hasOwnWeights(index)) {
+        ++m_ownWeights;
+    }
+    float* row = m_weights.data() + index * kMaxMorphTargets;
+    std::fill(row, row + kMaxMorphTargets, 0.0f);
+    std::copy(weights.begin(), weights.end(), row);
+    markWeightsDirty(index, index + 1);
+}
+
+void InstancedMeshNode::clearMorphWeights(std::size_t index) {
+    checkIndex(index, "InstancedMeshNode::clearMorphWeights");
+    if (hasOwnWeights(index)) {
+        m_weights[index * kMaxMorphTargets] = kUseNodeMorphWeights;
+        --m_ownWeights;
+        markWeightsDirty(index, index + 1);
+    }
+}
+
+std::span<const float> InstancedMeshNode::morphWeightsOf(std::size_t index) const {
+    checkIndex(index, "InstancedMeshNode::morphWeightsOf");
+    if (hasOwnWeights(index)) {
+        return {m_weights.data() + index * kMaxMorphTargets, mesh()->morphTargetCount()};
+    }
+    return morphWeights();
+}
+
+void InstancedMeshNode::markDirty(std::size_t begin, std::size_t end) {
+    appendRange(m_dirty, begin, end);
 }
 
 void InstancedMeshNode::uploadDone() const noexcept {
@@ -140,6 +206,11 @@ void InstancedMeshNode::setCount(std::size_t count) {
                             " > capacity " + std::to_string(m_records.size()) +
                             "; call ensureCapacity() first");
     }
+    for (std::size_t i = std::min(count, m_count); i < std::max(count, m_count); ++i) {
+        if (hasOwnWeights(i)) {
+            m_ownWeights = count > m_count ? m_ownWeights + 1 : m_ownWeights - 1;
+        }
+    }
     if (count > m_count) {
         for (std::size_t i = m_count; i < count; ++i) {
             if (m_boundsValid) {
@@ -161,6 +232,7 @@ void InstancedMeshNode::setCount(std::size_t count) {
 
 void InstancedMeshNode::clear() noexcept {
     dropHandlesFrom(0);
+    m_ownWeights = 0;  // rows keep their weights, as records keep theirs
     m_count = 0;
     m_bounds = Aabb{};
     m_boundsValid = true;
@@ -175,8 +247,18 @@ void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
         // Both vectors grow or neither: reserve first (may throw), then resize (cannot).
         m_records.reserve(capacity);
         m_handleOfRecord.reserve(capacity);
+        if (!m_weights.empty()) {
+            m_weights.reserve(capacity * kMaxMorphTargets);
+        }
+        const std::size_t old = m_records.size();
         m_records.resize(capacity);
         m_handleOfRecord.resize(capacity, kNoHandle);
+        if (!m_weights.empty()) {
+            m_weights.resize(capacity * kMaxMorphTargets, 0.0f);
+            for (std::size_t i = old; i < capacity; ++i) {
+                m_weights[i * kMaxMorphTargets] = kUseNodeMorphWeights;
+            }
+        }
     }
 }
 
@@ -203,6 +285,12 @@ std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm
     const std::size_t index = m_count;
     m_records[index] = packTransform(transform, color);
     m_handleOfRecord[index] = kNoHandle;
+    if (hasOwnWeights(index)) {
+        // A new instance starts with the node's weights, not those left in the row by an
+        // earlier clear() or smaller count.
+        m_weights[index * kMaxMorphTargets] = kUseNodeMorphWeights;
+        markWeightsDirty(index, index + 1);
+    }
     if (m_boundsValid) {
         m_bounds.extend(instanceBox(m_records[index]));
     }
@@ -334,12 +422,26 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     if (index != last) {
         // Swap-remove: the last drawn record (and whatever names it) moves into the hole.
         m_records[index] = m_records[last];
+        if (!m_weights.empty()) {
+            if (hasOwnWeights(index)) {
+                --m_ownWeights;
+            }
+            std::copy_n(m_weights.data() + last * kMaxMorphTargets, kMaxMorphTargets,
+                        m_weights.data() + index * kMaxMorphTargets);
+            m_weights[last * kMaxMorphTargets] = kUseNodeMorphWeights;
+            markWeightsDirty(index, index + 1);
+        }
         const std::uint32_t movedSlot = m_handleOfRecord[last];
         m_handleOfRecord[index] = movedSlot;
         if (movedSlot != kNoHandle) {
             m_handleSlots[movedSlot].index = static_cast<std::uint32_t>(index);
         }
         markDirty(index, index + 1);
+    }
+    if (index == last && hasOwnWeights(last)) {
+        m_weights[last * kMaxMorphTargets] = kUseNodeMorphWeights;
+        --m_ownWeights;
+        markWeightsDirty(last, last + 1);
     }
     m_handleOfRecord[last] = kNoHandle;
     released.live = false;

@@ -6,6 +6,7 @@
 #include <glm/geometric.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <string>
 
 namespace myriad {
@@ -94,6 +95,42 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
         }
         m_bounds.extend(data.positions[i]);
     }
+    if (data.morphTargets.size() > kMaxMorphTargets) {
+        throw InvalidArgument(where + ": " + std::to_string(data.morphTargets.size()) +
+                              " morph targets, more than kMaxMorphTargets (" +
+                              std::to_string(kMaxMorphTargets) + ")");
+    }
+    for (std::size_t t = 0; t < data.morphTargets.size(); ++t) {
+        const MorphTarget& target = data.morphTargets[t];
+        const std::string which = where + ": morph target " + std::to_string(t);
+        if (target.positionDeltas.size() != vertexCount) {
+            throw InvalidArgument(which + " has " + std::to_string(target.positionDeltas.size()) +
+                                  " position deltas, expected the vertex count " +
+                                  std::to_string(vertexCount));
+        }
+        if (!target.normalDeltas.empty() && target.normalDeltas.size() != vertexCount) {
+            throw InvalidArgument(which + " has " + std::to_string(target.normalDeltas.size()) +
+                                  " normal deltas, expected 0 or the vertex count");
+        }
+        for (const auto* deltas : {&target.positionDeltas, &target.normalDeltas}) {
+            for (const glm::vec3& d : *deltas) {
+                if (!detail::allFinite(d)) {
+                    throw InvalidArgument(which + " has a NaN or Inf delta");
+                }
+            }
+        }
+    }
+    if (data.morphWeights.size() > data.morphTargets.size()) {
+        throw InvalidArgument(where + ": " + std::to_string(data.morphWeights.size()) +
+                              " default morph weights for " +
+                              std::to_string(data.morphTargets.size()) + " targets");
+    }
+    for (float w : data.morphWeights) {
+        if (!std::isfinite(w)) {
+            throw InvalidArgument(where + ": a default morph weight is NaN or Inf");
+        }
+    }
+    data.morphWeights.resize(data.morphTargets.size(), 0.0f);
     if (data.normals.empty()) {
         data.normals = has16 ? smoothNormals(data.positions, data.indices16)
                              : smoothNormals(data.positions, data.indices32);

@@ -6,6 +6,8 @@
 #include <glm/geometric.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 namespace myriad {
 
@@ -18,6 +20,24 @@ MeshNode::MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, 
     if (!m_mesh) {
         throw InvalidArgument("MeshNode('" + this->name() + "'): mesh is null");
     }
+    m_morphWeights = m_mesh->defaultMorphWeights();
+}
+
+void MeshNode::setMorphWeights(std::span<const float> weights) {
+    if (weights.size() > m_mesh->morphTargetCount()) {
+        throw InvalidArgument("MeshNode::setMorphWeights: " + std::to_string(weights.size()) +
+                              " weights for a mesh with " +
+                              std::to_string(m_mesh->morphTargetCount()) +
+                              " morph targets (kMaxMorphTargets is " +
+                              std::to_string(kMaxMorphTargets) + ")");
+    }
+    for (float w : weights) {
+        if (!std::isfinite(w)) {
+            throw InvalidArgument("MeshNode::setMorphWeights: a weight is NaN or Inf");
+        }
+    }
+    std::fill(m_morphWeights.begin(), m_morphWeights.end(), 0.0f);
+    std::copy(weights.begin(), weights.end(), m_morphWeights.begin());
 }
 
 const Aabb& MeshNode::drawBounds() const {
@@ -52,7 +72,9 @@ void MeshNode::setMesh(std::shared_ptr<const MeshGeometry> mesh) {
     if (!mesh) {
         throw InvalidArgument("MeshNode::setMesh: mesh is null");
     }
+    std::vector<float> weights = mesh->defaultMorphWeights();
     m_mesh = std::move(mesh);
+    m_morphWeights = std::move(weights);
 }
 
 } // namespace myriad

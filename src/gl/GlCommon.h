@@ -13,6 +13,40 @@ enum class ObjectKind : int { Buffer, VertexArray, Program, Texture, Framebuffer
 /** Adds @p delta to the live count of @p kind (gl::liveObjectCounts()). */
 void countObject(ObjectKind kind, int delta) noexcept;
 
+/** A GL texture name that deletes itself (buffer textures and float textures made inside the
+ *  renderer; gl::Texture2D is the public RGBA8 kind). Move-only. */
+class TextureHandle {
+public:
+    TextureHandle() noexcept = default;
+    explicit TextureHandle(GLenum target) {
+        glCreateTextures(target, 1, &m_id);
+        countObject(ObjectKind::Texture, 1);
+    }
+    ~TextureHandle() { reset(); }
+    TextureHandle(TextureHandle&& other) noexcept : m_id(other.m_id) { other.m_id = 0; }
+    TextureHandle& operator=(TextureHandle&& other) noexcept {
+        if (this != &other) {
+            reset();
+            m_id = other.m_id;
+            other.m_id = 0;
+        }
+        return *this;
+    }
+    TextureHandle(const TextureHandle&) = delete;
+    TextureHandle& operator=(const TextureHandle&) = delete;
+    [[nodiscard]] GLuint id() const noexcept { return m_id; }
+    void reset() noexcept {
+        if (m_id != 0) {
+            glDeleteTextures(1, &m_id);
+            countObject(ObjectKind::Texture, -1);
+            m_id = 0;
+        }
+    }
+
+private:
+    GLuint m_id = 0;
+};
+
 /** glObjectLabel(identifier, id, label); a label longer than GL_MAX_LABEL_LENGTH is cut. */
 void setLabel(GLenum identifier, GLuint id, std::string_view label);
 

@@ -3,6 +3,7 @@
 #include "gl/EmbeddedShaders.h"
 #include "gl/GlCommon.h"
 #include "myriad/core/InstanceRecord.h"
+#include "myriad/core/MorphTargets.h"
 #include "myriad/gl/Loader.h"
 #include "myriad/util/Error.h"
 
@@ -36,7 +37,8 @@ std::string layoutDefines() {
         << "#define MYRIAD_LOCATION_INSTANCE_ROW0 " << location::kInstanceRow0 << "\n"
         << "#define MYRIAD_LOCATION_INSTANCE_ROW1 " << location::kInstanceRow1 << "\n"
         << "#define MYRIAD_LOCATION_INSTANCE_ROW2 " << location::kInstanceRow2 << "\n"
-        << "#define MYRIAD_LOCATION_INSTANCE_COLOR " << location::kInstanceColor << "\n";
+        << "#define MYRIAD_LOCATION_INSTANCE_COLOR " << location::kInstanceColor << "\n"
+        << "#define MYRIAD_MAX_MORPH_TARGETS " << kMaxMorphTargets << "\n";
     return out.str();
 }
 
@@ -99,6 +101,10 @@ GLuint compileStage(const ShaderSource& source) {
         full += "\n";
     }
     full += layoutDefines();
+    full += source.defines;
+    if (!source.defines.empty() && source.defines.back() != '\n') {
+        full += "\n";
+    }
     full += "#line " + std::to_string(linesBefore + 1) + "\n";
     if (versionEnd != std::string_view::npos) {
         full += text.substr(versionEnd + 1);
@@ -122,7 +128,8 @@ GLuint compileStage(const ShaderSource& source) {
 
 } // namespace
 
-Program::Program(std::span<const ShaderSource> stages, std::string_view label) {
+Program::Program(std::span<const ShaderSource> stages, std::string_view label,
+                 std::span<const char* const> captureVaryings) {
     requireCurrentContext("gl::Program");
     std::vector<GLuint> shaders;
     try {
@@ -138,6 +145,10 @@ Program::Program(std::span<const ShaderSource> stages, std::string_view label) {
     const GLuint program = glCreateProgram();
     for (GLuint shader : shaders) {
         glAttachShader(program, shader);
+    }
+    if (!captureVaryings.empty()) {
+        glTransformFeedbackVaryings(program, static_cast<GLsizei>(captureVaryings.size()),
+                                    captureVaryings.data(), GL_INTERLEAVED_ATTRIBS);
     }
     glLinkProgram(program);
     for (GLuint shader : shaders) {
@@ -166,10 +177,10 @@ std::string_view embeddedShaderText(std::string_view name) {
 }
 
 Program Program::fromEmbedded(std::string_view vertexName, std::string_view fragmentName,
-                              std::string_view label) {
+                              std::string_view label, std::string_view defines) {
     const ShaderSource stages[] = {
-        {ShaderStage::Vertex, vertexName, embeddedShaderText(vertexName)},
-        {ShaderStage::Fragment, fragmentName, embeddedShaderText(fragmentName)},
+        {ShaderStage::Vertex, vertexName, embeddedShaderText(vertexName), defines},
+        {ShaderStage::Fragment, fragmentName, embeddedShaderText(fragmentName), defines},
     };
     return Program(stages, label);
 }
@@ -214,6 +225,11 @@ void Program::setUniform(int location, const glm::vec3& value) const {
 }
 void Program::setUniform(int location, const glm::vec4& value) const {
     glProgramUniform4fv(m_id, location, 1, glm::value_ptr(value));
+}
+void Program::setUniform(int location, std::span<const float> values) const {
+    if (!values.empty()) {
+        glProgramUniform1fv(m_id, location, static_cast<GLsizei>(values.size()), values.data());
+    }
 }
 void Program::setUniform(int location, const glm::mat4& value) const {
     glProgramUniformMatrix4fv(m_id, location, 1, GL_FALSE, glm::value_ptr(value));

@@ -19,6 +19,7 @@
 #include <glm/geometric.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -79,6 +80,11 @@ struct SurfaceUniforms {
     int ambient = -1;
     int tint = -1;
     int discardBackFaces = -1;
+    int morphTargetCount = -1;
+    int vertexCount = -1;
+    int morphWeights = -1;
+    int instancesPerRow = -1;
+    int baseInstance = -1;
 
     explicit SurfaceUniforms(const Program& program)
         : viewProjection(program.uniformLocation("u_viewProjection")),
@@ -92,7 +98,12 @@ struct SurfaceUniforms {
           lightColor(program.uniformLocation("u_lightColor")),
           ambient(program.uniformLocation("u_ambient")),
           tint(program.uniformLocation("u_tint")),
-          discardBackFaces(program.uniformLocation("u_discardBackFaces")) {}
+          discardBackFaces(program.uniformLocation("u_discardBackFaces")),
+          morphTargetCount(program.uniformLocation("u_morphTargetCount")),
+          vertexCount(program.uniformLocation("u_vertexCount")),
+          morphWeights(program.uniformLocation("u_morphWeights")),
+          instancesPerRow(program.uniformLocation("u_instancesPerRow")),
+          baseInstance(program.uniformLocation("u_baseInstance")) {}
 };
 
 float srgbEncode(float c) {
@@ -162,6 +173,8 @@ struct Renderer::Impl {
         Buffer vertices;
         Buffer indices;
         VertexArray vertexArray;
+        Buffer morphDeltas;                   // 2 RGBA32F texels per (target, vertex)
+        detail::TextureHandle morphTargets;   // GL_TEXTURE_BUFFER view of morphDeltas
         std::uint64_t lastUsedFrame = 0;
     };
     struct BatchGpu {
@@ -173,6 +186,10 @@ struct Renderer::Impl {
         std::uint64_t uploadedVersion = 0;
         std::size_t uploadedCount = 0;
         std::uint64_t lastUsedFrame = 0;
+        detail::TextureHandle morphWeights;  // made when the batch first has its own weights
+        std::size_t weightsCapacity = 0;
+        std::uint32_t instancesPerRow = 0;
+        std::uint64_t uploadedWeightsVersion = 0;
     };
     struct TextureGpu {
         std::shared_ptr<const Image> image;
@@ -184,10 +201,15 @@ struct Renderer::Impl {
         float distance = 0.0f;  ///< camera to node origin, for back-to-front blending
     };
 
-    Program meshProgram;
-    Program instancedProgram;
-    SurfaceUniforms meshUniforms;
-    SurfaceUniforms instancedUniforms;
+    /** One program per shader variant, compiled on first use: a scene without morphing never
+     *  compiles the morph variants. Index: instanced | morph << 1 | per-instance weights << 2. */
+    struct ProgramVariant {
+        Program program;
+        SurfaceUniforms uniforms;
+        explicit ProgramVariant(Program p) : program(std::move(p)), uniforms(program) {}
+    };
+    std::array<std::unique_ptr<ProgramVariant>, 8> variants;
+    RendererDesc desc;
     std::unordered_map<std::uint64_t, MeshGpu> meshes;
     std::unordered_map<std::uint64_t, BatchGpu> batches;
     std::unordered_map<const Image*, TextureGpu> textures;
@@ -201,11 +223,30 @@ struct Renderer::Impl {
     std::uint64_t frame = 0;
     const Program* boundProgram = nullptr;
 
-    Impl()
-        : meshProgram(Program::fromEmbedded("mesh.vert", "mesh.frag", "myriad/MeshNode.program")),
-          instancedProgram(Program::fromEmbedded("instanced_mesh.vert", "mesh.frag",
-                                                 "myriad/InstancedMeshNode.program")),
-          meshUniforms(meshProgram), instancedUniforms(instancedProgram) {}
+    explicit Impl(const RendererDesc& rendererDesc) : desc(rendererDesc) {
+        // The two plain variants up front, so a broken driver fails at construction.
+        (void)variant(false, false, false);
+        (void)variant(true, false, false);
+    }
+
+    ProgramVariant& variant(bool instanced, bool morph, bool instanceWeights) {
+        const std::size_t index = (instanced ? 1u : 0u) | (morph ? 2u : 0u) | (instanceWeights ? 4u : 0u);
+        if (!variants[index]) {
+            std::string defines;
+            std::string label = instanced ? "myriad/InstancedMeshNode.program" : "myriad/MeshNode.program";
+            if (morph) {
+                defines += "#define MYRIAD_MORPH 1\n";
+                label += "+morph";
+            }
+            if (instanceWeights) {
+                defines += "#define MYRIAD_INSTANCE_MORPH_WEIGHTS 1\n";
+                label += "+instance-weights";
+            }
+            variants[index] = std::make_unique<ProgramVariant>(Program::fromEmbedded(
+                instanced ? "instanced_mesh.vert" : "mesh.vert", "mesh.frag", label, defines));
+        }
+        return *variants[index];
+    }
 
     MeshGpu& meshGpu(const std::shared_ptr<const MeshGeometry>& mesh) {
         auto it = meshes.find(mesh->id());
@@ -239,6 +280,25 @@ struct Renderer::Impl {
         gpu.vertexArray.setVertexBuffer(kVertexBinding, gpu.vertices);
         gpu.vertexArray.setIndexBuffer(gpu.indices, mesh->indexType(), mesh->vertexCount() - 1);
         stats.bytesUploaded += gpu.vertices.sizeBytes() + gpu.indices.sizeBytes();
+        if (mesh->morphTargetCount() > 0) {
+            std::vector<glm::vec4> deltas(2 * mesh->morphTargetCount() * mesh->vertexCount(), glm::vec4(0.0f));
+            for (std::size_t t = 0; t < mesh->morphTargetCount(); ++t) {
+                const MorphTarget& target = data.morphTargets[t];
+                for (std::size_t v = 0; v < mesh->vertexCount(); ++v) {
+                    const std::size_t texel = 2 * (t * mesh->vertexCount() + v);
+                    deltas[texel] = glm::vec4(target.positionDeltas[v], 0.0f);
+                    if (!target.normalDeltas.empty()) {
+                        deltas[texel + 1] = glm::vec4(target.normalDeltas[v], 0.0f);
+                    }
+                }
+            }
+            gpu.morphDeltas = Buffer({.initialData = std::as_bytes(std::span(deltas)),
+                                      .label = name + "/MeshGeometry.morph-targets"});
+            gpu.morphTargets = detail::TextureHandle(GL_TEXTURE_BUFFER);
+            glTextureBuffer(gpu.morphTargets.id(), GL_RGBA32F, gpu.morphDeltas.id());
+            detail::setLabel(GL_TEXTURE, gpu.morphTargets.id(), name + "/MeshGeometry.morph-texture");
+            stats.bytesUploaded += gpu.morphDeltas.sizeBytes();
+        }
         return gpu;
     }
 
@@ -327,6 +387,72 @@ struct Renderer::Impl {
         uploadRanges.resize(uploadRanges.empty() ? 0 : out + 1);
     }
 
+    // The batch's per-instance morph weights as an RGBA32F texture, rows wrapped at
+    // instancesPerRow; only rows holding changed instances are sent.
+    void uploadMorphWeights(const InstancedMeshNode& node, BatchGpu& batch) {
+        constexpr std::size_t kTexelsPerInstance = kMaxMorphTargets / 4;
+        const std::span<const float> weights = node.instanceMorphWeightData();
+        const std::size_t capacity = node.capacity();
+        bool full = batch.uploadedWeightsVersion == 0 ||
+                    batch.uploadedWeightsVersion != node.dirtyMorphWeightsBaseVersion();
+        if (batch.morphWeights.id() == 0 || batch.weightsCapacity < capacity) {
+            GLint maxSize = 0;
+            glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxSize);
+            const std::size_t widest = static_cast<std::size_t>(maxSize) / kTexelsPerInstance;
+            std::size_t perRow = desc.morphWeightsInstancesPerRow != 0 ? desc.morphWeightsInstancesPerRow : capacity;
+            perRow = std::clamp<std::size_t>(perRow, 1, widest);
+            const std::size_t rows = (capacity + perRow - 1) / perRow;
+            if (rows > static_cast<std::size_t>(maxSize)) {
+                throw GlError("gl::Renderer: batch '" + node.name() + "' needs a " + std::to_string(rows) +
+                              "-row morph-weights texture, above GL_MAX_TEXTURE_SIZE " + std::to_string(maxSize));
+            }
+            batch.morphWeights = detail::TextureHandle(GL_TEXTURE_2D);
+            glTextureStorage2D(batch.morphWeights.id(), 1, GL_RGBA32F,
+                               static_cast<GLsizei>(perRow * kTexelsPerInstance), static_cast<GLsizei>(rows));
+            glTextureParameteri(batch.morphWeights.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+            glTextureParameteri(batch.morphWeights.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+            detail::setLabel(GL_TEXTURE, batch.morphWeights.id(), labelFor(node, "InstancedMeshNode.morph-weights"));
+            batch.weightsCapacity = capacity;
+            batch.instancesPerRow = static_cast<std::uint32_t>(perRow);
+            full = true;
+        }
+        const std::size_t perRow = batch.instancesPerRow;
+        const std::size_t rowFloats = perRow * kMaxMorphTargets;
+        auto sendRows = [&](std::size_t firstRow, std::size_t endRow) {
+            // Whole rows, except a last row that the CPU array ends inside.
+            const std::size_t fullEnd = std::min(endRow, capacity / perRow);
+            if (firstRow < fullEnd) {
+                glTextureSubImage2D(batch.morphWeights.id(), 0, 0, static_cast<GLint>(firstRow),
+                                    static_cast<GLsizei>(perRow * kTexelsPerInstance),
+                                    static_cast<GLsizei>(fullEnd - firstRow), GL_RGBA, GL_FLOAT,
+                                    weights.data() + firstRow * rowFloats);
+                stats.bytesUploaded += (fullEnd - firstRow) * rowFloats * sizeof(float);
+            }
+            const std::size_t partialRow = std::max(firstRow, fullEnd);
+            if (partialRow < endRow) {
+                const std::size_t instances = capacity - partialRow * perRow;
+                glTextureSubImage2D(batch.morphWeights.id(), 0, 0, static_cast<GLint>(partialRow),
+                                    static_cast<GLsizei>(instances * kTexelsPerInstance), 1, GL_RGBA,
+                                    GL_FLOAT, weights.data() + partialRow * rowFloats);
+                stats.bytesUploaded += instances * kMaxMorphTargets * sizeof(float);
+            }
+        };
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        const std::size_t rows = (capacity + perRow - 1) / perRow;
+        if (full) {
+            sendRows(0, rows);
+        } else {
+            for (const IndexRange& range : node.dirtyMorphWeightRanges()) {
+                const std::size_t end = std::min(range.end, capacity);
+                if (range.begin < end) {
+                    sendRows(range.begin / perRow, (end - 1) / perRow + 1);
+                }
+            }
+        }
+        batch.uploadedWeightsVersion = node.morphWeightsVersion();
+        node.morphWeightsUploadDone();
+    }
+
     const Texture2D* texture(const Material& material) {
         if (!material.baseColorTexture) {
             return nullptr;
@@ -412,11 +538,22 @@ struct Renderer::Impl {
         const MeshNode& node = *item.node;
         const Material& material = node.material();
         const bool instanced = node.kind() == NodeKind::InstancedMesh;
-        const Program& program = instanced ? instancedProgram : meshProgram;
-        const SurfaceUniforms& u = instanced ? instancedUniforms : meshUniforms;
+        const MeshGeometry& geometry = *node.mesh();
+        const bool morph = geometry.morphTargetCount() > 0;
+        const bool instanceWeights =
+            instanced && morph && static_cast<const InstancedMeshNode&>(node).hasInstanceMorphWeights();
+        ProgramVariant& chosen = variant(instanced, morph, instanceWeights);
+        const Program& program = chosen.program;
+        const SurfaceUniforms& u = chosen.uniforms;
         useProgram(program);
 
         MeshGpu& mesh = meshGpu(node.mesh());
+        if (morph) {
+            glBindTextureUnit(1, mesh.morphTargets.id());
+            program.setUniform(u.morphTargetCount, static_cast<int>(geometry.morphTargetCount()));
+            program.setUniform(u.vertexCount, static_cast<int>(geometry.vertexCount()));
+            program.setUniform(u.morphWeights, node.morphWeights());
+        }
         const Texture2D* baseColorTexture = texture(material);
         if (baseColorTexture != nullptr) {
             baseColorTexture->bind(0);
@@ -440,12 +577,20 @@ struct Renderer::Impl {
         program.setUniform(u.ambient, scene.ambient);
         setFaceCulling(node, instanced, program, u);
 
-        const MeshGeometry& geometry = *node.mesh();
         std::uint32_t instanceCount = 1;
         const VertexArray* vertexArray = &mesh.vertexArray;
         if (instanced) {
             const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
             BatchGpu& batch = batchGpu(batchNode, mesh);
+            if (instanceWeights) {
+                if (batch.uploadedWeightsVersion != batchNode.morphWeightsVersion() ||
+                    batch.weightsCapacity < batchNode.capacity()) {
+                    uploadMorphWeights(batchNode, batch);
+                }
+                glBindTextureUnit(2, batch.morphWeights.id());
+                program.setUniform(u.instancesPerRow, static_cast<int>(batch.instancesPerRow));
+                program.setUniform(u.baseInstance, 0);
+            }
             vertexArray = &batch.vertexArray;
             instanceCount = static_cast<std::uint32_t>(batchNode.count());
             ++stats.batches;
@@ -510,6 +655,8 @@ struct Renderer::Impl {
         glBindVertexArray(0);
         glUseProgram(0);
         glBindTextureUnit(0, 0);
+        glBindTextureUnit(1, 0);
+        glBindTextureUnit(2, 0);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         glCullFace(GL_BACK);
         boundProgram = nullptr;
@@ -537,7 +684,7 @@ Renderer::Renderer(const RendererDesc& desc) {
         }
         glDebugMessageCallback(debugMessage, nullptr);
     }
-    m_impl = std::make_unique<Impl>();
+    m_impl = std::make_unique<Impl>(desc);
 }
 
 Renderer::~Renderer() = default;
@@ -560,5 +707,10 @@ void Renderer::render(const Scene& scene, const Camera& camera, std::uint32_t wi
 const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->stats; }
 
 void Renderer::releaseUnused() { m_impl->releaseOlderThan(0); }
+
+std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept {
+    const auto it = m_impl->batches.find(batch.id());
+    return it == m_impl->batches.end() ? 0u : it->second.morphWeights.id();
+}
 
 } // namespace myriad::gl

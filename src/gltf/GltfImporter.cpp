@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -373,6 +374,7 @@ const AccessorRule kTexcoordRule{
 const AccessorRule kColorRule{
     kTypesColor, kFloatOrNormalized, true,
     "float, normalized unsigned byte or normalized unsigned short VEC3 or VEC4"};
+const AccessorRule kTimeRule{kTypesScalar, kFloatOnly, false, "float SCALAR"};
 const AccessorRule kIndexRule{kTypesScalar, kIndexTypes, false,
                               "unsigned byte, unsigned short or unsigned int SCALAR"};
 
@@ -403,8 +405,14 @@ public:
             // place it, and with skins ignored that leaves the bind pose, as stored.
             const glm::dmat4 placement = node.skin >= 0 ? glm::dmat4(1.0) : world;
             const tinygltf::Mesh& mesh = m_model.meshes[static_cast<std::size_t>(node.mesh)];
+            m_targetNames = targetNames(mesh);
             for (std::size_t i = 0; i < mesh.primitives.size(); ++i) {
+                const std::size_t before = result.primitives.size();
                 addPrimitive(nodeIndex, node.mesh, static_cast<int>(i), placement, result);
+                if (result.primitives.size() > before &&
+                    result.primitives.back().mesh->morphTargetCount() > 0) {
+                    m_primitivesOfNode[nodeIndex].push_back(before);
+                }
             }
         });
         if (result.primitives.empty()) {
@@ -413,10 +421,23 @@ public:
         for (const ImportedPrimitive& primitive : result.primitives) {
             result.bounds.extend(primitive.mesh->localBounds());
         }
+        readMorphAnimations(result);
         return result;
     }
 
 private:
+    /** mesh.extras.targetNames, the common (non-normative) place for morph target names. */
+    static std::vector<std::string> targetNames(const tinygltf::Mesh& mesh) {
+        std::vector<std::string> names;
+        if (mesh.extras.IsObject() && mesh.extras.Has("targetNames")) {
+            const tinygltf::Value& list = mesh.extras.Get("targetNames");
+            for (std::size_t i = 0; list.IsArray() && i < list.ArrayLen(); ++i) {
+                names.push_back(list.Get(static_cast<int>(i)).IsString() ? list.Get(static_cast<int>(i)).Get<std::string>() : "");
+            }
+        }
+        return names;
+    }
+
     [[noreturn]] void fail(const std::string& what) const {
         throw ImportError(m_path + ": " + what);
     }
@@ -733,6 +754,106 @@ private:
         return readVectors<N>(view, fill);
     }
 
+    /** Morph targets of a primitive (glTF 2.0 section 3.7.2.2): POSITION deltas (required
+     *  here) and NORMAL deltas (optional), each as many as POSITION; the mesh's default weights. */
+    void readMorphTargets(const tinygltf::Mesh& mesh, const tinygltf::Primitive& primitive,
+                          std::uint64_t vertexCount, MeshData& data, const std::string& where) const {
+        if (primitive.targets.empty()) {
+            return;
+        }
+        if (primitive.targets.size() > kMaxMorphTargets) {
+            fail(where + ": " + std::to_string(primitive.targets.size()) +
+                 " morph targets, more than kMaxMorphTargets (" + std::to_string(kMaxMorphTargets) + ")");
+        }
+        for (std::size_t t = 0; t < primitive.targets.size(); ++t) {
+            const auto& attributes = primitive.targets[t];
+            const std::string which = where + " morph target " + std::to_string(t);
+            MorphTarget target;
+            if (t < m_targetNames.size()) {
+                target.name = m_targetNames[t];
+            }
+            const auto position = attributes.find("POSITION");
+            if (position == attributes.end()) {
+                target.positionDeltas.assign(vertexCount, glm::vec3(0.0f));
+            } else {
+                const ElementView view = readAccessor(position->second, "POSITION", kPositionRule,
+                                                      m_options.maxVertices, "maxVertices", false, which);
+                if (view.count != vertexCount) {
+                    fail(which + ": POSITION has " + std::to_string(view.count) +
+                         " elements, the primitive has " + std::to_string(vertexCount) + " vertices");
+                }
+                target.positionDeltas = readVectors<3>(view, glm::vec3(0.0f));
+            }
+            const auto normal = attributes.find("NORMAL");
+            if (normal != attributes.end()) {
+                const ElementView view = readAccessor(normal->second, "NORMAL", kNormalRule,
+                                                      m_options.maxVertices, "maxVertices", false, which);
+                if (view.count != vertexCount) {
+                    fail(which + ": NORMAL has " + std::to_string(view.count) +
+                         " elements, the primitive has " + std::to_string(vertexCount) + " vertices");
+                }
+                target.normalDeltas = readVectors<3>(view, glm::vec3(0.0f));
+            }
+            data.morphTargets.push_back(std::move(target));
+        }
+        for (std::size_t t = 0; t < mesh.weights.size() && t < data.morphTargets.size(); ++t) {
+            data.morphWeights.push_back(static_cast<float>(mesh.weights[t]));
+        }
+    }
+
+    /** Animation channels with path "weights" on nodes whose mesh was imported: their
+     *  samplers' input (times) and output (weights) accessors, validated like any other. */
+    void readMorphAnimations(ImportedModel& result) const {
+        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
+            const tinygltf::Animation& animation = m_model.animations[a];
+            for (const tinygltf::AnimationChannel& channel : animation.channels) {
+                if (channel.target_path != "weights") {
+                    continue;
+                }
+                const std::string where = "animation " + std::to_string(a) + " channel";
+                const auto placed = m_primitivesOfNode.find(channel.target_node);
+                if (placed == m_primitivesOfNode.end() || placed->second.empty()) {
+                    continue;  // drives a node that draws nothing here
+                }
+                if (!validIndex(channel.sampler, animation.samplers)) {
+                    fail(where + ": sampler " + std::to_string(channel.sampler) + " is out of range");
+                }
+                const tinygltf::AnimationSampler& sampler =
+                    animation.samplers[static_cast<std::size_t>(channel.sampler)];
+                MorphAnimation out;
+                out.name = animation.name.empty() ? "animation" + std::to_string(a) : animation.name;
+                out.primitives = placed->second;
+                out.targetCount = result.primitives[out.primitives.front()].mesh->morphTargetCount();
+                if (sampler.interpolation == "STEP") {
+                    out.interpolation = Interpolation::Step;
+                } else if (sampler.interpolation == "CUBICSPLINE") {
+                    out.interpolation = Interpolation::CubicSpline;
+                }
+                const ElementView input = readAccessor(sampler.input, "input", kTimeRule,
+                                                       m_options.maxIndices, "maxIndices", false, where);
+                const ElementView output = readAccessor(sampler.output, "output", kTimeRule,
+                                                        m_options.maxIndices, "maxIndices", false, where);
+                for (const glm::vec1& t : readVectors<1>(input, glm::vec1(0.0f))) {
+                    if (!out.times.empty() && !(t.x > out.times.back())) {
+                        fail(where + ": keyframe times are not strictly increasing");
+                    }
+                    out.times.push_back(t.x);
+                }
+                for (const glm::vec1& v : readVectors<1>(output, glm::vec1(0.0f))) {
+                    out.values.push_back(v.x);
+                }
+                const std::size_t perKey =
+                    out.targetCount * (out.interpolation == Interpolation::CubicSpline ? 3 : 1);
+                if (out.times.empty() || out.values.size() != out.times.size() * perKey) {
+                    fail(where + ": " + std::to_string(out.values.size()) + " weights for " +
+                         std::to_string(out.times.size()) + " keyframes of " +
+                         std::to_string(out.targetCount) + " targets");
+                }
+                result.morphAnimations.push_back(std::move(out));
+            }
+        }
+    }
+
     std::string primitiveContext(int meshIndex, int primitiveIndex) const {
         const tinygltf::Mesh& mesh = m_model.meshes[static_cast<std::size_t>(meshIndex)];
         const std::string meshName =
@@ -770,6 +891,7 @@ private:
                                         glm::vec2(0.0f), where);
         data.colors = optionalAttribute<4>(primitive, "COLOR_0", kColorRule, vertexCount,
                                            glm::vec4(1.0f), where);
+        readMorphTargets(mesh, primitive, vertexCount, data, where);
 
         bool smallIndices = true;  // source indices fit 16 bits (u8, u16, or generated)
         std::vector<std::uint32_t> indices;
@@ -850,6 +972,10 @@ private:
         expand(data.positions);
         expand(data.uv0);
         expand(data.colors);
+        for (MorphTarget& target : data.morphTargets) {
+            expand(target.positionDeltas);
+            expand(target.normalDeltas);
+        }
         for (std::size_t i = 0; i < indices.size(); ++i) {
             indices[i] = static_cast<std::uint32_t>(i);
         }
@@ -880,6 +1006,23 @@ private:
                 const double length = glm::length(turned);
                 n = length > 0.0 && std::isfinite(length) ? glm::vec3(turned / length)
                                                           : kFallbackNormal;
+            }
+        }
+        // Morph deltas are offsets: the 3x3 part only, no translation. Normal deltas go through
+        // the normals' cofactor divided by |det|^(2/3), which for a uniform scale s is exactly
+        // the rotation the renormalised normals got (cofactor = s^2 R); they are differences of
+        // unit vectors, so they are not renormalised themselves.
+        const double deltaScale = std::abs(det) > 0.0 ? std::pow(std::abs(det), -2.0 / 3.0) : 1.0;
+        const glm::dmat3 deltaNormalMatrix = glm::dmat3(glm::cross(linear[1], linear[2]),
+                                                        glm::cross(linear[2], linear[0]),
+                                                        glm::cross(linear[0], linear[1])) *
+                                             ((det < 0.0 ? -1.0 : 1.0) * deltaScale);
+        for (MorphTarget& target : data.morphTargets) {
+            for (glm::vec3& d : target.positionDeltas) {
+                d = glm::vec3(linear * glm::dvec3(d));
+            }
+            for (glm::vec3& d : target.normalDeltas) {
+                d = glm::vec3(deltaNormalMatrix * glm::dvec3(d));
             }
         }
         if (det < 0.0) {
@@ -1032,6 +1175,8 @@ private:
     std::string m_loadWarnings;
     std::vector<std::optional<Material>> m_materials;
     std::vector<std::shared_ptr<const Image>> m_images;
+    std::vector<std::string> m_targetNames;  ///< of the mesh being imported
+    std::map<int, std::vector<std::size_t>> m_primitivesOfNode;  ///< morphing primitives per node
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace myriad;
@@ -183,4 +184,78 @@ TEST_CASE("world bounds: sphere around every instance, scaled by the node", "[bo
     CHECK(batch.drawsTransparent() == false);
     batch.setTint(glm::vec4(1, 1, 1, 0.5f));
     CHECK(batch.drawsTransparent());
+}
+
+namespace {
+
+std::shared_ptr<const MeshGeometry> morphingTriangle(std::size_t targets) {
+    MeshData data = shapes::triangle();
+    for (std::size_t t = 0; t < targets; ++t) {
+        MorphTarget target;
+        target.positionDeltas.assign(3, glm::vec3(0.0f, static_cast<float>(t + 1), 0.0f));
+        data.morphTargets.push_back(target);
+    }
+    data.morphWeights = {0.25f};
+    return MeshGeometry::create(data, "morphing");
+}
+
+} // namespace
+
+TEST_CASE("morph weights: node defaults, per-instance weights, limits", "[morph]") {
+    auto mesh = morphingTriangle(2);
+    CHECK(mesh->defaultMorphWeights() == std::vector<float>{0.25f, 0.0f});  // padded
+    InstancedMeshNode batch(mesh, Material{}, 4, "crowd");
+    batch.addInstance(at(0.0f));
+    batch.addInstance(at(1.0f));
+    CHECK_FALSE(batch.hasInstanceMorphWeights());
+    CHECK(batch.instanceMorphWeightData().empty());  // nothing allocated yet
+    CHECK(batch.morphWeightsOf(0)[0] == 0.25f);      // the node's (mesh default) weights
+
+    const float own[] = {1.0f, 0.5f};
+    batch.setMorphWeights(1, own);
+    CHECK(batch.hasInstanceMorphWeights());
+    CHECK(batch.morphWeightsOf(1)[0] == 1.0f);
+    CHECK(batch.morphWeightsOf(1)[1] == 0.5f);
+    CHECK(batch.morphWeightsOf(0)[0] == 0.25f);
+    const float nodeWeights[] = {0.75f};
+    batch.MeshNode::setMorphWeights(nodeWeights);
+    CHECK(batch.morphWeightsOf(0)[0] == 0.75f);  // instances without their own follow the node
+
+    const std::uint64_t version = batch.morphWeightsVersion();
+    const float tooMany[kMaxMorphTargets + 1] = {};
+    CHECK_THROWS_AS(batch.setMorphWeights(0, tooMany), InvalidArgument);
+    const float three[] = {0.0f, 0.0f, 0.0f};  // the mesh has 2 targets
+    CHECK_THROWS_AS(batch.setMorphWeights(0, three), InvalidArgument);
+    const float nan[] = {std::numeric_limits<float>::quiet_NaN()};
+    CHECK_THROWS_AS(batch.setMorphWeights(0, nan), InvalidArgument);
+    CHECK_THROWS_AS(batch.setMorphWeights(5, own), OutOfRange);
+    CHECK(batch.morphWeightsVersion() == version);
+    CHECK_THROWS_AS(MeshGeometry(shapes::triangle()).defaultMorphWeights().at(0), std::out_of_range);
+    MeshData tooManyTargets = shapes::triangle();
+    tooManyTargets.morphTargets.resize(kMaxMorphTargets + 1);
+    CHECK_THROWS_AS(MeshGeometry(tooManyTargets), InvalidArgument);
+}
+
+TEST_CASE("morph weights stay with their instance through release, adds and growth", "[morph]") {
+    auto mesh = morphingTriangle(2);
+    InstancedMeshNode batch(mesh, Material{}, 4, "crowd", {.growth = Growth::Double});
+    std::vector<InstanceHandle> handles;
+    for (int i = 0; i < 4; ++i) {
+        handles.push_back(batch.acquire({at(static_cast<float>(i))}));
+        const float w[] = {0.1f * static_cast<float>(i + 1), 0.0f};
+        batch.setMorphWeights(batch.indexOf(handles.back()), w);
+    }
+    batch.release(handles[1]);  // the last instance (weights 0.4) moves into index 1
+    CHECK(batch.morphWeightsOf(batch.indexOf(handles[3]))[0] == Approx(0.4f));
+    CHECK(batch.morphWeightsOf(batch.indexOf(handles[0]))[0] == Approx(0.1f));
+    const InstanceHandle fresh = batch.acquire({at(9.0f)});  // reuses the freed row: node weights
+    CHECK(batch.morphWeightsOf(batch.indexOf(fresh))[0] == 0.25f);
+    for (int i = 0; i < 40; ++i) {  // growth past the first capacity
+        (void)batch.acquire({at(10.0f + static_cast<float>(i))});
+    }
+    CHECK(batch.capacity() >= 44);
+    CHECK(batch.morphWeightsOf(batch.indexOf(handles[2]))[0] == Approx(0.3f));
+    CHECK(batch.morphWeightsOf(batch.indexOf(handles[3]))[0] == Approx(0.4f));
+    batch.clear();
+    CHECK_FALSE(batch.hasInstanceMorphWeights());
 }

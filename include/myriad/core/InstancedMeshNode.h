@@ -133,6 +133,39 @@ public:
     /** Handles currently live. */
     [[nodiscard]] std::size_t liveHandleCount() const noexcept { return m_liveHandles; }
 
+    // ---- per-instance morph weights ----------------------------------------------------------
+    // Not in the record: the record's size is part of the vertex layout, and most batches never
+    // morph. They live in a CPU array created by the first setMorphWeights() and uploaded as a
+    // texture read by instance id; a batch that never calls it allocates nothing.
+
+    /** Gives instance @p index weights of its own, one per morph target of the mesh (missing
+     *  trailing ones are 0). Instances never given weights use the node's morphWeights().
+     *  The weights move with the instance on release(), and survive growth.
+     *  @throws OutOfRange if index >= count(); InvalidArgument if there are more weights than
+     *  the mesh has morph targets (at most kMaxMorphTargets), or one is NaN/Inf. */
+    void setMorphWeights(std::size_t index, std::span<const float> weights);
+    /** Makes instance @p index use the node's weights again. @throws OutOfRange. */
+    void clearMorphWeights(std::size_t index);
+    /** The weights instance @p index is drawn with: its own, or the node's. One per morph target.
+     *  @throws OutOfRange if index >= count(). */
+    [[nodiscard]] std::span<const float> morphWeightsOf(std::size_t index) const;
+    /** True while at least one drawn instance has weights of its own. */
+    [[nodiscard]] bool hasInstanceMorphWeights() const noexcept { return m_ownWeights > 0; }
+    /** The per-instance weights as the GPU reads them: kMaxMorphTargets floats per record
+     *  (capacity() rows), a row whose first float is kUseNodeMorphWeights standing for "the
+     *  node's weights"; empty until the first setMorphWeights(). */
+    [[nodiscard]] std::span<const float> instanceMorphWeightData() const noexcept { return m_weights; }
+    /** Sentinel in the first weight of a row: this instance uses the node's weights. */
+    static constexpr float kUseNodeMorphWeights = -1.0e30f;
+    /** Bumped by every change of the per-instance weights. */
+    [[nodiscard]] std::uint64_t morphWeightsVersion() const noexcept { return m_weightsVersion; }
+    /** Records whose weights changed since the last morphWeightsUploadDone(), as dirtyRanges(). */
+    [[nodiscard]] std::span<const IndexRange> dirtyMorphWeightRanges() const noexcept {
+        return m_weightsDirty;
+    }
+    [[nodiscard]] std::uint64_t dirtyMorphWeightsBaseVersion() const noexcept { return m_weightsBase; }
+    void morphWeightsUploadDone() const noexcept;
+
     // ---- bulk access and change tracking ---------------------------------------------------
 
     /** The whole buffer, capacity() * 16 floats, for bulk writes. After writing through it call
@@ -178,6 +211,10 @@ private:
     void noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept;
     void markDirty(std::size_t begin, std::size_t end);
     void dropHandlesFrom(std::size_t index) noexcept;
+    void markWeightsDirty(std::size_t begin, std::size_t end);
+    [[nodiscard]] bool hasOwnWeights(std::size_t index) const noexcept {
+        return !m_weights.empty() && m_weights[index * kMaxMorphTargets] != kUseNodeMorphWeights;
+    }
 
     static constexpr std::uint32_t kNoHandle = 0xFFFFFFFFu;
     struct HandleSlot {
@@ -203,6 +240,12 @@ private:
     // Drawn instances with a negative determinant, kept by each write from the old and new
     // records; recounted lazily after bulk writes.
     mutable std::size_t m_mirroredCount = 0;
+    // Per-instance morph weights (empty until first used) and their change tracking.
+    std::vector<float> m_weights;
+    std::size_t m_ownWeights = 0;  ///< drawn instances with weights of their own
+    std::uint64_t m_weightsVersion = 1;
+    mutable std::vector<IndexRange> m_weightsDirty;
+    mutable std::uint64_t m_weightsBase = 0;
     mutable bool m_mirroredValid = true;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 /** @file CPU mesh data (MeshData) and the validated, immutable mesh built from it (MeshGeometry). */
 #include "myriad/core/Bounds.h"
+#include "myriad/core/MorphTargets.h"
 
 #include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
@@ -23,6 +24,8 @@ struct MeshData {
     std::vector<glm::vec4> colors;     ///< linear RGBA vertex colours; empty: white
     std::vector<std::uint16_t> indices16;  ///< 16-bit indices; set this or indices32, not both
     std::vector<std::uint32_t> indices32;  ///< 32-bit indices
+    std::vector<MorphTarget> morphTargets; ///< at most kMaxMorphTargets; empty: no morphing
+    std::vector<float> morphWeights;       ///< default weight per target (glTF mesh.weights); 0 if short
 };
 
 enum class IndexType : std::uint8_t { UInt16, UInt32 };
@@ -37,7 +40,9 @@ public:
      *  Normals are computed (area-weighted smooth) when data.normals is empty.
      *  @throws InvalidArgument if there are no positions, no indices, both index arrays are set,
      *  the index count is not a multiple of 3, a per-vertex array's size is neither 0 nor the
-     *  vertex count, or a position is NaN/Inf.
+     *  vertex count, a position or morph delta is NaN/Inf, there are more than kMaxMorphTargets
+     *  targets, a target's deltas are not one per vertex, or there are more default weights
+     *  than targets. Default weights shorter than the target list are padded with 0.
      *  @throws OutOfRange if an index is >= the vertex count. */
     explicit MeshGeometry(MeshData data, std::string name = {});
 
@@ -58,6 +63,11 @@ public:
     }
     [[nodiscard]] std::uint32_t triangleCount() const noexcept { return indexCount() / 3; }
     [[nodiscard]] bool hasColors() const noexcept { return !m_data.colors.empty(); }
+    [[nodiscard]] std::size_t morphTargetCount() const noexcept { return m_data.morphTargets.size(); }
+    /** The mesh's default weights, one per target (what a new MeshNode starts with). */
+    [[nodiscard]] const std::vector<float>& defaultMorphWeights() const noexcept {
+        return m_data.morphWeights;
+    }
     /** Smallest box around every position, in model space. Never empty. */
     [[nodiscard]] const Aabb& localBounds() const noexcept { return m_bounds; }
 

@@ -5,6 +5,8 @@
 #include "myriad/core/SceneNode.h"
 
 #include <memory>
+#include <span>
+#include <vector>
 
 namespace myriad {
 
@@ -22,6 +24,15 @@ public:
     [[nodiscard]] const Material& material() const noexcept { return m_material; }
     /** Editable in place; the renderer reads it at each draw. */
     [[nodiscard]] Material& material() noexcept { return m_material; }
+
+    /** What each of the mesh's morph targets is worth now, one weight per target (usually
+     *  0..1; any finite value blends linearly). Starts as the mesh's default weights. For an
+     *  InstancedMeshNode these are the weights of every instance not given its own. */
+    [[nodiscard]] std::span<const float> morphWeights() const noexcept { return m_morphWeights; }
+    /** Copies @p weights; missing trailing weights become 0.
+     *  @throws InvalidArgument if there are more weights than the mesh has targets (or than
+     *  kMaxMorphTargets), or one is NaN/Inf; nothing changes then. */
+    void setMorphWeights(std::span<const float> weights);
 
     /** What this node draws, in node space: the mesh's AABB, or for an InstancedMeshNode the
      *  union of its instances (InstancedMeshNode::localBounds()). */
@@ -48,6 +59,7 @@ protected:
 private:
     std::shared_ptr<const MeshGeometry> m_mesh;
     Material m_material;
+    std::vector<float> m_morphWeights;  ///< one per morph target of m_mesh
 };
 
 } // namespace myriad

@@ -19,8 +19,9 @@ enum class ShaderStage : std::uint8_t { Vertex, Fragment, Compute };
  *  after it, followed by `#line 2`, so compiler line numbers match the file. */
 struct ShaderSource {
     ShaderStage stage = ShaderStage::Vertex;
-    std::string_view name;  ///< the file name shown in errors, e.g. "instanced_mesh.vert"
-    std::string_view text;  ///< GLSL 4.50 source; copied during compilation
+    std::string_view name;     ///< the file name shown in errors, e.g. "instanced_mesh.vert"
+    std::string_view text;     ///< GLSL 4.50 source; copied during compilation
+    std::string_view defines{};  ///< extra lines ("#define X 1\n") inserted after #version
 };
 
 /** A linked GLSL program. Uniforms are set with glProgramUniform* (DSA: no bind needed).
@@ -30,16 +31,20 @@ struct ShaderSource {
 class Program {
 public:
     Program() noexcept = default;
-    /** Compiles and links @p stages.
+    /** Compiles and links @p stages. @p captureVaryings, when given, are recorded by transform
+     *  feedback (glTransformFeedbackVaryings, interleaved), e.g. {"gl_Position"} to read back
+     *  what a vertex stage computed.
      *  @throws ShaderError "name:line: message" for each error line of the compile log, or the
      *  link log; InvalidArgument if a text lacks a #version line; GlError with no context. */
-    Program(std::span<const ShaderSource> stages, std::string_view label);
+    Program(std::span<const ShaderSource> stages, std::string_view label,
+            std::span<const char* const> captureVaryings = {});
     /** A program from shaders embedded in the library at build time (shaders/ folder), by file
      *  name, e.g. {"instanced_mesh.vert", "mesh.frag"}.
      *  @throws InvalidArgument for an unknown name; ShaderError as above. */
     [[nodiscard]] static Program fromEmbedded(std::string_view vertexName,
                                               std::string_view fragmentName,
-                                              std::string_view label);
+                                              std::string_view label,
+                                              std::string_view defines = {});
     ~Program();
     Program(Program&& other) noexcept;
     Program& operator=(Program&& other) noexcept;
@@ -57,6 +62,8 @@ public:
     void setUniform(int location, const glm::vec3& value) const;
     void setUniform(int location, const glm::vec4& value) const;
     void setUniform(int location, const glm::mat4& value) const;
+    /** A float array uniform (uniform float name[N]) from its first element's location. */
+    void setUniform(int location, std::span<const float> values) const;
 
     [[nodiscard]] std::uint32_t id() const noexcept { return m_id; }
     [[nodiscard]] const std::string& label() const noexcept { return m_label; }

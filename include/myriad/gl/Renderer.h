@@ -8,6 +8,7 @@
 namespace myriad {
 class Scene;
 class Camera;
+class InstancedMeshNode;
 } // namespace myriad
 
 namespace myriad::gl {
@@ -21,6 +22,9 @@ struct RendererDesc {
 #else
     bool debugOutput = true;
 #endif
+    /** Instances per row of a batch's morph-weights texture; 0: the batch's capacity, up to
+     *  GL_MAX_TEXTURE_SIZE / 2 (rows wrap beyond). Small values exercise the wrapping. */
+    std::uint32_t morphWeightsInstancesPerRow = 0;
 };
 
 /** Draws scenes into the current context's default framebuffer or an OffscreenTarget.
@@ -61,6 +65,10 @@ public:
     [[nodiscard]] const FrameStats& lastFrameStats() const noexcept;
     /** Releases every cached GPU copy not used by the last frame. */
     void releaseUnused();
+    /** The GL name of @p batch's per-instance morph-weights texture (RGBA32F,
+     *  kMaxMorphTargets / 4 texels per instance, rows of morphWeightsInstancesPerRow), or 0
+     *  while the batch has no weights of its own or has not been drawn. For interop and tests. */
+    [[nodiscard]] std::uint32_t instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept;
 
 private:
     struct Impl;

@@ -2,6 +2,7 @@
 /** @file glTF 2.0 import (.gltf with external or embedded buffers, and .glb), via tinygltf. */
 #include "myriad/core/Material.h"
 #include "myriad/core/MeshData.h"
+#include "myriad/core/MorphAnimation.h"
 
 #include <glm/mat4x4.hpp>
 
@@ -25,6 +26,8 @@ struct ImportedModel {
     std::string path;
     std::vector<ImportedPrimitive> primitives;
     Aabb bounds;  ///< union of every primitive's local bounds, model space
+    /** Every animation channel that drives morph weights ("weights" path) of a drawn mesh. */
+    std::vector<MorphAnimation> morphAnimations;
 };
 
 /** Limits that protect a game from hostile files. Defaults in field order. */
@@ -38,11 +41,13 @@ struct ImportOptions {
  *
  *  Reads POSITION (required), NORMAL (computed when absent), TEXCOORD_0, COLOR_0 (vec3 or vec4;
  *  float, normalized unsigned byte or short), indices (u8, u16, u32; generated when absent),
+ *  morph targets (POSITION and NORMAL deltas, transformed with the node) and mesh.weights,
+ *  animation channels whose path is "weights" (as MorphAnimation),
  *  material pbrMetallicRoughness.baseColorFactor and baseColorTexture (decoded to RGBA8,
  *  shared between primitives that use the same image), alphaMode, alphaCutoff, doubleSided.
  *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data.
  *  Primitives that are not triangle lists (points, lines, strips, fans) are skipped with a
- *  warning through myriad::log. Skins, animations and morph targets are ignored here.
+ *  warning through myriad::log. Skins and node (TRS) animations are ignored here.
  *
  *  @throws ImportError, the message starting with the path, when the file is missing or
  *  unreadable, the JSON is malformed, a primitive has no POSITION, an accessor (offset + count
