@@ -180,6 +180,53 @@ int main(int argc, char** argv) {
         });
     }
 
+    std::printf("\n## Morph weights: setMorphWeights rate, and bytes per frame for 2,000 animated copies\n\n");
+    {
+        MeshData data = shapes::uvSphere(0.5f, 24, 12);
+        for (int t = 0; t < 2; ++t) {
+            MorphTarget lift;
+            lift.positionDeltas.assign(data.positions.size(), glm::vec3(0.0f, 0.1f * static_cast<float>(t + 1), 0.0f));
+            data.morphTargets.push_back(lift);
+        }
+        auto morphing = MeshGeometry::create(data, "morphing-sphere");
+        const std::size_t n = quick ? 100000 : 1000000;
+        InstancedMeshNode batch(morphing, material, n, "weights");
+        batch.setCount(n);
+        std::vector<float> weights = {0.3f, 0.7f};
+        const auto start = Clock::now();
+        for (std::size_t i = 0; i < n; ++i) {
+            weights[0] = static_cast<float>(i & 255) / 255.0f;
+            batch.setMorphWeights(i, weights);
+        }
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        std::printf("| operation | N | ms | million per second |\n|---|---:|---:|---:|\n");
+        std::printf("| setMorphWeights (2 weights) | %zu | %.2f | %.1f |\n\n", n, ms, static_cast<double>(n) / ms / 1000.0);
+
+        Scene scene;
+        const std::size_t crowd = 2000;
+        auto& copies = scene.root().emplace<InstancedMeshNode>(morphing, material, crowd, "crowd");
+        for (std::size_t i = 0; i < crowd; ++i) {
+            copies.addInstance(gridTransform(i, 45));
+        }
+        const Camera camera = cameraFor(45);
+        std::uint64_t bytes = 0;
+        const int frames = 5;
+        for (int frame = 0; frame <= frames; ++frame) {
+            for (std::size_t i = 0; i < crowd; ++i) {
+                weights[0] = 0.5f + 0.5f * std::sin(static_cast<float>(frame) * 0.2f + static_cast<float>(i));
+                copies.setMorphWeights(i, weights);
+            }
+            renderer.render(scene, camera, target);
+            if (frame > 0) {  // frame 0 also uploads the mesh and the records
+                bytes += renderer.lastFrameStats().bytesUploaded;
+            }
+        }
+        gl::finish();
+        std::printf("| animated copies | bytes uploaded per frame | of which instance records | bytes per copy |\n|---:|---:|---:|---:|\n");
+        std::printf("| %zu | %llu | 0 | %.1f |\n", crowd, static_cast<unsigned long long>(bytes / frames),
+                    static_cast<double>(bytes / frames) / static_cast<double>(crowd));
+    }
+
     std::printf("\n## Partial updates at N = 100000: bytes uploaded and CPU ms of the frame\n\n");
     std::printf("| changed | pattern | bytes uploaded | share of full | GPU copies | render CPU ms |\n|---:|---|---:|---:|---:|---:|\n");
     {
