@@ -88,7 +88,19 @@ void InstancedMeshNode::checkIndex(std::size_t index, const char* function) cons
 }
 
 Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept {
-    return mesh()->localBounds().transformed(unpackTransform(record));
+    // Arvo's box transform straight from the stored rows: each output axis is one row's dot
+    // with the centre, and |row| . half-extent. No matrix is unpacked; this runs for every
+    // instance on a bounds recompute.
+    const Aabb& mesh = this->mesh()->localBounds();
+    const glm::vec3 c = mesh.centre();
+    const glm::vec3 e = mesh.halfExtent();
+    const glm::vec3 centre(glm::dot(glm::vec3(record.row0), c) + record.row0.w,
+                           glm::dot(glm::vec3(record.row1), c) + record.row1.w,
+                           glm::dot(glm::vec3(record.row2), c) + record.row2.w);
+    const glm::vec3 extent(glm::dot(glm::abs(glm::vec3(record.row0)), e),
+                           glm::dot(glm::abs(glm::vec3(record.row1)), e),
+                           glm::dot(glm::abs(glm::vec3(record.row2)), e));
+    return {centre - extent, centre + extent};
 }
 
 namespace {

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -163,6 +164,21 @@ struct Frustum {
         }
         return true;
     }
+};
+
+/** Adds the lifetime of the timer to a FrameStats field, in milliseconds. */
+class PhaseTimer {
+public:
+    explicit PhaseTimer(double& total) noexcept : m_total(total), m_start(std::chrono::steady_clock::now()) {}
+    ~PhaseTimer() {
+        m_total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start).count();
+    }
+    PhaseTimer(const PhaseTimer&) = delete;
+    PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+private:
+    double& m_total;
+    std::chrono::steady_clock::time_point m_start;
 };
 
 } // namespace
@@ -334,6 +350,7 @@ struct Renderer::Impl {
     // Sends what changed since this renderer's last upload: the dirty ranges when the node's
     // change log starts at the version uploaded here, else every drawn record.
     void upload(const InstancedMeshNode& node, BatchGpu& batch) {
+        const PhaseTimer timer(stats.uploadMs);
         const std::size_t count = node.count();
         uploadRanges.clear();
         if (batch.uploadedVersion != 0 && batch.uploadedVersion == node.dirtyBaseVersion()) {
@@ -390,6 +407,7 @@ struct Renderer::Impl {
     // The batch's per-instance morph weights as an RGBA32F texture, rows wrapped at
     // instancesPerRow; only rows holding changed instances are sent.
     void uploadMorphWeights(const InstancedMeshNode& node, BatchGpu& batch) {
+        const PhaseTimer timer(stats.uploadMs);
         constexpr std::size_t kTexelsPerInstance = kMaxMorphTargets / 4;
         const std::span<const float> weights = node.instanceMorphWeightData();
         const std::size_t capacity = node.capacity();
@@ -597,8 +615,11 @@ struct Renderer::Impl {
         } else {
             ++stats.meshNodes;
         }
-        drawElementsInstanced(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
-                              geometry.indexType(), 0, instanceCount);
+        {
+            const PhaseTimer timer(stats.drawMs);
+            drawElementsInstanced(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                                  geometry.indexType(), 0, instanceCount);
+        }
         ++stats.vertexArrayBinds;
         ++stats.drawCalls;
         stats.instances += instanceCount;
@@ -608,6 +629,7 @@ struct Renderer::Impl {
     void render(const Scene& scene, const Camera& camera, GLuint framebuffer, std::uint32_t width,
                 std::uint32_t height) {
         requireCurrentContext("gl::Renderer::render");
+        const auto frameStart = std::chrono::steady_clock::now();
         ++frame;
         stats = FrameStats{};
         const std::uint64_t waitsBefore = ring.waits();
@@ -618,9 +640,12 @@ struct Renderer::Impl {
         cameraMask = camera.layerMask();
         // Camera-relative: positions reach float only after the eye is subtracted in double.
         const glm::mat4 viewProjection = camera.projection() * camera.viewRotation();
-        collect(scene.root(), Frustum(viewProjection));
-        std::stable_sort(blendItems.begin(), blendItems.end(),
-                         [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
+        {
+            const PhaseTimer timer(stats.cullMs);
+            collect(scene.root(), Frustum(viewProjection));
+            std::stable_sort(blendItems.begin(), blendItems.end(),
+                             [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
+        }
 
         glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
         glViewport(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
@@ -635,6 +660,7 @@ struct Renderer::Impl {
         glCullFace(GL_BACK);
         glDisable(GL_BLEND);
 
+        const auto submitStart = std::chrono::steady_clock::now();
         for (const DrawItem& item : opaqueItems) {
             draw(item, scene, viewProjection);
         }
@@ -647,6 +673,10 @@ struct Renderer::Impl {
             }
         }
 
+        // Uploads happen inside the draw loop (on a batch's first draw of the frame): keep them
+        // out of submitMs so the phases add up.
+        stats.submitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitStart).count() -
+                         stats.uploadMs;
         // Back to GL defaults, so nothing leaks into the caller's GL code.
         glDepthMask(GL_TRUE);
         glDisable(GL_BLEND);
@@ -663,6 +693,7 @@ struct Renderer::Impl {
         ring.endFrame();
         stats.uploadWaits = ring.waits() - waitsBefore;
         releaseOlderThan(kKeepUnusedFrames);
+        stats.frameMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count();
     }
 
     void releaseOlderThan(std::uint64_t frames) {

@@ -17,6 +17,19 @@ struct FrameStats {
     std::uint32_t culledNodes = 0;      ///< mesh nodes and batches outside the view frustum
     std::uint32_t uploadRanges = 0;     ///< GPU copies of instance ranges (after merging)
     std::uint64_t uploadWaits = 0;      ///< times the upload ring waited for the GPU (stalls)
+
+    // CPU time of this render() call by phase, milliseconds (steady clock). myriad's own work is
+    // cullMs + uploadMs + submitMs - drawMs. drawMs is the time inside glDraw* calls, and the
+    // rest of frameMs (clear, fences, flushes) is the driver's too: a software driver such as
+    // llvmpipe runs vertex shading there. None of it waits for the GPU (no glFinish).
+    double cullMs = 0.0;    ///< walking the tree, layer masks, frustum culling, sorting
+    double uploadMs = 0.0;  ///< copying changed records (and textures, meshes) towards the GPU
+    double submitMs = 0.0;  ///< the draw loop: state, uniforms, binds and the draw calls
+    double drawMs = 0.0;    ///< inside the glDraw* calls (part of submitMs)
+    double frameMs = 0.0;   ///< the whole render() call
+
+    /** myriad's own CPU time in this frame, driver work excluded. */
+    [[nodiscard]] double myriadMs() const noexcept { return cullMs + uploadMs + submitMs - drawMs; }
 };
 
 } // namespace myriad::gl

@@ -1,0 +1,95 @@
+#pragma once
+// Shared pieces of the benchmark suite: timing, a Markdown report that goes to stdout and a
+// file at once, peak memory, and the reference scene of issue 5 (Ogre's InstanceManager test).
+#include "myriad/core/Camera.h"
+#include "myriad/gl/Draw.h"
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace myriad::bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/** Median of @p values (copied). */
+inline double median(std::vector<double> values) {
+    if (values.empty()) {
+        return 0.0;
+    }
+    std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2), values.end());
+    return values[values.size() / 2];
+}
+
+/** Peak resident memory of the process so far (VmHWM), MiB. */
+inline double peakMemoryMiB() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) {
+            return std::stod(line.substr(6)) / 1024.0;
+        }
+    }
+    return 0.0;
+}
+
+/** Writes every line to stdout and to the report file (if open). */
+class Report {
+public:
+    explicit Report(const std::string& path) {
+        if (!path.empty()) {
+            m_file.open(path);
+        }
+    }
+    void blank() { line("%s", ""); }
+    void line(const char* format, ...) __attribute__((format(printf, 2, 3))) {
+        char buffer[2048];
+        va_list args;
+        va_start(args, format);
+        std::vsnprintf(buffer, sizeof buffer, format, args);
+        va_end(args);
+        std::printf("%s\n", buffer);
+        std::fflush(stdout);
+        if (m_file) {
+            m_file << buffer << "\n";
+        }
+    }
+
+private:
+    std::ofstream m_file;
+};
+
+/** Issue 5's reference scene: a grid of side ceil(sqrt N), spacing 2, on the XZ plane. */
+inline std::size_t gridSide(std::size_t n) {
+    return static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+}
+
+inline glm::vec3 gridPosition(std::size_t i, std::size_t side) {
+    return {static_cast<float>(i % side) * 2.0f, 0.0f, static_cast<float>(i / side) * 2.0f};
+}
+
+/** A camera that sees the whole grid. */
+inline Camera gridCamera(std::size_t side) {
+    const float extent = std::max(static_cast<float>(side) * 2.0f, 2.0f);
+    Camera camera;
+    camera.setPerspective(glm::radians(60.0f), 1.0f, 0.5f, extent * 5.0f);
+    camera.lookAt(glm::dvec3(extent * 0.5, extent * 0.9, extent * 1.3),
+                  glm::dvec3(extent * 0.5, 0.0, extent * 0.5));
+    return camera;
+}
+
+inline const char* verdict(bool pass) { return pass ? "PASS" : "MISS"; }
+
+} // namespace myriad::bench
