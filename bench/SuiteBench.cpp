@@ -132,6 +132,8 @@ int main(int argc, char** argv) {
     std::map<std::size_t, double> staticMyriad;  // at 64x64
     std::map<std::size_t, double> perNodeCpu;
     std::map<std::size_t, double> instancedCpu;
+    std::map<std::size_t, double> instancedMyriad;
+    std::map<std::size_t, double> perNodeMyriad;
     std::map<std::size_t, double> animatedNsPerInstance;
     std::map<std::size_t, double> animatedBulkNsPerInstance;
 
@@ -244,6 +246,8 @@ int main(int argc, char** argv) {
             const double cpuB = b.myriad + b.draw;
             instancedCpu[n] = cpuA;
             perNodeCpu[n] = cpuB;
+            instancedMyriad[n] = a.myriad;
+            perNodeMyriad[n] = b.myriad;
             report.line("| %zu | %.3f | %.3f | %.1fx | %.3f | %.3f | %.0fx | %u / %u |", n, cpuA, cpuB,
                         cpuB / std::max(cpuA, 1e-6), a.myriad, b.myriad, b.myriad / std::max(a.myriad, 1e-6),
                         a.drawCalls, b.drawCalls);
@@ -448,9 +452,10 @@ int main(int argc, char** argv) {
 
     if (!options.plotData.empty()) {
         std::ofstream plot(options.plotData);
-        plot << "# N instanced_cpu_ms per_node_cpu_ms\n";
+        plot << "# N instanced_cpu_ms per_node_cpu_ms instanced_myriad_ms per_node_myriad_ms\n";
         for (const auto& [n, ms] : instancedCpu) {
-            plot << n << " " << ms << " " << perNodeCpu[n] << "\n";
+            plot << n << " " << ms << " " << perNodeCpu[n] << " " << instancedMyriad[n] << " "
+                 << perNodeMyriad[n] << "\n";
         }
     }
     return 0;

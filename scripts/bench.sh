@@ -12,21 +12,24 @@ if ! command -v gnuplot >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends gnuplot-nox
 fi
 
-build=build/release
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=OFF
+build=build/bench
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=OFF \
+    -DMYRIAD_BUILD_BENCHMARKS=ON
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite
 "$build/bench/myriad_suite" "$@" --out bench-results.md --plot-data "$build/bench-plot.dat"
 
 gnuplot <<PLOT
 set terminal pngcairo size 900,600
 set output "bench-plot.png"
-set title "myriad: CPU ms per frame, one-triangle mesh (myriad + its glDraw* calls, llvmpipe)"
+set title "CPU ms per frame, one-triangle mesh, llvmpipe (solid: myriad + glDraw* calls; dashed: myriad alone)"
 set logscale xy
 set xlabel "instances N"
 set ylabel "CPU ms per frame"
 set key top left
 set grid
-plot "$build/bench-plot.dat" using 1:2 with linespoints lw 2 title "one InstancedMeshNode (1 draw call)", \
-     "$build/bench-plot.dat" using 1:3 with linespoints lw 2 title "N MeshNodes (N draw calls)"
+plot "$build/bench-plot.dat" using 1:2 with linespoints lw 2 lc 1 title "one InstancedMeshNode (1 draw call)", \
+     "$build/bench-plot.dat" using 1:3 with linespoints lw 2 lc 2 title "N MeshNodes (N draw calls)", \
+     "$build/bench-plot.dat" using 1:4 with linespoints lw 2 lc 1 dt 2 title "one InstancedMeshNode, myriad alone", \
+     "$build/bench-plot.dat" using 1:5 with linespoints lw 2 lc 2 dt 2 title "N MeshNodes, myriad alone"
 PLOT
 echo "wrote bench-results.md and bench-plot.png"

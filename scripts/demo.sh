@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
 build=build/release
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=ON \
     -DMYRIAD_BUILD_BENCHMARKS=OFF
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target 02-field
 "$build/examples/02-field" --headless --frames 30 --out "$out" "$@"

@@ -9,8 +9,7 @@ scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ "${MYRIAD_SANITIZE:-0}" = "1" ]; then
     build=build/asan
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMYRIAD_SANITIZE=ON \
-        -DMYRIAD_BUILD_BENCHMARKS=OFF
+    cmake --preset asan
     # LeakSanitizer is off for the GL driver's sake: Mesa keeps process-lifetime allocations.
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -372,8 +372,10 @@ InstanceHandle InstancedMeshNode::acquire(const InstanceDesc& desc) {
     checkTransform(desc.transform, "InstancedMeshNode::acquire");
     detail::requireFinite(desc.color, "InstancedMeshNode::acquire", "color");
     prepareAppend("InstancedMeshNode::acquire");
-    if (m_freeSlot == kNoHandle) {
-        m_handleSlots.reserve(m_handleSlots.size() + 1);  // the only allocation; before any change
+    if (m_freeSlot == kNoHandle && m_handleSlots.size() == m_handleSlots.capacity()) {
+        // The only allocation, made before anything changes; geometric, so acquiring N handles
+        // costs O(N) in all (reserve(size + 1) would reallocate on every call).
+        m_handleSlots.reserve(std::max<std::size_t>(16, m_handleSlots.capacity() * 2));
     }
     const std::size_t index = addInstance(desc.transform, desc.color);
     std::uint32_t slot = m_freeSlot;

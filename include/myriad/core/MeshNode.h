@@ -10,6 +10,14 @@
 
 namespace myriad {
 
+/** A node's morph state at a glance: the mesh's targets and default weights, and the weights
+ *  the node draws with now. Views into the mesh and the node; valid until either changes. */
+struct MorphState {
+    std::span<const MorphTarget> targets;     ///< the mesh's morph targets (model space)
+    std::span<const float> defaultWeights;    ///< the mesh's default weights, one per target
+    std::span<const float> weights;           ///< the node's current weights, one per target
+};
+
 /** One mesh drawn once, at the node's world transform: one draw call per node.
  *  Ownership: shares the mesh (std::shared_ptr), owns its copy of the material.
  *  Thread safety: as SceneNode. @see InstancedMeshNode for many copies in one draw. */
@@ -29,6 +37,10 @@ public:
      *  0..1; any finite value blends linearly). Starts as the mesh's default weights. For an
      *  InstancedMeshNode these are the weights of every instance not given its own. */
     [[nodiscard]] std::span<const float> morphWeights() const noexcept { return m_morphWeights; }
+    /** The mesh's targets and default weights with the node's weights. */
+    [[nodiscard]] MorphState morphState() const noexcept {
+        return {m_mesh->data().morphTargets, m_mesh->defaultMorphWeights(), m_morphWeights};
+    }
     /** Copies @p weights; missing trailing weights become 0.
      *  @throws InvalidArgument if there are more weights than the mesh has targets (or than
      *  kMaxMorphTargets), or one is NaN/Inf; nothing changes then. */
