@@ -12,6 +12,9 @@
 #include "myriad/core/Shapes.h"
 #include "myriad/egl/HeadlessContext.h"
 #include "myriad/gl/OffscreenTarget.h"
+#include "myriad/gl/VertexArray.h"
+#include "myriad/gl/Program.h"
+#include "myriad/gl/Buffer.h"
 #include "myriad/gl/Renderer.h"
 
 #include <cstring>
@@ -93,6 +96,99 @@ glm::mat4 animatedTransform(std::size_t i, std::size_t side, float time) {
     const float phase = time + static_cast<float>(i) * 0.37f;
     return glm::translate(glm::mat4(1.0f), p + glm::vec3(0.0f, 0.25f * std::sin(phase), 0.0f)) *
            glm::rotate(glm::mat4(1.0f), phase, glm::vec3(0.0f, 1.0f, 0.0f));
+}
+
+// Section 7: the library's vertex stage against the same stage with normals through mat3
+// (right only for uniform scale), drawn through the low-level layer: what exact normals cost.
+void cofactorRow(Report& report, bool quick) {
+    report.blank();
+    report.line("## 7. Normals under non-uniform scale: cofactor against the plain mat3 shortcut");
+    report.blank();
+    {
+        // The library's instanced vertex shader, and the same with the usual shortcut
+        // (normal * mat3, right only for uniform scale), drawn through the low-level layer.
+        const std::string exact(gl::embeddedShaderText("instanced_mesh.vert"));
+        std::string shortcut = exact;
+        const std::string body = "mat3 cofactor = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));\n"
+                                 "    return cofactor * n * sign(determinant(m));";
+        const std::size_t at = shortcut.find(body);
+        if (at == std::string::npos) {
+            report.line("(instanced_mesh.vert changed; cofactor row skipped)");
+            return;
+        }
+        shortcut.replace(at, body.size(), "return m * n;");
+        const std::string fragment(gl::embeddedShaderText("mesh.frag"));
+        const gl::ShaderSource exactStages[] = {{gl::ShaderStage::Vertex, "instanced_mesh.vert", exact},
+                                                {gl::ShaderStage::Fragment, "mesh.frag", fragment}};
+        const gl::ShaderSource shortcutStages[] = {{gl::ShaderStage::Vertex, "shortcut.vert", shortcut},
+                                                   {gl::ShaderStage::Fragment, "mesh.frag", fragment}};
+        gl::Program exactProgram(exactStages, "bench.cofactor");
+        gl::Program shortcutProgram(shortcutStages, "bench.shortcut");
+        const MeshGeometry sphere(shapes::uvSphere(0.5f, 24, 12), "sphere");
+        struct Vertex {
+            glm::vec3 position, normal;
+            glm::vec2 uv;
+            glm::vec4 color;
+        };
+        std::vector<Vertex> vertices;
+        for (std::size_t i = 0; i < sphere.vertexCount(); ++i) {
+            vertices.push_back({sphere.data().positions[i], sphere.data().normals[i], glm::vec2(0.0f), glm::vec4(1.0f)});
+        }
+        const std::size_t n = quick ? 2000 : 20000;
+        gl::OffscreenTarget target(64, 64);
+        std::vector<InstanceRecord> records(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            records[i].row0 = glm::vec4(0.003f, 0.0f, 0.0f, 0.0f);
+            records[i].row1 = glm::vec4(0.0f, 0.001f, 0.0f, 0.0f);
+            records[i].row2 = glm::vec4(0.0f, 0.0f, 0.001f, -0.5f);
+        }
+        gl::Buffer vertexBuffer({.initialData = std::as_bytes(std::span(vertices))});
+        gl::Buffer indexBuffer({.initialData = std::as_bytes(std::span(sphere.data().indices32))});
+        gl::Buffer instanceBuffer({.initialData = std::as_bytes(std::span(records))});
+        gl::VertexArray layout({.attributes = {{location::kPosition, gl::AttributeFormat::Float3, 0, 0},
+                                               {location::kNormal, gl::AttributeFormat::Float3, 12, 0},
+                                               {location::kUv0, gl::AttributeFormat::Float2, 24, 0},
+                                               {location::kColor, gl::AttributeFormat::Float4, 32, 0},
+                                               {location::kInstanceRow0, gl::AttributeFormat::Float4, 0, 1},
+                                               {location::kInstanceRow1, gl::AttributeFormat::Float4, 16, 1},
+                                               {location::kInstanceRow2, gl::AttributeFormat::Float4, 32, 1},
+                                               {location::kInstanceColor, gl::AttributeFormat::Float4, 48, 1}},
+                                .bindings = {{0, sizeof(Vertex), 0}, {1, sizeof(InstanceRecord), 1}},
+                                .label = "bench.spheres"});
+        layout.setVertexBuffer(0, vertexBuffer);
+        layout.setVertexBuffer(1, instanceBuffer);
+        layout.setIndexBuffer(indexBuffer, IndexType::UInt32, sphere.vertexCount() - 1);
+        gl::bindDrawTarget(target.framebufferId(), 0, 0, target.width(), target.height());
+        auto drawWith = [&](const gl::Program& program) {
+            program.use();
+            program.setUniform(program.uniformLocation("u_viewProjection"), glm::mat4(1.0f));
+            program.setUniform(program.uniformLocation("u_model"), glm::mat4(1.0f));
+            program.setUniform(program.uniformLocation("u_baseColor"), glm::vec4(1.0f));
+            program.setUniform(program.uniformLocation("u_tint"), glm::vec4(1.0f));
+            program.setUniform(program.uniformLocation("u_lit"), 1);
+            gl::drawElementsInstanced(layout, gl::PrimitiveMode::Triangles, sphere.indexCount(),
+                                      IndexType::UInt32, 0, static_cast<std::uint32_t>(n));
+        };
+        auto timeDraws = [&](const gl::Program& program) {
+            std::vector<double> samples;
+            for (int i = 0; i < 9; ++i) {
+                const auto start = Clock::now();
+                drawWith(program);
+                gl::finish();
+                if (i > 1) {
+                    samples.push_back(millisecondsSince(start));
+                }
+            }
+            return median(samples);
+        };
+        const double withCofactor = timeDraws(exactProgram);
+        const double withShortcut = timeDraws(shortcutProgram);
+        gl::bindDrawTarget(0, 0, 0, target.width(), target.height());
+        report.line("| instances x vertices | cofactor ms | mat3 shortcut ms | ratio |");
+        report.line("|---:|---:|---:|---:|");
+        report.line("| %zu x %u | %.3f | %.3f | %.2fx |", n, sphere.vertexCount(), withCofactor,
+                    withShortcut, withCofactor / std::max(withShortcut, 1e-6));
+    }
 }
 
 } // namespace
@@ -416,6 +512,8 @@ int main(int argc, char** argv) {
         report.line("| 2,000 morphing copies, own weights every frame | 2000 | %.3f | %.3f | %u | %llu |", m.myriad,
                     m.driver, m.drawCalls, static_cast<unsigned long long>(m.bytesUploaded));
     }
+
+    cofactorRow(report, options.quick);
 
     // ---- Targets ---------------------------------------------------------------------------
     report.blank();

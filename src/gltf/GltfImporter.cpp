@@ -772,28 +772,25 @@ private:
             if (t < m_targetNames.size()) {
                 target.name = m_targetNames[t];
             }
-            const auto position = attributes.find("POSITION");
-            if (position == attributes.end()) {
-                target.positionDeltas.assign(vertexCount, glm::vec3(0.0f));
-            } else {
-                const ElementView view = readAccessor(position->second, "POSITION", kPositionRule,
-                                                      m_options.maxVertices, "maxVertices", false, which);
+            // Deltas of one semantic, as many as the primitive's vertices; empty if absent.
+            auto deltas = [&](const char* semantic, const AccessorRule& rule) -> std::vector<glm::vec3> {
+                const auto found = attributes.find(semantic);
+                if (found == attributes.end()) {
+                    return {};
+                }
+                const ElementView view = readAccessor(found->second, semantic, rule, m_options.maxVertices,
+                                                      "maxVertices", false, which);
                 if (view.count != vertexCount) {
-                    fail(which + ": POSITION has " + std::to_string(view.count) +
+                    fail(which + ": " + semantic + " has " + std::to_string(view.count) +
                          " elements, the primitive has " + std::to_string(vertexCount) + " vertices");
                 }
-                target.positionDeltas = readVectors<3>(view, glm::vec3(0.0f));
+                return readVectors<3>(view, glm::vec3(0.0f));
+            };
+            target.positionDeltas = deltas("POSITION", kPositionRule);
+            if (target.positionDeltas.empty()) {
+                target.positionDeltas.assign(vertexCount, glm::vec3(0.0f));  // a normals-only target
             }
-            const auto normal = attributes.find("NORMAL");
-            if (normal != attributes.end()) {
-                const ElementView view = readAccessor(normal->second, "NORMAL", kNormalRule,
-                                                      m_options.maxVertices, "maxVertices", false, which);
-                if (view.count != vertexCount) {
-                    fail(which + ": NORMAL has " + std::to_string(view.count) +
-                         " elements, the primitive has " + std::to_string(vertexCount) + " vertices");
-                }
-                target.normalDeltas = readVectors<3>(view, glm::vec3(0.0f));
-            }
+            target.normalDeltas = deltas("NORMAL", kNormalRule);
             data.morphTargets.push_back(std::move(target));
         }
         for (std::size_t t = 0; t < mesh.weights.size() && t < data.morphTargets.size(); ++t) {

@@ -37,15 +37,6 @@ std::shared_ptr<const MeshGeometry> liftingQuad() {
     return MeshGeometry::create(data, "lifting-quad");
 }
 
-Material unlit(const glm::vec4& color = glm::vec4(1.0f)) {
-    Material material;
-    material.shading = Shading::Unlit;
-    material.baseColor = color;
-    return material;
-}
-
-glm::mat4 at(float x, float y) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, 0.0f)); }
-
 // Runs @p draw with rasterisation off and returns what transform feedback captured. A draw
 // needs a complete framebuffer even then, and a surfaceless context has no default one.
 std::vector<float> capture(std::size_t floats, const std::function<void()>& draw) {

@@ -15,17 +15,6 @@ namespace {
 
 constexpr std::uint32_t kSize = 64;
 
-Material unlit(const glm::vec4& color = glm::vec4(1.0f)) {
-    Material material;
-    material.shading = Shading::Unlit;
-    material.baseColor = color;
-    return material;
-}
-
-glm::mat4 at(float x, float y, float z = 0.0f) {
-    return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z));
-}
-
 struct Fixture {
     egl::HeadlessContext& context = test::context();
     gl::Renderer renderer;

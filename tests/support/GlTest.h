@@ -83,3 +83,24 @@ inline std::uint32_t pixelY(float y, std::uint32_t size) {
 }
 
 } // namespace myriad::test
+
+#include "myriad/core/Material.h"
+
+#include <glm/gtc/matrix_transform.hpp>
+
+namespace myriad::test {
+
+/** An unlit material of @p color (linear RGBA): pixels then show the colour as is (sRGB-encoded). */
+inline Material unlit(const glm::vec4& color = glm::vec4(1.0f)) {
+    Material material;
+    material.shading = Shading::Unlit;
+    material.baseColor = color;
+    return material;
+}
+
+/** A translation. */
+inline glm::mat4 at(float x, float y, float z = 0.0f) {
+    return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z));
+}
+
+} // namespace myriad::test
