@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the benchmark suite in Release, runs it, and writes bench-results.md and
 # bench-plot.png (CPU ms per frame against N, instanced vs one draw per node, log-log).
-# Usage: scripts/bench.sh [--quick]      (about 5 minutes on 2 cores; --quick under one)
+# Usage: scripts/bench.sh [--quick]
+# About 2 minutes on 2 cores after the Release build; --quick stops the scene tables at 10k.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -9,6 +10,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
     echo "myriad: installing gnuplot-nox for the plot"
     sudo_cmd=()
     [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends gnuplot-nox
 fi
 

@@ -30,8 +30,8 @@ struct Placement {
 };
 
 // A jittered square grid, one cell per instance, cells `spacing` apart, centred on the origin.
-std::vector<Placement> scatter(std::size_t count, float spacing, float baseScale) {
-    std::mt19937 random(20261130u);
+std::vector<Placement> scatter(std::size_t count, float spacing, float baseScale, unsigned seed) {
+    std::mt19937 random(seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(count))));
     const float half = static_cast<float>(side) * spacing * 0.5f;
@@ -75,7 +75,7 @@ int main(int argc, char** argv) try {
     // Models come in any unit: scale so one instance is about 0.5 wide, as the Kenney grass is.
     const float baseScale = 0.5f / footprint;
     const float spacing = 0.45f;
-    const std::vector<Placement> placements = scatter(options.count, spacing, baseScale);
+    const std::vector<Placement> placements = scatter(options.count, spacing, baseScale, 20261130u);
     std::printf("02-field: %s, %zu primitive(s), %zu instances\n", options.model.c_str(),
                 model.primitives.size(), placements.size());
 
@@ -103,8 +103,10 @@ int main(int argc, char** argv) try {
         }
         batches.push_back(&batch);
     }
-    // Churn: a pool of spare placements the new blades take their place from.
-    const std::vector<Placement> spares = churn ? scatter(options.count, spacing, baseScale) : std::vector<Placement>{};
+    // Churn: a second scatter over the same cells (other jitter, yaw and colour): a blade that
+    // comes back grows in the cell of the one that went, so the field keeps its density.
+    const std::vector<Placement> spares =
+        churn ? scatter(options.count, spacing, baseScale, 7u) : std::vector<Placement>{};
     std::mt19937 churnRandom(7u);
     const float extent = std::sqrt(static_cast<float>(placements.size())) * spacing;
     Material soil;
@@ -124,7 +126,7 @@ int main(int argc, char** argv) try {
             std::uniform_int_distribution<std::size_t> pick(0, placements.size() - 1);
             for (std::size_t c = 0; c < changes; ++c) {
                 const std::size_t blade = pick(churnRandom);
-                const Placement& spare = spares[pick(churnRandom)];
+                const Placement& spare = (frame % 2 == 0 ? spares : placements)[blade];
                 for (std::size_t b = 0; b < batches.size(); ++b) {
                     batches[b]->release(handles[b][blade]);  // the last blade moves into the hole
                     handles[b][blade] = batches[b]->acquire({spare.transform, spare.color});
