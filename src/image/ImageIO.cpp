@@ -6,11 +6,53 @@
 #include <stb_image_write.h>
 
 #include <climits>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <vector>
 
 namespace myriad::image {
+namespace {
+
+/** Why a PNG's chunk list is broken, or nothing when it is sound (or the data is no PNG).
+ *
+ *  stb_image sizes its IDAT buffer from each chunk's declared length before it checks that the
+ *  bytes are there (stbi__parse_png_file), so a 310-byte file declaring a huge IDAT made it
+ *  allocate 2 GiB (found by tests/fuzz/ImageFuzzer.cpp; docs/reliability.md). Walking the chunk
+ *  headers first refuses such a file before anything is allocated. The walk stops at IEND, as
+ *  stb does: what follows IEND, and IEND's own length, are never read by the decoder. */
+std::optional<std::string> pngChunkError(std::span<const std::byte> data) {
+    static constexpr unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (data.size() < sizeof kSignature || std::memcmp(data.data(), kSignature, 8) != 0) {
+        return std::nullopt;
+    }
+    const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+    std::size_t at = sizeof kSignature;
+    while (data.size() - at >= 8) {
+        const std::uint32_t length = (std::uint32_t{bytes[at]} << 24) |
+                                     (std::uint32_t{bytes[at + 1]} << 16) |
+                                     (std::uint32_t{bytes[at + 2]} << 8) | bytes[at + 3];
+        std::string type(reinterpret_cast<const char*>(bytes + at + 4), 4);
+        if (type == "IEND") {
+            return std::nullopt;
+        }
+        for (char& c : type) {  // hostile bytes stay out of the message
+            c = c >= 0x20 && c < 0x7F ? c : '?';
+        }
+        const std::size_t left = data.size() - at - 8;  // after this chunk's header
+        if (std::uint64_t{length} + 4 > left) {          // data, then the 4-byte CRC
+            return "PNG chunk '" + type + "' at offset " + std::to_string(at) + " declares " +
+                   std::to_string(length) + " bytes, only " + std::to_string(left) +
+                   " follow (with its CRC)";
+        }
+        at += 8 + std::size_t{length} + 4;
+    }
+    return "PNG ends without an IEND chunk";
+}
+
+} // namespace
 
 Image decodeImage(std::span<const std::byte> encoded, const std::string& name) {
     if (encoded.empty()) {
@@ -33,6 +75,9 @@ Image decodeImage(std::span<const std::byte> encoded, const std::string& name) {
         throw ImportError(name + ": image is " + std::to_string(width) + "x" +
                           std::to_string(height) + ", above the limit of " +
                           std::to_string(kMaxImageSide) + " on a side");
+    }
+    if (const std::optional<std::string> broken = pngChunkError(encoded)) {
+        throw ImportError(name + ": image is corrupt (" + *broken + ")");
     }
     stbi_uc* pixels = stbi_load_from_memory(bytes, length, &width, &height, &channels, 4);
     if (pixels == nullptr) {
