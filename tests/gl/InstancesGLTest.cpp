@@ -19,17 +19,7 @@ namespace {
 
 constexpr std::uint32_t kSize = 64;
 
-struct Fixture {
-    egl::HeadlessContext& context = test::context();
-    gl::Renderer renderer;
-    gl::OffscreenTarget target{kSize, kSize, "instances-target"};
-    Camera camera = orthoCamera();
-
-    Image render(const Scene& scene) {
-        renderer.render(scene, camera, target);
-        return target.readPixels();
-    }
-};
+using Fixture = RenderFixture;
 
 int maxDifference(const Image& a, const Image& b) {
     int worst = 0;

@@ -15,18 +15,12 @@ namespace {
 
 constexpr std::uint32_t kSize = 64;
 
-struct Fixture {
-    egl::HeadlessContext& context = test::context();
-    gl::Renderer renderer;
-    gl::OffscreenTarget target{kSize, kSize, "test-target"};
+// Adds a scene and a quad to the shared fixture.
+struct Fixture : RenderFixture {
     Scene scene;
-    Camera camera = orthoCamera();
     std::shared_ptr<const MeshGeometry> quad = MeshGeometry::create(shapes::quad(0.5f, 0.5f), "quad");
 
-    Image render() {
-        renderer.render(scene, camera, target);
-        return target.readPixels();
-    }
+    Image render() { return RenderFixture::render(scene); }
 };
 
 } // namespace

@@ -104,3 +104,25 @@ inline glm::mat4 at(float x, float y, float z = 0.0f) {
 }
 
 } // namespace myriad::test
+
+#include "myriad/core/Scene.h"
+#include "myriad/gl/OffscreenTarget.h"
+#include "myriad/gl/Renderer.h"
+
+namespace myriad::test {
+
+/** A renderer drawing into a size x size target through orthoCamera(). */
+struct RenderFixture {
+    static constexpr std::uint32_t kSize = 64;
+    egl::HeadlessContext& context = test::context();
+    gl::Renderer renderer;
+    gl::OffscreenTarget target{kSize, kSize, "test-target"};
+    Camera camera = orthoCamera();
+
+    Image render(const Scene& scene) {
+        renderer.render(scene, camera, target);
+        return target.readPixels();
+    }
+};
+
+} // namespace myriad::test
