@@ -25,6 +25,7 @@ set terminal pngcairo size 900,600
 set output "bench-plot.png"
 set title "CPU ms per frame, one-triangle mesh, llvmpipe (solid: myriad + glDraw* calls; dashed: myriad alone)"
 set logscale xy
+set xrange [500:200000]
 set xlabel "instances N"
 set ylabel "CPU ms per frame"
 set key top left
