@@ -41,12 +41,8 @@ void Camera::setOrthographic(float left, float right, float bottom, float top, f
 }
 
 void Camera::lookAt(const glm::dvec3& eye, const glm::dvec3& target, const glm::vec3& up) {
-    const auto finite = [](const glm::dvec3& v) {
-        return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-    };
-    if (!finite(eye) || !finite(target)) {
-        throw InvalidArgument("Camera::lookAt: eye or target has NaN or Inf");
-    }
+    detail::requireFinite(eye, "Camera::lookAt", "eye");
+    detail::requireFinite(target, "Camera::lookAt", "target");
     detail::requireFinite(up, "Camera::lookAt", "up");
     const glm::vec3 forward(target - eye);  // the difference is small enough for float
     if (!(glm::length(forward) > 0.0f)) {

@@ -10,7 +10,6 @@
 namespace myriad {
 namespace {
 
-constexpr std::size_t kMergeGap = 16;          // records: closer ranges upload as one
 constexpr std::size_t kMaxDirtyRanges = 4096;  // past this, ranges merge more coarsely
 
 InstanceRecord packTransform(const glm::mat4& m, const glm::vec4& color) noexcept {
@@ -53,8 +52,9 @@ bool touches(const Aabb& box, const Aabb& bounds) noexcept {
     return false;
 }
 
-// Sorts and merges ranges closer than @p gap records.
-void mergeRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
+} // namespace
+
+void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
     std::sort(ranges.begin(), ranges.end(),
               [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
     std::size_t out = 0;
@@ -67,8 +67,6 @@ void mergeRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
     }
     ranges.resize(ranges.empty() ? 0 : out + 1);
 }
-
-} // namespace
 
 InstancedMeshNode::InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material,
                                      std::size_t capacity, std::string name,
@@ -114,7 +112,7 @@ void appendRange(std::vector<IndexRange>& ranges, std::size_t begin, std::size_t
     }
     if (!ranges.empty()) {
         IndexRange& last = ranges.back();
-        if (begin <= last.end + kMergeGap && end + kMergeGap >= last.begin) {
+        if (begin <= last.end + kDirtyRangeMergeGap && end + kDirtyRangeMergeGap >= last.begin) {
             last.begin = std::min(last.begin, begin);
             last.end = std::max(last.end, end);
             return;
@@ -122,10 +120,10 @@ void appendRange(std::vector<IndexRange>& ranges, std::size_t begin, std::size_t
     }
     ranges.push_back({begin, end});
     if (ranges.size() > kMaxDirtyRanges) {
-        std::size_t gap = kMergeGap;
+        std::size_t gap = kDirtyRangeMergeGap;
         while (ranges.size() > kMaxDirtyRanges / 2) {
             gap *= 4;
-            mergeRanges(ranges, gap);
+            mergeIndexRanges(ranges, gap);
         }
     }
 }

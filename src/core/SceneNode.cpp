@@ -154,9 +154,7 @@ void SceneNode::localChanged() noexcept {
 }
 
 void SceneNode::setPosition(const glm::dvec3& position) {
-    if (!std::isfinite(position.x) || !std::isfinite(position.y) || !std::isfinite(position.z)) {
-        throw InvalidArgument("SceneNode::setPosition: position has NaN or Inf");
-    }
+    detail::requireFinite(position, "SceneNode::setPosition", "position");
     m_position = position;
     localChanged();
 }

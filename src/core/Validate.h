@@ -11,8 +11,8 @@
 
 namespace myriad::detail {
 
-template <glm::length_t N>
-[[nodiscard]] inline bool allFinite(const glm::vec<N, float>& v) noexcept {
+template <glm::length_t N, class T>
+[[nodiscard]] inline bool allFinite(const glm::vec<N, T>& v) noexcept {
     for (glm::length_t i = 0; i < N; ++i) {
         if (!std::isfinite(v[i])) {
             return false;

@@ -222,6 +222,7 @@ struct Renderer::Impl {
     struct ProgramVariant {
         Program program;
         SurfaceUniforms uniforms;
+        std::uint64_t frameUniformsFrame = 0;  ///< the frame whose camera and light it holds
         explicit ProgramVariant(Program p) : program(std::move(p)), uniforms(program) {}
     };
     std::array<std::unique_ptr<ProgramVariant>, 8> variants;
@@ -234,6 +235,7 @@ struct Renderer::Impl {
     std::vector<IndexRange> uploadRanges;  // scratch, reused: no per-frame allocation
     detail::StagingRing ring{4u << 20};
     glm::dvec3 eye{0.0};
+    glm::vec3 lightDirection{0.0f, -1.0f, 0.0f};  ///< normalised once per frame
     std::uint32_t cameraMask = 0xFFFFFFFFu;
     FrameStats stats;
     std::uint64_t frame = 0;
@@ -360,7 +362,7 @@ struct Renderer::Impl {
                     uploadRanges.push_back({range.begin, end});
                 }
             }
-            mergeUploadRanges();
+            mergeIndexRanges(uploadRanges, kDirtyRangeMergeGap);
         } else if (count > 0) {
             uploadRanges.push_back({0, count});
         }
@@ -390,19 +392,6 @@ struct Renderer::Impl {
         node.uploadDone();
     }
 
-    void mergeUploadRanges() {
-        std::sort(uploadRanges.begin(), uploadRanges.end(),
-                  [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
-        std::size_t out = 0;
-        for (std::size_t i = 1; i < uploadRanges.size(); ++i) {
-            if (uploadRanges[i].begin <= uploadRanges[out].end + 16) {
-                uploadRanges[out].end = std::max(uploadRanges[out].end, uploadRanges[i].end);
-            } else {
-                uploadRanges[++out] = uploadRanges[i];
-            }
-        }
-        uploadRanges.resize(uploadRanges.empty() ? 0 : out + 1);
-    }
 
     // The batch's per-instance morph weights as an RGBA32F texture, rows wrapped at
     // instancesPerRow; only rows holding changed instances are sent.
@@ -576,7 +565,14 @@ struct Renderer::Impl {
         if (baseColorTexture != nullptr) {
             baseColorTexture->bind(0);
         }
-        program.setUniform(u.viewProjection, viewProjection);
+        if (chosen.frameUniformsFrame != frame) {
+            // Camera and light are the same for every draw of the frame: once per program.
+            program.setUniform(u.viewProjection, viewProjection);
+            program.setUniform(u.lightDirection, lightDirection);
+            program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
+            program.setUniform(u.ambient, scene.ambient);
+            chosen.frameUniformsFrame = frame;
+        }
         glm::mat4 model(node.worldLinear());
         model[3] = glm::vec4(glm::vec3(node.worldTranslation() - eye), 1.0f);
         program.setUniform(u.model, model);
@@ -587,12 +583,6 @@ struct Renderer::Impl {
         program.setUniform(u.alphaCutoff,
                            material.alphaMode == AlphaMode::Mask ? material.alphaCutoff : -1.0f);
         program.setUniform(u.opaque, node.drawsTransparent() ? 0 : 1);
-        const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f
-                                        ? glm::normalize(scene.light.direction)
-                                        : glm::vec3(0.0f, -1.0f, 0.0f);
-        program.setUniform(u.lightDirection, direction);
-        program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
-        program.setUniform(u.ambient, scene.ambient);
         setFaceCulling(node, instanced, program, u);
 
         std::uint32_t instanceCount = 1;
@@ -638,6 +628,8 @@ struct Renderer::Impl {
         blendItems.clear();
         eye = camera.positionDouble();
         cameraMask = camera.layerMask();
+        lightDirection = glm::length(scene.light.direction) > 0.0f ? glm::normalize(scene.light.direction)
+                                                                   : glm::vec3(0.0f, -1.0f, 0.0f);
         // Camera-relative: positions reach float only after the eye is subtracted in double.
         const glm::mat4 viewProjection = camera.projection() * camera.viewRotation();
         {

@@ -259,3 +259,12 @@ TEST_CASE("morph weights stay with their instance through release, adds and grow
     batch.clear();
     CHECK_FALSE(batch.hasInstanceMorphWeights());
 }
+
+TEST_CASE("mergeIndexRanges sorts and joins ranges closer than the gap", "[dirty]") {
+    std::vector<IndexRange> ranges = {{50, 60}, {0, 4}, {10, 12}, {58, 70}, {200, 201}};
+    mergeIndexRanges(ranges, 6);
+    CHECK(ranges == std::vector<IndexRange>{{0, 12}, {50, 70}, {200, 201}});
+    std::vector<IndexRange> none;
+    mergeIndexRanges(none, 16);
+    CHECK(none.empty());
+}

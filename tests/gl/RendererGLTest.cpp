@@ -142,6 +142,10 @@ TEST_CASE("hidden nodes, MeshNodes and lit shading", "[pixels]") {
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), pixelY(-0.5f, kSize), Rgba{188, 188, 188, 255});
     CHECK(f.renderer.lastFrameStats().drawCalls == 2);
     CHECK(f.renderer.lastFrameStats().meshNodes == 2);
+    // Camera and light are set once per program per frame: a change shows in the next frame.
+    f.scene.light.color = glm::vec3(1.0f);
+    const Image brighter = f.render();
+    MYRIAD_CHECK_PIXEL(brighter, pixelX(-0.5f, kSize), pixelY(-0.5f, kSize), kWhite);
 }
 
 TEST_CASE("alpha-blend nodes draw after opaque ones, back to front", "[pixels]") {

@@ -49,6 +49,14 @@ struct IndexRange {
     friend bool operator==(const IndexRange&, const IndexRange&) = default;
 };
 
+/** Dirty ranges closer than this many records are uploaded as one: fewer GPU copies for
+ *  clustered writes, a few clean records re-sent for scattered ones. */
+inline constexpr std::size_t kDirtyRangeMergeGap = 16;
+
+/** Sorts @p ranges by begin and merges those that overlap or lie closer than @p gap records.
+ *  O(n log n), in place. */
+void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap);
+
 /** A batch: one mesh and material, and `capacity()` instance records of which the first
  *  `count()` are drawn, all in one glDrawElementsInstanced. Each record is 16 floats (64 bytes,
  *  see InstanceRecord): three rows of an affine node-from-instance matrix, then an RGBA colour
