@@ -10,8 +10,6 @@
 namespace myriad {
 namespace {
 
-constexpr std::size_t kMaxDirtyRanges = 4096;  // past this, ranges merge more coarsely
-
 InstanceRecord packTransform(const glm::mat4& m, const glm::vec4& color) noexcept {
     // glm is column-major (m[column][row]); the record stores rows.
     return {glm::vec4(m[0][0], m[1][0], m[2][0], m[3][0]),
@@ -54,28 +52,15 @@ bool touches(const Aabb& box, const Aabb& bounds) noexcept {
 
 } // namespace
 
-void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
-    std::sort(ranges.begin(), ranges.end(),
-              [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
-    std::size_t out = 0;
-    for (std::size_t i = 1; i < ranges.size(); ++i) {
-        if (ranges[i].begin <= ranges[out].end + gap) {
-            ranges[out].end = std::max(ranges[out].end, ranges[i].end);
-        } else {
-            ranges[++out] = ranges[i];
-        }
-    }
-    ranges.resize(ranges.empty() ? 0 : out + 1);
-}
-
 InstancedMeshNode::InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material,
                                      std::size_t capacity, std::string name,
                                      const InstancedMeshOptions& options)
     : MeshNode(std::move(mesh), std::move(material), std::move(name), NodeKind::InstancedMesh),
       m_growth(options.growth) {
     checkCapacity(capacity, "InstancedMeshNode");
-    m_records.resize(capacity);
+    m_streams[InstanceStreamId::Record].allocate(capacity);
     m_handleOfRecord.assign(capacity, kNoHandle);
+    m_capacity = capacity;
 }
 
 void InstancedMeshNode::checkIndex(std::size_t index, const char* function) const {
@@ -101,45 +86,6 @@ Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept
     return {centre - extent, centre + extent};
 }
 
-namespace {
-
-// Appends [begin, end) to @p ranges, extending the last range when close, and keeps the list
-// bounded by merging with ever wider gaps: an upload then carries some clean records along,
-// never misses a dirty one.
-void appendRange(std::vector<IndexRange>& ranges, std::size_t begin, std::size_t end) {
-    if (begin >= end) {
-        return;
-    }
-    if (!ranges.empty()) {
-        IndexRange& last = ranges.back();
-        if (begin <= last.end + kDirtyRangeMergeGap && end + kDirtyRangeMergeGap >= last.begin) {
-            last.begin = std::min(last.begin, begin);
-            last.end = std::max(last.end, end);
-            return;
-        }
-    }
-    ranges.push_back({begin, end});
-    if (ranges.size() > kMaxDirtyRanges) {
-        std::size_t gap = kDirtyRangeMergeGap;
-        while (ranges.size() > kMaxDirtyRanges / 2) {
-            gap *= 4;
-            mergeIndexRanges(ranges, gap);
-        }
-    }
-}
-
-} // namespace
-
-void InstancedMeshNode::markWeightsDirty(std::size_t begin, std::size_t end) {
-    appendRange(m_weightsDirty, begin, end);
-    ++m_weightsVersion;
-}
-
-void InstancedMeshNode::morphWeightsUploadDone() const noexcept {
-    m_weightsDirty.clear();
-    m_weightsBase = m_weightsVersion;
-}
-
 void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float> weights) {
     checkIndex(index, "InstancedMeshNode::setMorphWeights");
     const std::size_t targets = mesh()->morphTargetCount();
@@ -154,45 +100,42 @@ void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float
             throw InvalidArgument("InstancedMeshNode::setMorphWeights: a weight is NaN or Inf");
         }
     }
-    if (m_weights.empty()) {
-        m_weights.assign(m_records.size() * kMaxMorphTargets, 0.0f);  // may throw: nothing changed
-        for (std::size_t i = 0; i < m_records.size(); ++i) {
-            m_weights[i * kMaxMorphTargets] = kUseNodeMorphWeights;
-        }
-    }
-    if (!hasOwnWeights(index)) {
-        ++m_ownWeights;
-    }
-    float* row = m_weights.data() + index * kMaxMorphTargets;
-    std::fill(row, row + kMaxMorphTargets, 0.0f);
-    std::copy(weights.begin(), weights.end(), row);
-    markWeightsDirty(index, index + 1);
+    InstanceStream& stream = m_streams[InstanceStreamId::MorphWeights];
+    stream.allocate(m_capacity);  // may throw: nothing changed
+    const bool own = hasOwnWeights(index);
+    const std::span<float> row = stream.row(index);
+    std::fill(row.begin(), row.end(), 0.0f);
+    std::copy(weights.begin(), weights.end(), row.begin());
+    stream.markChanged(index, index + 1);
+    m_ownWeights += own ? 0 : 1;
+    ++m_dataVersion;
 }
 
 void InstancedMeshNode::clearMorphWeights(std::size_t index) {
     checkIndex(index, "InstancedMeshNode::clearMorphWeights");
     if (hasOwnWeights(index)) {
-        m_weights[index * kMaxMorphTargets] = kUseNodeMorphWeights;
+        m_streams[InstanceStreamId::MorphWeights].reset(index);
         --m_ownWeights;
-        markWeightsDirty(index, index + 1);
+        ++m_dataVersion;
     }
 }
 
 std::span<const float> InstancedMeshNode::morphWeightsOf(std::size_t index) const {
     checkIndex(index, "InstancedMeshNode::morphWeightsOf");
     if (hasOwnWeights(index)) {
-        return {m_weights.data() + index * kMaxMorphTargets, mesh()->morphTargetCount()};
+        return m_streams[InstanceStreamId::MorphWeights].row(index).first(mesh()->morphTargetCount());
     }
     return morphWeights();
 }
 
-void InstancedMeshNode::markDirty(std::size_t begin, std::size_t end) {
-    appendRange(m_dirty, begin, end);
-}
-
-void InstancedMeshNode::uploadDone() const noexcept {
-    m_dirty.clear();
-    m_dirtyBase = m_dataVersion;
+void InstancedMeshNode::enterDrawn(std::size_t begin, std::size_t end) {
+    // Rows entering [0, count()) must reach the GPU in every stream, whatever it held there
+    // before (a row vacated by release() was reset on the CPU only).
+    for (InstanceStream& stream : m_streams) {
+        if (stream.allocated()) {
+            stream.markChanged(begin, end);
+        }
+    }
 }
 
 void InstancedMeshNode::dropHandlesFrom(std::size_t index) noexcept {
@@ -211,9 +154,9 @@ void InstancedMeshNode::dropHandlesFrom(std::size_t index) noexcept {
 }
 
 void InstancedMeshNode::setCount(std::size_t count) {
-    if (count > m_records.size()) {
+    if (count > m_capacity) {
         throw CapacityError("InstancedMeshNode::setCount: count " + std::to_string(count) +
-                            " > capacity " + std::to_string(m_records.size()) +
+                            " > capacity " + std::to_string(m_capacity) +
                             "; call ensureCapacity() first");
     }
     for (std::size_t i = std::min(count, m_count); i < std::max(count, m_count); ++i) {
@@ -222,15 +165,16 @@ void InstancedMeshNode::setCount(std::size_t count) {
         }
     }
     if (count > m_count) {
+        const InstanceRecord* all = records();
         for (std::size_t i = m_count; i < count; ++i) {
             if (m_boundsValid) {
-                m_bounds.extend(instanceBox(m_records[i]));
+                m_bounds.extend(instanceBox(all[i]));
             }
-            if (m_mirroredValid && isMirrored(m_records[i])) {
+            if (m_mirroredValid && isMirrored(all[i])) {
                 ++m_mirroredCount;
             }
         }
-        markDirty(m_count, count);
+        enterDrawn(m_count, count);
     } else if (count < m_count) {
         dropHandlesFrom(count);
         m_boundsValid = false;
@@ -253,39 +197,36 @@ void InstancedMeshNode::clear() noexcept {
 
 void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
     checkCapacity(capacity, "InstancedMeshNode::ensureCapacity");
-    if (capacity > m_records.size()) {
-        // Both vectors grow or neither: reserve first (may throw), then resize (cannot).
-        m_records.reserve(capacity);
+    if (capacity > m_capacity) {
+        // Every array grows or none: reserve all first (may throw), then resize (cannot).
+        for (InstanceStream& stream : m_streams) {
+            stream.reserve(capacity);
+        }
         m_handleOfRecord.reserve(capacity);
-        if (!m_weights.empty()) {
-            m_weights.reserve(capacity * kMaxMorphTargets);
+        // A batch made with capacity 0 has no record rows yet (allocation is strong).
+        m_streams[InstanceStreamId::Record].allocate(capacity);
+        for (InstanceStream& stream : m_streams) {
+            stream.grow(capacity);
         }
-        const std::size_t old = m_records.size();
-        m_records.resize(capacity);
         m_handleOfRecord.resize(capacity, kNoHandle);
-        if (!m_weights.empty()) {
-            m_weights.resize(capacity * kMaxMorphTargets, 0.0f);
-            for (std::size_t i = old; i < capacity; ++i) {
-                m_weights[i * kMaxMorphTargets] = kUseNodeMorphWeights;
-            }
-        }
+        m_capacity = capacity;
     }
 }
 
 void InstancedMeshNode::prepareAppend(const char* function) {
-    if (m_count < m_records.size()) {
+    if (m_count < m_capacity) {
         return;
     }
     if (m_growth == Growth::Double) {
-        const std::size_t grown = std::min(maxCapacity, std::max<std::size_t>(16, m_records.size() * 2));
-        if (grown > m_records.size()) {
+        const std::size_t grown = std::min(maxCapacity, std::max<std::size_t>(16, m_capacity * 2));
+        if (grown > m_capacity) {
             ensureCapacity(grown);
             return;
         }
     }
     throw CapacityError(std::string(function) + ": batch '" + name() + "' is full (" +
                         std::to_string(m_count) + " of capacity " +
-                        std::to_string(m_records.size()) + "); call ensureCapacity() first");
+                        std::to_string(m_capacity) + "); call ensureCapacity() first");
 }
 
 std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm::vec4& color) {
@@ -293,22 +234,22 @@ std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm
     detail::requireFinite(color, "InstancedMeshNode::addInstance", "color");
     prepareAppend("InstancedMeshNode::addInstance");
     const std::size_t index = m_count;
-    m_records[index] = packTransform(transform, color);
+    InstanceRecord& record = records()[index];
+    record = packTransform(transform, color);
     m_handleOfRecord[index] = kNoHandle;
-    if (hasOwnWeights(index)) {
-        // A new instance starts with the node's weights, not those left in the row by an
-        // earlier clear() or smaller count.
-        m_weights[index * kMaxMorphTargets] = kUseNodeMorphWeights;
-        markWeightsDirty(index, index + 1);
+    // A new instance starts with every side stream's default (the node's morph weights, ...),
+    // not what an earlier clear() or smaller count left in the row.
+    for (std::size_t stream = InstanceStreamId::Record + 1; stream < m_streams.size(); ++stream) {
+        m_streams[stream].reset(index);
     }
     if (m_boundsValid) {
-        m_bounds.extend(instanceBox(m_records[index]));
+        m_bounds.extend(instanceBox(record));
     }
-    if (m_mirroredValid && isMirrored(m_records[index])) {
+    if (m_mirroredValid && isMirrored(record)) {
         ++m_mirroredCount;
     }
     ++m_count;
-    markDirty(index, index + 1);
+    enterDrawn(index, index + 1);
     ++m_dataVersion;
     return index;
 }
@@ -329,7 +270,7 @@ void InstancedMeshNode::noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) no
 void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transform) {
     checkIndex(index, "InstancedMeshNode::setTransform");
     checkTransform(transform, "InstancedMeshNode::setTransform");
-    InstanceRecord& record = m_records[index];
+    InstanceRecord& record = records()[index];
     const Aabb oldBox = m_boundsValid ? instanceBox(record) : Aabb{};
     const bool wasMirrored = isMirrored(record);
     record = packTransform(transform, record.color);
@@ -339,31 +280,31 @@ void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transfo
     if (m_mirroredValid) {
         m_mirroredCount = m_mirroredCount - (wasMirrored ? 1 : 0) + (isMirrored(record) ? 1 : 0);
     }
-    markDirty(index, index + 1);
+    m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     ++m_dataVersion;
 }
 
 void InstancedMeshNode::setColor(std::size_t index, const glm::vec4& color) {
     checkIndex(index, "InstancedMeshNode::setColor");
     detail::requireFinite(color, "InstancedMeshNode::setColor", "color");
-    m_records[index].color = color;
-    markDirty(index, index + 1);
+    records()[index].color = color;
+    m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     ++m_dataVersion;
 }
 
 glm::mat4 InstancedMeshNode::readTransform(std::size_t index) const {
     checkIndex(index, "InstancedMeshNode::readTransform");
-    return unpackTransform(m_records[index]);
+    return unpackTransform(records()[index]);
 }
 
 glm::vec4 InstancedMeshNode::readColor(std::size_t index) const {
     checkIndex(index, "InstancedMeshNode::readColor");
-    return m_records[index].color;
+    return records()[index].color;
 }
 
 const InstanceRecord& InstancedMeshNode::record(std::size_t index) const {
     checkIndex(index, "InstancedMeshNode::record");
-    return m_records[index];
+    return records()[index];
 }
 
 InstanceHandle InstancedMeshNode::acquire(const InstanceDesc& desc) {
@@ -425,35 +366,32 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     HandleSlot& released = m_handleSlots[handle.slot];
     const std::size_t index = released.index;
     const std::size_t last = m_count - 1;
-    if (m_boundsValid && touches(instanceBox(m_records[index]), m_bounds)) {
+    const InstanceRecord* all = records();
+    if (m_boundsValid && touches(instanceBox(all[index]), m_bounds)) {
         m_boundsValid = false;
     }
-    if (m_mirroredValid && isMirrored(m_records[index])) {
+    if (m_mirroredValid && isMirrored(all[index])) {
         --m_mirroredCount;
     }
-    if (index != last) {
-        // Swap-remove: the last drawn record (and whatever names it) moves into the hole.
-        m_records[index] = m_records[last];
-        if (!m_weights.empty()) {
-            if (hasOwnWeights(index)) {
-                --m_ownWeights;
-            }
-            std::copy_n(m_weights.data() + last * kMaxMorphTargets, kMaxMorphTargets,
-                        m_weights.data() + index * kMaxMorphTargets);
-            m_weights[last * kMaxMorphTargets] = kUseNodeMorphWeights;
-            markWeightsDirty(index, index + 1);
+    if (hasOwnWeights(index)) {
+        --m_ownWeights;
+    }
+    // Swap-remove in every stream alike: the last drawn row (and whatever names it) moves into
+    // the hole, and the vacated row goes back to its default, marked changed like any other.
+    for (InstanceStream& stream : m_streams) {
+        if (index != last) {
+            stream.move(last, index);
         }
+        if (&stream != &m_streams[InstanceStreamId::Record]) {
+            stream.reset(last);
+        }
+    }
+    if (index != last) {
         const std::uint32_t movedSlot = m_handleOfRecord[last];
         m_handleOfRecord[index] = movedSlot;
         if (movedSlot != kNoHandle) {
             m_handleSlots[movedSlot].index = static_cast<std::uint32_t>(index);
         }
-        markDirty(index, index + 1);
-    }
-    if (index == last && hasOwnWeights(last)) {
-        m_weights[last * kMaxMorphTargets] = kUseNodeMorphWeights;
-        --m_ownWeights;
-        markWeightsDirty(last, last + 1);
     }
     m_handleOfRecord[last] = kNoHandle;
     released.live = false;
@@ -466,16 +404,15 @@ void InstancedMeshNode::release(InstanceHandle handle) {
 }
 
 std::span<float> InstancedMeshNode::instanceData() noexcept {
-    return {reinterpret_cast<float*>(m_records.data()), m_records.size() * floatsPerInstance};
+    return m_streams[InstanceStreamId::Record].data();
 }
 
 std::span<const float> InstancedMeshNode::instanceData() const noexcept {
-    return {reinterpret_cast<const float*>(m_records.data()),
-            m_records.size() * floatsPerInstance};
+    return m_streams[InstanceStreamId::Record].data();
 }
 
 std::span<const std::byte> InstancedMeshNode::instanceBytes() const noexcept {
-    return {reinterpret_cast<const std::byte*>(m_records.data()), m_count * strideInBytes};
+    return {reinterpret_cast<const std::byte*>(records()), m_count * strideInBytes};
 }
 
 void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t count) {
@@ -483,13 +420,13 @@ void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t coun
         first = 0;
         count = m_count;
     }
-    if (first > m_records.size() || count > m_records.size() - first) {
+    if (first > m_capacity || count > m_capacity - first) {
         throw OutOfRange("InstancedMeshNode::markInstancesChanged: records [" +
                          std::to_string(first) + ", " + std::to_string(first) + " + " +
                          std::to_string(count) + ") run past capacity " +
-                         std::to_string(m_records.size()));
+                         std::to_string(m_capacity));
     }
-    markDirty(first, first + count);
+    m_streams[InstanceStreamId::Record].markChanged(first, first + count);
     m_boundsValid = false;
     m_mirroredValid = false;
     ++m_dataVersion;
@@ -499,7 +436,7 @@ const Aabb& InstancedMeshNode::localBounds() const {
     if (!m_boundsValid) {
         Aabb bounds;
         for (std::size_t i = 0; i < m_count; ++i) {
-            bounds.extend(instanceBox(m_records[i]));
+            bounds.extend(instanceBox(records()[i]));
         }
         m_bounds = bounds;
         m_boundsValid = true;
@@ -511,7 +448,7 @@ std::size_t InstancedMeshNode::mirroredCount() const {
     if (!m_mirroredValid) {
         std::size_t mirrored = 0;
         for (std::size_t i = 0; i < m_count; ++i) {
-            mirrored += isMirrored(m_records[i]) ? 1 : 0;
+            mirrored += isMirrored(records()[i]) ? 1 : 0;
         }
         m_mirroredCount = mirrored;
         m_mirroredValid = true;

@@ -40,6 +40,10 @@ gl::ProcAddress glProcAddress(const char* name) {
     return reinterpret_cast<gl::ProcAddress>(eglGetProcAddress(name));
 }
 
+void* currentEglContext() {
+    return eglGetCurrentContext();
+}
+
 } // namespace
 
 struct HeadlessContext::Impl {
@@ -171,7 +175,7 @@ struct HeadlessContext::Impl {
                           " display (" + eglErrorName(eglGetError()) + ")");
         }
         makeCurrent();
-        gl::loadGl(&glProcAddress);
+        gl::loadGl(&glProcAddress, &currentEglContext);
         auto getString = reinterpret_cast<MyriadGetStringFunction>(eglGetProcAddress("glGetString"));
         auto text = [&](unsigned int name) {
             const unsigned char* s = getString != nullptr ? getString(name) : nullptr;

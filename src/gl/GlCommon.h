@@ -9,7 +9,7 @@
 
 namespace myriad::gl::detail {
 
-enum class ObjectKind : int { Buffer, VertexArray, Program, Texture, Framebuffer, Sync };
+enum class ObjectKind : int { Buffer, VertexArray, Program, Texture, Framebuffer, Sync, Sampler };
 /** Adds @p delta to the live count of @p kind (gl::liveObjectCounts()). */
 void countObject(ObjectKind kind, int delta) noexcept;
 

@@ -7,7 +7,7 @@
 namespace myriad::gl {
 namespace {
 
-std::atomic<std::int64_t> g_counts[6];
+std::atomic<std::int64_t> g_counts[7];
 
 } // namespace
 
@@ -25,7 +25,8 @@ LiveObjectCounts liveObjectCounts() noexcept {
     };
     return {get(detail::ObjectKind::Buffer), get(detail::ObjectKind::VertexArray),
             get(detail::ObjectKind::Program), get(detail::ObjectKind::Texture),
-            get(detail::ObjectKind::Framebuffer), get(detail::ObjectKind::Sync)};
+            get(detail::ObjectKind::Framebuffer), get(detail::ObjectKind::Sync),
+            get(detail::ObjectKind::Sampler)};
 }
 
 } // namespace myriad::gl

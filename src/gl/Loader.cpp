@@ -11,6 +11,7 @@ namespace myriad::gl {
 namespace {
 
 std::atomic<bool> g_loaded{false};
+std::atomic<CurrentContextQuery> g_currentContext{nullptr};
 
 std::string stringOf(GLenum name) {
     const GLubyte* text = glGetString(name);
@@ -19,7 +20,7 @@ std::string stringOf(GLenum name) {
 
 } // namespace
 
-void loadGl(ProcAddressLoader loader) {
+void loadGl(ProcAddressLoader loader, CurrentContextQuery currentContext) {
     if (loader == nullptr) {
         throw GlError("gl::loadGl: loader is null");
     }
@@ -34,6 +35,7 @@ void loadGl(ProcAddressLoader loader) {
                       std::to_string(major) + "." + std::to_string(minor) + " (" +
                       stringOf(GL_VERSION) + ", renderer " + stringOf(GL_RENDERER) + ")");
     }
+    g_currentContext = currentContext;
     g_loaded = true;
 }
 
@@ -46,6 +48,10 @@ void requireCurrentContext(const char* function) {
         throw GlError(std::string(function) +
                       ": OpenGL is not loaded; create a HeadlessContext or Window first, or call "
                       "gl::loadGl() after making your own context current");
+    }
+    const CurrentContextQuery query = g_currentContext;
+    if (query != nullptr && query() == nullptr) {
+        throw GlError(std::string(function) + ": no OpenGL context is current on this thread");
     }
     GLint major = 0;
     GLint minor = 0;

@@ -4,6 +4,8 @@
 #include "myriad/gl/Loader.h"
 #include "myriad/util/Error.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -12,17 +14,53 @@
 namespace myriad::gl {
 namespace {
 
-Image readFramebuffer(GLuint framebuffer, std::uint32_t width, std::uint32_t height) {
+/** IEC 61966-2-1 sRGB encoding of a linear value, to a byte. */
+std::uint8_t encodeSrgb(float linear) {
+    const float c = std::clamp(linear, 0.0f, 1.0f);
+    const float encoded = c <= 0.0031308f ? c * 12.92f : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
+    return static_cast<std::uint8_t>(std::lround(encoded * 255.0f));
+}
+
+Image readFramebuffer(GLuint framebuffer, std::uint32_t width, std::uint32_t height, bool linearFloat) {
     Image image;
     image.width = width;
     image.height = height;
     image.pixels.resize(std::size_t{width} * height * 4);
+    // Whatever pack state the game left (alignment 1, a row length, a pack buffer) must not
+    // change what is read: set it, and put it back after.
+    GLint previous[5] = {};
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous[0]);
+    glGetIntegerv(GL_PACK_ALIGNMENT, &previous[1]);
+    glGetIntegerv(GL_PACK_ROW_LENGTH, &previous[2]);
+    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &previous[3]);
+    glGetIntegerv(GL_PACK_SKIP_ROWS, &previous[4]);
+    GLint skipPixels = 0;
+    glGetIntegerv(GL_PACK_SKIP_PIXELS, &skipPixels);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_RGBA,
-                 GL_UNSIGNED_BYTE, image.pixels.data());
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
+    if (linearFloat) {
+        // A float target holds linear light: encode it once here, as an sRGB target would have.
+        std::vector<float> linear(std::size_t{width} * height * 4);
+        glReadPixels(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_RGBA, GL_FLOAT,
+                     linear.data());
+        for (std::size_t i = 0; i < linear.size(); ++i) {
+            image.pixels[i] = i % 4 == 3 ? static_cast<std::uint8_t>(std::lround(std::clamp(linear[i], 0.0f, 1.0f) * 255.0f))
+                                         : encodeSrgb(linear[i]);
+        }
+    } else {
+        glReadPixels(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_RGBA,
+                     GL_UNSIGNED_BYTE, image.pixels.data());
+    }
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previous[0]));
+    glPixelStorei(GL_PACK_ALIGNMENT, previous[1]);
+    glPixelStorei(GL_PACK_ROW_LENGTH, previous[2]);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(previous[3]));
+    glPixelStorei(GL_PACK_SKIP_ROWS, previous[4]);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, skipPixels);
     // GL's rows run bottom to top; Image's run top to bottom.
     const std::size_t rowBytes = std::size_t{width} * 4;
     std::vector<std::uint8_t> row(rowBytes);
@@ -39,7 +77,7 @@ Image readFramebuffer(GLuint framebuffer, std::uint32_t width, std::uint32_t hei
 } // namespace
 
 OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
-                                 std::string_view label) {
+                                 std::string_view label, TargetFormat format) {
     if (width == 0 || height == 0 || width > 16384 || height > 16384) {
         throw InvalidArgument("gl::OffscreenTarget: size " + std::to_string(width) + "x" +
                               std::to_string(height) + " is outside 1..16384");
@@ -49,7 +87,8 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     detail::countObject(detail::ObjectKind::Framebuffer, 1);
     glCreateRenderbuffers(1, &m_color);
     glCreateRenderbuffers(1, &m_depth);
-    glNamedRenderbufferStorage(m_color, GL_RGBA8, static_cast<GLsizei>(width),
+    glNamedRenderbufferStorage(m_color, format == TargetFormat::Rgba16Float ? GL_RGBA16F : GL_SRGB8_ALPHA8,
+                               static_cast<GLsizei>(width),
                                static_cast<GLsizei>(height));
     glNamedRenderbufferStorage(m_depth, GL_DEPTH_COMPONENT24, static_cast<GLsizei>(width),
                                static_cast<GLsizei>(height));
@@ -68,6 +107,7 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     }
     m_width = width;
     m_height = height;
+    m_format = format;
     const std::string base = detail::labelOrDefault(label, "offscreen-target", m_framebuffer);
     detail::setLabel(GL_FRAMEBUFFER, m_framebuffer, base);
     detail::setLabel(GL_RENDERBUFFER, m_color, base + ".color");
@@ -93,7 +133,7 @@ OffscreenTarget::~OffscreenTarget() { destroy(); }
 OffscreenTarget::OffscreenTarget(OffscreenTarget&& other) noexcept
     : m_framebuffer(std::exchange(other.m_framebuffer, 0)), m_color(std::exchange(other.m_color, 0)),
       m_depth(std::exchange(other.m_depth, 0)), m_width(std::exchange(other.m_width, 0)),
-      m_height(std::exchange(other.m_height, 0)) {}
+      m_height(std::exchange(other.m_height, 0)), m_format(other.m_format) {}
 
 OffscreenTarget& OffscreenTarget::operator=(OffscreenTarget&& other) noexcept {
     if (this != &other) {
@@ -103,6 +143,7 @@ OffscreenTarget& OffscreenTarget::operator=(OffscreenTarget&& other) noexcept {
         m_depth = std::exchange(other.m_depth, 0);
         m_width = std::exchange(other.m_width, 0);
         m_height = std::exchange(other.m_height, 0);
+        m_format = other.m_format;
     }
     return *this;
 }
@@ -111,12 +152,12 @@ Image OffscreenTarget::readPixels() const {
     if (m_framebuffer == 0) {
         throw InvalidArgument("gl::OffscreenTarget::readPixels: the target is empty");
     }
-    return readFramebuffer(m_framebuffer, m_width, m_height);
+    return readFramebuffer(m_framebuffer, m_width, m_height, m_format == TargetFormat::Rgba16Float);
 }
 
 Image readDefaultFramebuffer(std::uint32_t width, std::uint32_t height) {
     requireCurrentContext("gl::readDefaultFramebuffer");
-    return readFramebuffer(0, width, height);
+    return readFramebuffer(0, width, height, false);
 }
 
 } // namespace myriad::gl

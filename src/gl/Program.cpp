@@ -60,11 +60,13 @@ std::string readLog(GLuint object, bool isProgram) {
 }
 
 // Rewrites driver log lines to "name:line: message". Mesa writes "0:12(5): error: ...",
-// NVIDIA "0(12) : error C0000: ...", AMD/Intel Windows "ERROR: 0:12: ...".
-std::string formatCompileLog(std::string_view name, const std::string& log) {
-    static const std::regex mesa(R"(^\s*\d+:(\d+)\(\d+\):\s*(.*)$)");
-    static const std::regex nvidia(R"(^\s*\d+\((\d+)\)\s*:\s*(.*)$)");
-    static const std::regex generic(R"(^\s*(?:ERROR|WARNING):\s*\d+:(\d+):\s*(.*)$)");
+// NVIDIA "0(12) : error C0000: ...", AMD/Intel Windows "ERROR: 0:12: ...". The leading number is
+// the GLSL source-string number (#line's second argument): 1 is text spliced in from
+// @p includedName (a user's surface function), anything else the stage's own file.
+std::string formatCompileLog(std::string_view name, std::string_view includedName, const std::string& log) {
+    static const std::regex mesa(R"(^\s*(\d+):(\d+)\(\d+\):\s*(.*)$)");
+    static const std::regex nvidia(R"(^\s*(\d+)\((\d+)\)\s*:\s*(.*)$)");
+    static const std::regex generic(R"(^\s*(?:ERROR|WARNING):\s*(\d+):(\d+):\s*(.*)$)");
     std::istringstream lines(log);
     std::string line;
     std::string result;
@@ -75,7 +77,9 @@ std::string formatCompileLog(std::string_view name, const std::string& log) {
         std::smatch match;
         if (std::regex_match(line, match, mesa) || std::regex_match(line, match, nvidia) ||
             std::regex_match(line, match, generic)) {
-            result += std::string(name) + ":" + match[1].str() + ": " + match[2].str() + "\n";
+            const bool included = match[1].str() == "1" && !includedName.empty();
+            result += std::string(included ? includedName : name) + ":" + match[2].str() + ": " +
+                      match[3].str() + "\n";
         } else {
             result += std::string(name) + ": " + line + "\n";
         }
@@ -118,7 +122,7 @@ GLuint compileStage(const ShaderSource& source) {
     GLint ok = GL_FALSE;
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
     if (ok != GL_TRUE) {
-        const std::string log = formatCompileLog(source.name, readLog(shader, false));
+        const std::string log = formatCompileLog(source.name, source.includedName, readLog(shader, false));
         glDeleteShader(shader);
         throw ShaderError("shader '" + std::string(source.name) + "' failed to compile:\n" + log);
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string>
 
 namespace myriad::gl::detail {
@@ -109,6 +110,17 @@ StagingRing::Allocation StagingRing::allocate(std::size_t bytes) {
     }
     m_head = end;
     return {m_buffer, begin, m_mapped + begin};
+}
+
+void StagingRing::copy(GLuint destination, std::size_t destinationOffset, const void* source,
+                       std::size_t bytes) {
+    if (bytes == 0) {
+        return;
+    }
+    const Allocation staging = allocate(bytes);
+    std::memcpy(staging.data, source, bytes);
+    glCopyNamedBufferSubData(staging.buffer, destination, static_cast<GLintptr>(staging.offset),
+                             static_cast<GLintptr>(destinationOffset), static_cast<GLsizeiptr>(bytes));
 }
 
 void StagingRing::endFrame() {

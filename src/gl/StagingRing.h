@@ -29,6 +29,9 @@ public:
 
     /** Room for @p bytes, 16-byte aligned; grows the ring when bytes > capacity / 4. */
     Allocation allocate(std::size_t bytes);
+    /** Writes @p bytes from @p source into the ring and issues glCopyNamedBufferSubData into
+     *  @p destination at @p destinationOffset. */
+    void copy(GLuint destination, std::size_t destinationOffset, const void* source, std::size_t bytes);
     /** Fences everything allocated since the last endFrame(). */
     void endFrame();
 

@@ -57,7 +57,7 @@ Window::Window(const WindowDesc& desc) {
     }
     glfwMakeContextCurrent(impl->window);
     glfwSwapInterval(desc.vsync ? 1 : 0);
-    gl::loadGl(&procAddress);
+    gl::loadGl(&procAddress, [] { return static_cast<void*>(glfwGetCurrentContext()); });
     m_impl = std::move(impl);
 }
 

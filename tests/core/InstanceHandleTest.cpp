@@ -122,12 +122,20 @@ TEST_CASE("Growth::Double grows on demand; Fixed throws", "[growth]") {
     CHECK(fixed.liveHandleCount() == 2);
 }
 
+namespace {
+/** What a renderer (consumer 1) does after uploading every stream of @p batch. */
+void uploadedEverything(const InstancedMeshNode& batch, std::uint64_t consumer = 1) {
+    for (const InstanceStream& stream : batch.streams()) {
+        stream.changes().acknowledge(consumer, stream.version());
+    }
+}
+} // namespace
+
 TEST_CASE("writes record dirty ranges, merged when close", "[dirty]") {
     InstancedMeshNode batch(box(), Material{}, 1000, "dirty");
     batch.setCount(1000);
-    batch.uploadDone();
+    uploadedEverything(batch);
     CHECK(batch.dirtyRanges().empty());
-    CHECK(batch.dirtyBaseVersion() == batch.dataVersion());
     for (std::size_t i = 100; i < 110; ++i) {
         batch.setColor(i, glm::vec4(0.5f));
     }
@@ -135,7 +143,7 @@ TEST_CASE("writes record dirty ranges, merged when close", "[dirty]") {
     REQUIRE(batch.dirtyRanges().size() == 2);
     CHECK(batch.dirtyRanges()[0] == IndexRange{100, 110});
     CHECK(batch.dirtyRanges()[1] == IndexRange{500, 501});
-    batch.uploadDone();
+    uploadedEverything(batch);
     // Thousands of scattered writes stay a bounded list that covers every write.
     for (std::size_t i = 0; i < 1000; i += 7) {
         batch.setColor(i, glm::vec4(0.1f));
@@ -221,7 +229,7 @@ TEST_CASE("morph weights: node defaults, per-instance weights, limits", "[morph]
     batch.MeshNode::setMorphWeights(nodeWeights);
     CHECK(batch.morphWeightsOf(0)[0] == 0.75f);  // instances without their own follow the node
 
-    const std::uint64_t version = batch.morphWeightsVersion();
+    const std::uint64_t version = batch.dataVersion();
     const float tooMany[kMaxMorphTargets + 1] = {};
     CHECK_THROWS_AS(batch.setMorphWeights(0, tooMany), InvalidArgument);
     const float three[] = {0.0f, 0.0f, 0.0f};  // the mesh has 2 targets
@@ -229,7 +237,7 @@ TEST_CASE("morph weights: node defaults, per-instance weights, limits", "[morph]
     const float nan[] = {std::numeric_limits<float>::quiet_NaN()};
     CHECK_THROWS_AS(batch.setMorphWeights(0, nan), InvalidArgument);
     CHECK_THROWS_AS(batch.setMorphWeights(5, own), OutOfRange);
-    CHECK(batch.morphWeightsVersion() == version);
+    CHECK(batch.dataVersion() == version);
     CHECK_THROWS_AS(MeshGeometry(shapes::triangle()).defaultMorphWeights().at(0), std::out_of_range);
     MeshData tooManyTargets = shapes::triangle();
     tooManyTargets.morphTargets.resize(kMaxMorphTargets + 1);
@@ -267,4 +275,67 @@ TEST_CASE("mergeIndexRanges sorts and joins ranges closer than the gap", "[dirty
     std::vector<IndexRange> none;
     mergeIndexRanges(none, 16);
     CHECK(none.empty());
+}
+
+TEST_CASE("each consumer of a stream gets the changes since its own upload", "[dirty][streams]") {
+    // Two renderers drawing one batch: each sends only what changed since it last uploaded,
+    // and neither one's upload hides a change from the other (the log is trimmed only past the
+    // slowest cursor).
+    InstancedMeshNode batch(box(), Material{}, 100, "two-consumers");
+    batch.setCount(100);
+    const InstanceStream& records = batch.streams()[InstanceStreamId::Record];
+    records.changes().acknowledge(1, records.version());
+    records.changes().acknowledge(2, records.version());
+    const std::uint64_t bothSaw = records.version();
+
+    batch.setColor(10, glm::vec4(0.5f));
+    std::vector<IndexRange> ranges;
+    REQUIRE(records.changes().collect(bothSaw, ranges));
+    CHECK(ranges == std::vector<IndexRange>{{10, 11}});
+    records.changes().acknowledge(1, records.version());  // renderer 1 uploads
+    const std::uint64_t oneSaw = records.version();
+
+    batch.setColor(50, glm::vec4(0.25f));
+    ranges.clear();
+    REQUIRE(records.changes().collect(bothSaw, ranges));  // renderer 2 still needs both
+    CHECK(ranges == std::vector<IndexRange>{{10, 11}, {50, 51}});
+    ranges.clear();
+    REQUIRE(records.changes().collect(oneSaw, ranges));   // renderer 1 only the new one
+    CHECK(ranges == std::vector<IndexRange>{{50, 51}});
+
+    // A consumer the log no longer reaches back to (evicted, or new) is told to send all.
+    for (std::uint64_t consumer = 3; consumer < 3 + ChangeLog::kMaxConsumers; ++consumer) {
+        records.changes().acknowledge(consumer, records.version());
+    }
+    ranges.clear();
+    CHECK_FALSE(records.changes().collect(bothSaw, ranges));
+}
+
+TEST_CASE("a row vacated by release reaches the GPU again when an instance takes it",
+          "[morph][streams]") {
+    // Issue input: A (node weights) and B (its own weight lifts it). release(A) moves B into
+    // slot 0; addInstance() takes slot 1, whose weights row was reset on the CPU only. Every
+    // row entering the drawn range must be logged as changed in every stream.
+    auto mesh = std::make_shared<const MeshGeometry>([] {
+        MeshData data = shapes::triangle();
+        data.morphTargets.push_back({"lift", std::vector<glm::vec3>(3, glm::vec3(0, 1, 0)), {}});
+        return data;
+    }());
+    InstancedMeshNode batch(mesh, Material{}, 4, "stale-rows");
+    const InstanceHandle a = batch.acquire();
+    (void)batch.acquire();
+    const float lift[] = {1.0f};
+    batch.setMorphWeights(1, lift);
+    uploadedEverything(batch);
+    batch.release(a);
+    uploadedEverything(batch);
+    const std::size_t added = batch.addInstance(glm::mat4(1.0f));
+    REQUIRE(added == 1);
+    const InstanceStream& weights = batch.streams()[InstanceStreamId::MorphWeights];
+    const auto pending = weights.changes().pendingRanges();
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].begin <= 1);
+    CHECK(pending[0].end >= 2);
+    CHECK(weights.row(1)[0] == InstancedMeshNode::kUseNodeMorphWeights);
+    CHECK(batch.morphWeightsOf(1)[0] == 0.0f);  // node weights: the mesh default
 }

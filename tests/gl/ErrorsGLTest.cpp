@@ -1,4 +1,5 @@
 // Environmental errors: shaders that do not compile, no current context, bad targets.
+#include "gl/ShaderLibrary.h"
 #include "support/GlTest.h"
 
 #include "myriad/core/Scene.h"
@@ -31,14 +32,21 @@ TEST_CASE("a shader that does not compile reports file and line", "[errors]") {
     }
     const gl::ShaderSource noVersion[] = {{gl::ShaderStage::Vertex, "nov.vert", "void main() {}"}};
     CHECK_THROWS_AS(gl::Program(noVersion, "no-version"), InvalidArgument);
-    CHECK_THROWS_AS(gl::Program::fromEmbedded("nope.vert", "mesh.frag", "x"), InvalidArgument);
+    CHECK_THROWS_AS(gl::Program::fromEmbedded("nope.vert", "surface.frag", "x"), InvalidArgument);
 }
 
 TEST_CASE("the embedded shaders are in the library and compile", "[errors]") {
     context();
-    CHECK_THAT(std::string(gl::embeddedShaderText("instanced_mesh.vert")),
-               Catch::Contains("MYRIAD_LOCATION_INSTANCE_ROW0"));
-    gl::Program program = gl::Program::fromEmbedded("instanced_mesh.vert", "mesh.frag", "p");
+    CHECK_THAT(std::string(gl::embeddedShaderText("surface.vert")), Catch::Contains("MYRIAD_INSTANCED"));
+    CHECK_THAT(std::string(gl::embeddedShaderText("surface.frag")), Catch::Contains("SurfaceInput"));
+    // surface.vert reads streams through declarations generated from their InstanceStreamDesc.
+    const std::uint32_t features = gl::detail::kInstanced | gl::detail::kLit;
+    const std::string fragmentDefines = gl::detail::ShaderLibrary::featureDefines(features);
+    const std::string vertexDefines = fragmentDefines + gl::detail::ShaderLibrary::streamDeclarations(features);
+    const gl::ShaderSource stages[] = {
+        {gl::ShaderStage::Vertex, "surface.vert", gl::embeddedShaderText("surface.vert"), vertexDefines},
+        {gl::ShaderStage::Fragment, "surface.frag", gl::embeddedShaderText("surface.frag"), fragmentDefines}};
+    gl::Program program(stages, "p");
     CHECK(program.id() != 0);
     CHECK(program.uniformLocation("u_model") >= 0);
 }

@@ -78,7 +78,7 @@ TEST_CASE("destroying a batch frees its GPU copy on the next frame; unused meshe
 
     keep.removeFromParent();
     renderer.render(scene, Camera{}, target);
-    renderer.releaseUnused();  // the mesh is no longer drawn: its buffers go too
+    renderer.trim();  // the mesh is no longer drawn: its buffers go too
     const gl::LiveObjectCounts empty = gl::liveObjectCounts();
     CHECK(empty.vertexArrays == oneBatch.vertexArrays - 2);  // the batch's and the mesh's
     CHECK(empty.buffers == oneBatch.buffers - 3);            // instances, vertices, indices

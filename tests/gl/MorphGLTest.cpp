@@ -1,5 +1,6 @@
 // Morph targets on the GPU: node weights, per-instance weights read by instance id, wrapping
 // texture rows, base instances, and exact morphed positions read back by transform feedback.
+#include "gl/ShaderLibrary.h"
 #include "support/GlTest.h"
 
 #include <glad/gl.h>
@@ -124,9 +125,9 @@ TEST_CASE("weight 0 and weight 1 on a lifting target: pixels show the lift; weig
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), pixelY(0.25f, kSize), kRed);
 }
 
-TEST_CASE("weights stay with their instance through release, adds, growth and wrapped rows", "[morph][pixels]") {
+TEST_CASE("weights stay with their instance through release, adds and growth", "[morph][pixels]") {
     context();
-    gl::Renderer renderer({.morphWeightsInstancesPerRow = 2});  // rows wrap every 2 instances
+    gl::Renderer renderer;
     gl::OffscreenTarget target(kSize, kSize);
     const Camera camera = orthoCamera();
     auto mesh = liftingQuad();
@@ -192,10 +193,13 @@ TEST_CASE("SimpleMorph: morphed vertex positions read back by transform feedback
     const std::size_t vertexCount = mesh.vertexCount();
     const std::size_t targets = mesh.morphTargetCount();
 
-    // The library's instanced vertex stage with per-instance weights, fed by hand.
-    const std::string defines = "#define MYRIAD_MORPH 1\n#define MYRIAD_INSTANCE_MORPH_WEIGHTS 1\n";
-    const gl::ShaderSource stages[] = {{gl::ShaderStage::Vertex, "instanced_mesh.vert",
-                                        gl::embeddedShaderText("instanced_mesh.vert"), defines}};
+    // The library's instanced vertex stage with per-instance weights, fed by hand, with the
+    // stream declarations the renderer generates.
+    const std::uint32_t features = gl::detail::kInstanced | gl::detail::kMorph | gl::detail::kInstanceMorphWeights;
+    const std::string defines = gl::detail::ShaderLibrary::featureDefines(features) +
+                                gl::detail::ShaderLibrary::streamDeclarations(features);
+    const gl::ShaderSource stages[] = {{gl::ShaderStage::Vertex, "surface.vert",
+                                        gl::embeddedShaderText("surface.vert"), defines}};
     const char* varyings[] = {"gl_Position"};
     gl::Program program(stages, "transform-feedback", varyings);
 
@@ -214,10 +218,10 @@ TEST_CASE("SimpleMorph: morphed vertex positions read back by transform feedback
     const float rows[3][kMaxMorphTargets] = {{InstancedMeshNode::kUseNodeMorphWeights},
                                              {1.0f, 0.0f},
                                              {0.25f, 0.75f}};
+    gl::Buffer weightBuffer({.initialData = std::as_bytes(std::span(&rows[0][0], 3 * kMaxMorphTargets))});
     GLuint weightTexture = 0;
-    glCreateTextures(GL_TEXTURE_2D, 1, &weightTexture);
-    glTextureStorage2D(weightTexture, 1, GL_RGBA32F, 3 * kMaxMorphTargets / 4, 1);
-    glTextureSubImage2D(weightTexture, 0, 0, 0, 3 * kMaxMorphTargets / 4, 1, GL_RGBA, GL_FLOAT, rows);
+    glCreateTextures(GL_TEXTURE_BUFFER, 1, &weightTexture);
+    glTextureBuffer(weightTexture, GL_RGBA32F, weightBuffer.id());
 
     std::vector<glm::vec3> positions(data.positions);
     gl::Buffer positionBuffer({.initialData = std::as_bytes(std::span(positions))});
@@ -239,7 +243,6 @@ TEST_CASE("SimpleMorph: morphed vertex positions read back by transform feedback
     program.setUniform(program.uniformLocation("u_morphTargetCount"), static_cast<int>(targets));
     program.setUniform(program.uniformLocation("u_vertexCount"), static_cast<int>(vertexCount));
     program.setUniform(program.uniformLocation("u_morphWeights"), std::span<const float>(mesh.defaultMorphWeights()));
-    program.setUniform(program.uniformLocation("u_instancesPerRow"), 3);
     glBindTextureUnit(1, morphTexture);
     glBindTextureUnit(2, weightTexture);
 

@@ -96,7 +96,9 @@ TEST_CASE("disjoint ranges written through instanceData() from several threads",
           "[threads]") {
     InstancedMeshNode batch(unitBox(), {}, kInstances, "parallel");
     batch.setCount(kInstances);
-    batch.uploadDone();  // as after a frame: nothing dirty before the parallel fill
+    // As after a frame: a renderer uploaded everything, nothing is dirty before the fill.
+    batch.streams()[myriad::InstanceStreamId::Record].changes().acknowledge(
+        1, batch.streams()[myriad::InstanceStreamId::Record].version());
     const std::uint64_t versionBefore = batch.dataVersion();
 
     // The span is taken on the owning thread; workers get copies of it (a pointer and a size)

@@ -2,16 +2,26 @@
 /** @file One mesh drawn many times in one draw call. */
 #include "myriad/core/Bounds.h"
 #include "myriad/core/InstanceRecord.h"
+#include "myriad/core/InstanceStream.h"
 #include "myriad/core/MeshNode.h"
 
 #include <glm/mat4x4.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace myriad {
+
+/** Indices of an InstancedMeshNode's streams (InstancedMeshNode::streams()). */
+namespace InstanceStreamId {
+inline constexpr std::size_t Record = 0;        ///< streams::kRecord, always allocated
+inline constexpr std::size_t MorphWeights = 1;  ///< streams::kMorphWeights, on first use
+inline constexpr std::size_t Count = 2;
+} // namespace InstanceStreamId
 
 /** A stable name for an instance that comes and goes (a shot, a spark, an invader): it keeps
  *  finding its instance however often release() moves records around. Generational, like
@@ -41,21 +51,6 @@ enum class Growth : std::uint8_t {
 struct InstancedMeshOptions {
     Growth growth = Growth::Fixed;
 };
-
-/** A half-open range of record indices [begin, end). */
-struct IndexRange {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-    friend bool operator==(const IndexRange&, const IndexRange&) = default;
-};
-
-/** Dirty ranges closer than this many records are uploaded as one: fewer GPU copies for
- *  clustered writes, a few clean records re-sent for scattered ones. */
-inline constexpr std::size_t kDirtyRangeMergeGap = 16;
-
-/** Sorts @p ranges by begin and merges those that overlap or lie closer than @p gap records.
- *  O(n log n), in place. */
-void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap);
 
 /** A batch: one mesh and material, and `capacity()` instance records of which the first
  *  `count()` are drawn, all in one glDrawElementsInstanced. Each record is 16 floats (64 bytes,
@@ -92,7 +87,7 @@ public:
                       std::size_t capacity, std::string name = {},
                       const InstancedMeshOptions& options = {});
 
-    [[nodiscard]] std::size_t capacity() const noexcept { return m_records.size(); }
+    [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
     [[nodiscard]] std::size_t count() const noexcept { return m_count; }
     [[nodiscard]] Growth growth() const noexcept { return m_growth; }
     /** Draws the first @p count records (whatever they hold). Handles of instances at or past
@@ -159,20 +154,14 @@ public:
     [[nodiscard]] std::span<const float> morphWeightsOf(std::size_t index) const;
     /** True while at least one drawn instance has weights of its own. */
     [[nodiscard]] bool hasInstanceMorphWeights() const noexcept { return m_ownWeights > 0; }
-    /** The per-instance weights as the GPU reads them: kMaxMorphTargets floats per record
-     *  (capacity() rows), a row whose first float is kUseNodeMorphWeights standing for "the
-     *  node's weights"; empty until the first setMorphWeights(). */
-    [[nodiscard]] std::span<const float> instanceMorphWeightData() const noexcept { return m_weights; }
+    /** The per-instance weights stream (streams()[InstanceStreamId::MorphWeights]): empty
+     *  until the first setMorphWeights(), then kMaxMorphTargets floats per row, capacity() rows;
+     *  a row whose first float is kUseNodeMorphWeights stands for "the node's weights". */
+    [[nodiscard]] std::span<const float> instanceMorphWeightData() const noexcept {
+        return m_streams[InstanceStreamId::MorphWeights].data();
+    }
     /** Sentinel in the first weight of a row: this instance uses the node's weights. */
     static constexpr float kUseNodeMorphWeights = -1.0e30f;
-    /** Bumped by every change of the per-instance weights. */
-    [[nodiscard]] std::uint64_t morphWeightsVersion() const noexcept { return m_weightsVersion; }
-    /** Records whose weights changed since the last morphWeightsUploadDone(), as dirtyRanges(). */
-    [[nodiscard]] std::span<const IndexRange> dirtyMorphWeightRanges() const noexcept {
-        return m_weightsDirty;
-    }
-    [[nodiscard]] std::uint64_t dirtyMorphWeightsBaseVersion() const noexcept { return m_weightsBase; }
-    void morphWeightsUploadDone() const noexcept;
 
     // ---- bulk access and change tracking ---------------------------------------------------
 
@@ -189,17 +178,37 @@ public:
      *  @throws OutOfRange if the range runs past capacity(). */
     void markInstancesChanged(std::size_t first = 0, std::size_t count = SIZE_MAX);
     /** Bumped by every successful write (add, set, acquire, release, count change, clear,
-     *  markInstancesChanged); a refused write leaves it alone. */
+     *  markInstancesChanged, morph weights); a refused write leaves it alone. */
     [[nodiscard]] std::uint64_t dataVersion() const noexcept { return m_dataVersion; }
-    /** Ranges of records written since the last uploadDone(), merged when closer than 16
-     *  records; at most a few thousand (farther-apart ranges merge when there are more). */
-    [[nodiscard]] std::span<const IndexRange> dirtyRanges() const noexcept { return m_dirty; }
-    /** The dataVersion() at the last uploadDone(): a renderer that uploaded exactly that
-     *  version may send only dirtyRanges(); any other must send every drawn record. */
-    [[nodiscard]] std::uint64_t dirtyBaseVersion() const noexcept { return m_dirtyBase; }
-    /** Called by a renderer after it uploaded the current version: empties dirtyRanges().
-     *  Logically const (the records do not change), so a const scene can be drawn. */
-    void uploadDone() const noexcept;
+
+    // ---- instance streams and what is drawn -------------------------------------------------
+
+    /** Every per-instance stream of the batch, indexed by InstanceStreamId; streams never used
+     *  are unallocated (capacity 0). Each keeps its own change log with one cursor per
+     *  renderer: a renderer uploads only the rows changed since its own last upload.
+     *  Rows in [0, count()) are what is drawn; every row that enters that range (append,
+     *  release's swap-remove, setCount) is marked changed in every allocated stream. */
+    [[nodiscard]] std::span<const InstanceStream> streams() const noexcept { return m_streams; }
+    /** Rows of the record stream changed and not yet uploaded by every renderer that drew the
+     *  batch (merged within kDirtyRangeMergeGap); for tests and tools. */
+    [[nodiscard]] std::vector<IndexRange> dirtyRanges() const {
+        return m_streams[InstanceStreamId::Record].changes().pendingRanges();
+    }
+
+    /** Draws only instances [first, first + count) of [0, count()) (like three.js's
+     *  geometry.drawRange for instances): one draw with first as its base instance, every
+     *  stream read at the right instance. Default: everything (0, SIZE_MAX). The range is
+     *  clipped to count() at draw time, so it may be set before instances exist. */
+    void setDrawRange(std::size_t first, std::size_t count = SIZE_MAX) noexcept {
+        m_drawFirst = first;
+        m_drawCount = count;
+    }
+    /** The instances drawn now: the draw range clipped to [0, count()). */
+    [[nodiscard]] IndexRange drawnInstances() const noexcept {
+        const std::size_t first = std::min(m_drawFirst, m_count);
+        const std::size_t available = m_count - first;
+        return {first, first + std::min(m_drawCount, available)};
+    }
 
     // ---- bounds -----------------------------------------------------------------------------
 
@@ -217,11 +226,17 @@ private:
     void checkHandle(InstanceHandle handle, const char* function) const;
     void prepareAppend(const char* function);
     void noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept;
-    void markDirty(std::size_t begin, std::size_t end);
     void dropHandlesFrom(std::size_t index) noexcept;
-    void markWeightsDirty(std::size_t begin, std::size_t end);
+    void enterDrawn(std::size_t begin, std::size_t end);
+    [[nodiscard]] InstanceRecord* records() noexcept {
+        return reinterpret_cast<InstanceRecord*>(m_streams[InstanceStreamId::Record].data().data());
+    }
+    [[nodiscard]] const InstanceRecord* records() const noexcept {
+        return reinterpret_cast<const InstanceRecord*>(m_streams[InstanceStreamId::Record].data().data());
+    }
     [[nodiscard]] bool hasOwnWeights(std::size_t index) const noexcept {
-        return !m_weights.empty() && m_weights[index * kMaxMorphTargets] != kUseNodeMorphWeights;
+        const InstanceStream& weights = m_streams[InstanceStreamId::MorphWeights];
+        return weights.allocated() && weights.row(index)[0] != kUseNodeMorphWeights;
     }
 
     static constexpr std::uint32_t kNoHandle = 0xFFFFFFFFu;
@@ -231,8 +246,12 @@ private:
         bool live = false;
     };
 
-    std::vector<InstanceRecord> m_records;
+    std::array<InstanceStream, InstanceStreamId::Count> m_streams{
+        InstanceStream(streams::kRecord), InstanceStream(streams::kMorphWeights)};
+    std::size_t m_capacity = 0;
     std::size_t m_count = 0;
+    std::size_t m_drawFirst = 0;
+    std::size_t m_drawCount = SIZE_MAX;
     Growth m_growth = Growth::Fixed;
     std::uint64_t m_dataVersion = 1;
     mutable Aabb m_bounds;
@@ -242,18 +261,10 @@ private:
     std::vector<std::uint32_t> m_handleOfRecord;
     std::uint32_t m_freeSlot = kNoHandle;
     std::size_t m_liveHandles = 0;
-    // Change tracking for uploads.
-    mutable std::vector<IndexRange> m_dirty;
-    mutable std::uint64_t m_dirtyBase = 0;
     // Drawn instances with a negative determinant, kept by each write from the old and new
     // records; recounted lazily after bulk writes.
     mutable std::size_t m_mirroredCount = 0;
-    // Per-instance morph weights (empty until first used) and their change tracking.
-    std::vector<float> m_weights;
     std::size_t m_ownWeights = 0;  ///< drawn instances with weights of their own
-    std::uint64_t m_weightsVersion = 1;
-    mutable std::vector<IndexRange> m_weightsDirty;
-    mutable std::uint64_t m_weightsBase = 0;
     mutable bool m_mirroredValid = true;
 };
 

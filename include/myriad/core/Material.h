@@ -1,6 +1,7 @@
 #pragma once
 /** @file How a surface looks: base colour, optional texture, lighting model, alpha mode. */
 #include "myriad/core/Image.h"
+#include "myriad/core/SurfaceShader.h"
 
 #include <glm/vec4.hpp>
 
@@ -23,8 +24,9 @@ enum class AlphaMode : std::uint8_t {
 };
 
 /** A value type, copied into each MeshNode. Defaults in field order: white, no texture, Lit,
- *  Opaque, cutoff 0.5, single-sided. Final colour = baseColor * texture * vertex colour *
- *  instance colour (all linear), then lighting. */
+ *  Opaque, cutoff 0.5, single-sided, linear filtering, the built-in surface. Final colour =
+ *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear),
+ *  then lighting; blending happens in linear light and the framebuffer encodes once. */
 struct Material {
     std::string name;                               ///< free text, used in GL labels
     glm::vec4 baseColor{1.0f};                      ///< linear RGBA factor
@@ -34,6 +36,9 @@ struct Material {
     float alphaCutoff = 0.5f;                       ///< used by AlphaMode::Mask only
     bool doubleSided = false;                       ///< false: back faces are culled
     bool nearestFilter = false;                     ///< true: texture sampled without filtering
+    /** User GLSL deciding base colour and alpha (may discard); null: the built-in surface.
+     *  Shared; see SurfaceShader and docs/shaders.md. */
+    std::shared_ptr<const SurfaceShader> surface;
 };
 
 } // namespace myriad

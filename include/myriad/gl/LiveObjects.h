@@ -16,9 +16,10 @@ struct LiveObjectCounts {
     std::int64_t textures = 0;
     std::int64_t framebuffers = 0;  ///< OffscreenTargets (each with two renderbuffers)
     std::int64_t syncs = 0;         ///< fences of the upload ring
+    std::int64_t samplers = 0;      ///< sampler objects (one per filtering mode a renderer used)
 
     [[nodiscard]] std::int64_t total() const noexcept {
-        return buffers + vertexArrays + programs + textures + framebuffers + syncs;
+        return buffers + vertexArrays + programs + textures + framebuffers + syncs + samplers;
     }
     friend bool operator==(const LiveObjectCounts&, const LiveObjectCounts&) = default;
 };

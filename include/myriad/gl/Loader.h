@@ -12,16 +12,25 @@ using ProcAddress = void (*)();
 /** The platform's lookup, e.g. eglGetProcAddress or glfwGetProcAddress. */
 using ProcAddressLoader = ProcAddress (*)(const char* name);
 
+/** The platform's "which context is current on this thread" (eglGetCurrentContext,
+ *  glfwGetCurrentContext, wglGetCurrentContext ...), returning null when none is. */
+using CurrentContextQuery = void* (*)();
+
 /** Loads every GL 4.5 core entry point through @p loader and checks the current context.
+ *  @param currentContext lets requireCurrentContext() ask the platform, not GL, whether a
+ *  context is current: calling GL with no context current is undefined behaviour (Mesa returns
+ *  zeros, other drivers crash). HeadlessContext and Window pass theirs; null: the check trusts
+ *  the caller and only reads GL's version.
  *  @throws GlError if no context is current, the context is below 4.5, or an entry point is
  *  missing; the message gives the version and renderer the driver reported. */
-void loadGl(ProcAddressLoader loader);
+void loadGl(ProcAddressLoader loader, CurrentContextQuery currentContext = nullptr);
 
 /** True once loadGl() succeeded in this process. */
 [[nodiscard]] bool isGlLoaded() noexcept;
 
 /** Throws GlError naming @p function unless GL is loaded and a GL 4.5 context is current on
- *  this thread. Costs one glGetIntegerv. */
+ *  this thread. Asks the platform first (the CurrentContextQuery given to loadGl()), so it
+ *  makes no GL call when no context is current; then costs two glGetIntegerv. */
 void requireCurrentContext(const char* function);
 
 } // namespace myriad::gl

@@ -22,6 +22,9 @@ struct ShaderSource {
     std::string_view name;     ///< the file name shown in errors, e.g. "instanced_mesh.vert"
     std::string_view text;     ///< GLSL 4.50 source; copied during compilation
     std::string_view defines{};  ///< extra lines ("#define X 1\n") inserted after #version
+    /** The name compile errors give to text marked `#line N 1` inside @p text: a user's file
+     *  spliced into a built-in shader (a surface function) is reported as "includedName:line". */
+    std::string_view includedName{};
 };
 
 /** A linked GLSL program. Uniforms are set with glProgramUniform* (DSA: no bind needed).

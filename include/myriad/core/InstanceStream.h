@@ -1,0 +1,165 @@
+#pragma once
+/** @file Per-instance streams: one array per kind of per-instance data, with change tracking.
+ *
+ *  An instanced node keeps its per-instance data as streams: the 64-byte transform-and-colour
+ *  record is the first, per-instance morph weights another, and later kinds (shader-data lanes,
+ *  material index, particle attributes) are more. Every stream shares one implementation of
+ *  growth, swap-remove moves, resets, dirty ranges and upload cursors, so a row that release(),
+ *  setCount(), clear() or growth moves or vacates reaches the GPU in every stream alike.
+ *  One InstanceStreamDesc per stream drives both the GL binding and the GLSL declaration
+ *  (see docs/architecture.md, "Instance streams"). */
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace myriad {
+
+/** A half-open range of instance indices [begin, end). */
+struct IndexRange {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    friend bool operator==(const IndexRange&, const IndexRange&) = default;
+};
+
+/** Dirty ranges closer than this many instances are uploaded as one: fewer GPU copies for
+ *  clustered writes, a few clean rows re-sent for scattered ones. */
+inline constexpr std::size_t kDirtyRangeMergeGap = 16;
+
+/** Sorts @p ranges by begin and merges those that overlap or lie closer than @p gap rows.
+ *  O(n log n), in place. */
+void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap);
+
+/** How the GPU reads a stream. */
+enum class StreamBinding : std::uint8_t {
+    /** Divisor-1 vertex attributes, one vec4 per 4 floats, at consecutive locations from
+     *  InstanceStreamDesc::location (ARB_instanced_arrays; honours a draw's base instance). */
+    VertexAttributes,
+    /** An RGBA32F buffer texture (samplerBuffer) on texture unit InstanceStreamDesc::unit,
+     *  read by instance index (gl_InstanceID + the draw's first instance). For data too large or
+     *  too rarely used to spend attribute locations on. */
+    BufferTexture,
+};
+
+/** The one declaration of a stream: its shape, its default row and how GLSL reads it. */
+struct InstanceStreamDesc {
+    std::string_view name;            ///< GLSL-safe identifier, e.g. "record", "morphWeights"
+    std::uint32_t floatsPerInstance;  ///< row width in floats, a multiple of 4 (whole vec4s)
+    StreamBinding binding;
+    std::uint32_t location;           ///< first attribute location (VertexAttributes)
+    std::uint32_t unit;               ///< texture unit (BufferTexture)
+    std::array<float, 16> defaultRow; ///< what a new or vacated row holds (first floatsPerInstance)
+    std::string_view description;     ///< one line for generated docs and GLSL comments
+};
+
+/** Which changes an upload consumer (a renderer) has not yet seen, for several consumers at
+ *  once: each keeps its own cursor (the version it last uploaded), so two renderers drawing one
+ *  node each send only what changed since their own last upload.
+ *
+ *  Entries are (range, version of its latest write); an entry is dropped once every known
+ *  consumer has passed its version. At most kMaxConsumers cursors are kept: a further consumer
+ *  evicts the one furthest behind, which then re-sends the stream in full (never too little).
+ *  The list is bounded (kMaxEntries): past it, ranges merge with ever wider gaps, so an upload
+ *  may carry clean rows along but never misses a dirty one. */
+class ChangeLog {
+public:
+    static constexpr std::size_t kMaxEntries = 4096;
+    static constexpr std::size_t kMaxConsumers = 4;
+
+    /** Records that rows [begin, end) changed at @p version (> every earlier version). */
+    void add(std::size_t begin, std::size_t end, std::uint64_t version);
+    /** Appends to @p out the ranges changed after @p since, merged within kDirtyRangeMergeGap.
+     *  @return false when the log no longer reaches back to @p since (a new or evicted
+     *  consumer): send every row then. */
+    [[nodiscard]] bool collect(std::uint64_t since, std::vector<IndexRange>& out) const;
+    /** Consumer @p consumer (a non-zero id) has uploaded everything up to @p version; entries
+     *  every consumer has seen are dropped. */
+    void acknowledge(std::uint64_t consumer, std::uint64_t version);
+    /** Forgets @p consumer's cursor (a renderer being destroyed). */
+    void forget(std::uint64_t consumer) noexcept;
+    /** Entries currently held (tests and benchmarks). */
+    [[nodiscard]] std::size_t size() const noexcept { return m_entries.size(); }
+    /** Ranges not yet seen by every consumer, newest writes included. */
+    [[nodiscard]] std::vector<IndexRange> pendingRanges() const;
+
+private:
+    struct Entry {
+        std::size_t begin;
+        std::size_t end;
+        std::uint64_t version;
+    };
+    struct Cursor {
+        std::uint64_t consumer = 0;  ///< 0: free slot
+        std::uint64_t version = 0;
+    };
+    void trim();
+
+    std::vector<Entry> m_entries;
+    std::uint64_t m_base = 0;  ///< changes at versions <= m_base are no longer in the log
+    std::array<Cursor, kMaxConsumers> m_cursors{};
+};
+
+/** One per-instance array: capacity() rows of desc().floatsPerInstance floats, allocated on
+ *  first use (a stream a batch never uses allocates nothing), with a version bumped by every
+ *  change and a ChangeLog of changed rows.
+ *
+ *  Ownership: owns its rows. Thread safety: none (one writer; the renderer reads between
+ *  writes). Rows hold whatever was written; the stream gives them no meaning. */
+class InstanceStream {
+public:
+    explicit InstanceStream(const InstanceStreamDesc& desc) noexcept : m_desc(&desc) {}
+
+    [[nodiscard]] const InstanceStreamDesc& desc() const noexcept { return *m_desc; }
+    [[nodiscard]] bool allocated() const noexcept { return !m_data.empty(); }
+    /** Rows held (0 until allocated). */
+    [[nodiscard]] std::size_t capacity() const noexcept {
+        return m_data.size() / m_desc->floatsPerInstance;
+    }
+    /** Allocates @p capacity default rows if not yet allocated. Throws std::bad_alloc; nothing
+     *  changes then. */
+    void allocate(std::size_t capacity);
+    /** Grows an allocated stream to @p capacity rows (new rows default); never shrinks.
+     *  Throws std::bad_alloc with nothing changed. Call reserve() first for a no-throw grow. */
+    void grow(std::size_t capacity);
+    /** Reserves room for @p capacity rows (if allocated) so a later grow() cannot throw. */
+    void reserve(std::size_t capacity);
+
+    [[nodiscard]] std::span<float> row(std::size_t index) noexcept {
+        return {m_data.data() + index * m_desc->floatsPerInstance, m_desc->floatsPerInstance};
+    }
+    [[nodiscard]] std::span<const float> row(std::size_t index) const noexcept {
+        return {m_data.data() + index * m_desc->floatsPerInstance, m_desc->floatsPerInstance};
+    }
+    [[nodiscard]] std::span<float> data() noexcept { return m_data; }
+    [[nodiscard]] std::span<const float> data() const noexcept { return m_data; }
+
+    /** Copies row @p from onto row @p to (swap-remove) and marks @p to changed. */
+    void move(std::size_t from, std::size_t to);
+    /** Puts row @p index back to the default row and marks it changed. */
+    void reset(std::size_t index);
+    /** Marks rows [begin, end) changed: bumps version(), logs the range. */
+    void markChanged(std::size_t begin, std::size_t end);
+
+    /** Bumped by every change. */
+    [[nodiscard]] std::uint64_t version() const noexcept { return m_version; }
+    /** The change log (mutable: a renderer acknowledges uploads of a const scene). */
+    [[nodiscard]] ChangeLog& changes() const noexcept { return m_changes; }
+
+private:
+    const InstanceStreamDesc* m_desc;
+    std::vector<float> m_data;
+    std::uint64_t m_version = 1;
+    mutable ChangeLog m_changes;
+};
+
+namespace streams {
+/** The 64-byte transform-and-colour record (InstanceRecord): attribute locations 4-7. */
+extern const InstanceStreamDesc kRecord;
+/** Per-instance morph weights: kMaxMorphTargets floats, the first being
+ *  InstancedMeshNode::kUseNodeMorphWeights for "use the node's weights"; buffer texture unit 2. */
+extern const InstanceStreamDesc kMorphWeights;
+} // namespace streams
+
+} // namespace myriad

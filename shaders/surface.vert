@@ -1,0 +1,91 @@
+#version 450 core
+// The vertex stage of every MeshNode and InstancedMeshNode. Feature switches (#defines the
+// renderer inserts after #version, one program per combination, see src/gl/ShaderLibrary.cpp):
+//   MYRIAD_INSTANCED               per-instance streams are declared (generated, see below)
+//   MYRIAD_MORPH                   the mesh has morph targets (read by gl_VertexID)
+//   MYRIAD_INSTANCE_MORPH_WEIGHTS  some instance has morph weights of its own
+//   MYRIAD_DEPTH_ONLY              depth-only view
+// The per-instance stream declarations are generated from each stream's InstanceStreamDesc
+// (one declaration drives the GL binding and the GLSL): the record stream arrives as
+// myriad_record_0..3 (divisor-1 attributes: three rows of the node-from-instance matrix, then
+// the colour); a buffer-texture stream S as samplerBuffer myriad_S, read by myriad_S_read().
+layout(location = MYRIAD_LOCATION_POSITION) in vec3 a_position;
+layout(location = MYRIAD_LOCATION_NORMAL) in vec3 a_normal;
+layout(location = MYRIAD_LOCATION_UV0) in vec2 a_uv0;
+layout(location = MYRIAD_LOCATION_COLOR) in vec4 a_color;
+
+uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at the origin)
+uniform mat4 u_model;           // node world matrix minus the eye position
+
+#ifdef MYRIAD_MORPH
+// Morph targets by vertex id, so the vertex layout does not depend on their number: texel
+// 2 * (target * u_vertexCount + gl_VertexID) is the position delta, the next the normal delta
+// (glTF 2.0 section 3.7.2.2: morphed = base + sum of weight * delta).
+layout(binding = 1) uniform samplerBuffer u_morphTargets;
+uniform int u_morphTargetCount;
+uniform int u_vertexCount;
+uniform float u_morphWeights[MYRIAD_MAX_MORPH_TARGETS];  // the node's weights
+
+float morphWeight(int target) {
+#ifdef MYRIAD_INSTANCE_MORPH_WEIGHTS
+    // A first weight of -1e30 means "this instance uses the node's weights".
+    if (myriad_morphWeights_read(myriad_instanceIndex(), 0).x > -1.0e29) {
+        return myriad_morphWeights_read(myriad_instanceIndex(), target / 4)[target % 4];
+    }
+#endif
+    return u_morphWeights[target];
+}
+
+void morph(inout vec3 position, inout vec3 normal) {
+    for (int target = 0; target < u_morphTargetCount; ++target) {
+        float weight = morphWeight(target);
+        if (weight != 0.0) {
+            int texel = 2 * (target * u_vertexCount + gl_VertexID);
+            position += weight * texelFetch(u_morphTargets, texel).xyz;
+            normal += weight * texelFetch(u_morphTargets, texel + 1).xyz;
+        }
+    }
+}
+#endif
+
+out vec3 v_normal;            // world space, not normalised
+out vec2 v_uv0;
+out vec4 v_color;             // vertex colour * instance colour, linear
+out vec3 v_relativePosition;  // world position minus the eye
+flat out float v_handedness;  // +1, or -1 for a mirrored (negative determinant) transform
+flat out int v_instanceIndex;
+
+// Normals transform by the cofactor of the 3x3 part (det * inverse transpose): exact under
+// non-uniform scale with no per-vertex inverse. Its sign is flipped for mirrored (det < 0)
+// matrices so the normal keeps pointing out of the surface.
+vec3 transformNormal(mat3 m, vec3 n) {
+    mat3 cofactor = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));
+    return cofactor * n * sign(determinant(m));
+}
+
+void main() {
+    vec3 position = a_position;
+    vec3 normal = a_normal;
+#ifdef MYRIAD_MORPH
+    morph(position, normal);
+#endif
+    vec4 color = a_color;
+#ifdef MYRIAD_INSTANCED
+    vec4 p = vec4(position, 1.0);
+    vec3 nodePosition = vec3(dot(myriad_record_0, p), dot(myriad_record_1, p), dot(myriad_record_2, p));
+    // GLSL's mat3 constructor takes columns; the record stores rows, hence the transpose.
+    mat3 linear = mat3(u_model) * transpose(mat3(myriad_record_0.xyz, myriad_record_1.xyz, myriad_record_2.xyz));
+    color *= myriad_record_3;
+#else
+    vec3 nodePosition = position;
+    mat3 linear = mat3(u_model);
+#endif
+    vec4 relative = u_model * vec4(nodePosition, 1.0);
+    gl_Position = u_viewProjection * relative;
+    v_relativePosition = relative.xyz;
+    v_normal = transformNormal(linear, normal);
+    v_handedness = determinant(linear) < 0.0 ? -1.0 : 1.0;
+    v_uv0 = a_uv0;
+    v_color = color;
+    v_instanceIndex = myriad_instanceIndex();
+}

@@ -1,0 +1,226 @@
+#include "myriad/core/InstanceStream.h"
+
+#include "myriad/core/InstanceRecord.h"
+#include "myriad/core/MorphTargets.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace myriad {
+
+void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
+    std::sort(ranges.begin(), ranges.end(),
+              [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
+    std::size_t out = 0;
+    for (std::size_t i = 1; i < ranges.size(); ++i) {
+        if (ranges[i].begin <= ranges[out].end + gap) {
+            ranges[out].end = std::max(ranges[out].end, ranges[i].end);
+        } else {
+            ranges[++out] = ranges[i];
+        }
+    }
+    ranges.resize(ranges.empty() ? 0 : out + 1);
+}
+
+// ---- ChangeLog ---------------------------------------------------------------------------
+
+void ChangeLog::add(std::size_t begin, std::size_t end, std::uint64_t version) {
+    if (begin >= end) {
+        return;
+    }
+    if (!m_entries.empty()) {
+        // Writes usually come in runs (a loop over instances): extend the newest entry.
+        Entry& last = m_entries.back();
+        if (begin <= last.end + kDirtyRangeMergeGap && end + kDirtyRangeMergeGap >= last.begin) {
+            last.begin = std::min(last.begin, begin);
+            last.end = std::max(last.end, end);
+            last.version = version;
+            return;
+        }
+    }
+    m_entries.push_back({begin, end, version});
+    if (m_entries.size() > kMaxEntries) {
+        // Bounded: merge with ever wider gaps, each merged entry keeping its newest version,
+        // so a consumer may re-send clean rows but never misses a changed one.
+        std::size_t gap = kDirtyRangeMergeGap;
+        while (m_entries.size() > kMaxEntries / 2) {
+            gap *= 4;
+            std::sort(m_entries.begin(), m_entries.end(),
+                      [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+            std::size_t out = 0;
+            for (std::size_t i = 1; i < m_entries.size(); ++i) {
+                Entry& kept = m_entries[out];
+                if (m_entries[i].begin <= kept.end + gap) {
+                    kept.end = std::max(kept.end, m_entries[i].end);
+                    kept.version = std::max(kept.version, m_entries[i].version);
+                } else {
+                    m_entries[++out] = m_entries[i];
+                }
+            }
+            m_entries.resize(out + 1);
+        }
+    }
+}
+
+bool ChangeLog::collect(std::uint64_t since, std::vector<IndexRange>& out) const {
+    if (since < m_base) {
+        return false;
+    }
+    const std::size_t first = out.size();
+    for (const Entry& entry : m_entries) {
+        if (entry.version > since) {
+            out.push_back({entry.begin, entry.end});
+        }
+    }
+    if (out.size() - first > 1) {
+        std::vector<IndexRange> mine(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+        mergeIndexRanges(mine, kDirtyRangeMergeGap);
+        out.resize(first);
+        out.insert(out.end(), mine.begin(), mine.end());
+    }
+    return true;
+}
+
+void ChangeLog::acknowledge(std::uint64_t consumer, std::uint64_t version) {
+    Cursor* slot = nullptr;
+    for (Cursor& cursor : m_cursors) {
+        if (cursor.consumer == consumer) {
+            slot = &cursor;
+            break;
+        }
+    }
+    if (slot == nullptr) {
+        for (Cursor& cursor : m_cursors) {
+            if (cursor.consumer == 0) {
+                slot = &cursor;
+                break;
+            }
+        }
+    }
+    if (slot == nullptr) {
+        // Every slot taken: evict the consumer furthest behind. Its next collect() fails (its
+        // cursor is below the new base) and it re-sends everything.
+        slot = &*std::min_element(m_cursors.begin(), m_cursors.end(),
+                                  [](const Cursor& a, const Cursor& b) { return a.version < b.version; });
+    }
+    slot->consumer = consumer;
+    slot->version = version;
+    trim();
+}
+
+void ChangeLog::forget(std::uint64_t consumer) noexcept {
+    for (Cursor& cursor : m_cursors) {
+        if (cursor.consumer == consumer) {
+            cursor = Cursor{};
+        }
+    }
+    trim();
+}
+
+void ChangeLog::trim() {
+    std::uint64_t oldest = std::numeric_limits<std::uint64_t>::max();
+    bool any = false;
+    for (const Cursor& cursor : m_cursors) {
+        if (cursor.consumer != 0) {
+            oldest = std::min(oldest, cursor.version);
+            any = true;
+        }
+    }
+    if (!any) {
+        return;  // nobody has uploaded yet: keep everything
+    }
+    m_base = std::max(m_base, oldest);
+    std::erase_if(m_entries, [&](const Entry& entry) { return entry.version <= oldest; });
+}
+
+std::vector<IndexRange> ChangeLog::pendingRanges() const {
+    std::vector<IndexRange> ranges;
+    for (const Entry& entry : m_entries) {
+        ranges.push_back({entry.begin, entry.end});
+    }
+    mergeIndexRanges(ranges, kDirtyRangeMergeGap);
+    return ranges;
+}
+
+// ---- InstanceStream ------------------------------------------------------------------------
+
+void InstanceStream::allocate(std::size_t capacity) {
+    if (allocated() || capacity == 0) {
+        return;
+    }
+    const std::size_t width = m_desc->floatsPerInstance;
+    std::vector<float> data(capacity * width);
+    for (std::size_t i = 0; i < capacity; ++i) {
+        std::copy_n(m_desc->defaultRow.begin(), width, data.begin() + static_cast<std::ptrdiff_t>(i * width));
+    }
+    m_data = std::move(data);
+}
+
+void InstanceStream::reserve(std::size_t capacity) {
+    if (allocated()) {
+        m_data.reserve(capacity * m_desc->floatsPerInstance);
+    }
+}
+
+void InstanceStream::grow(std::size_t capacity) {
+    const std::size_t old = this->capacity();
+    if (!allocated() || capacity <= old) {
+        return;
+    }
+    const std::size_t width = m_desc->floatsPerInstance;
+    m_data.resize(capacity * width);
+    for (std::size_t i = old; i < capacity; ++i) {
+        std::copy_n(m_desc->defaultRow.begin(), width, m_data.begin() + static_cast<std::ptrdiff_t>(i * width));
+    }
+}
+
+void InstanceStream::move(std::size_t from, std::size_t to) {
+    if (!allocated() || from == to) {
+        return;
+    }
+    const std::size_t width = m_desc->floatsPerInstance;
+    std::copy_n(m_data.data() + from * width, width, m_data.data() + to * width);
+    markChanged(to, to + 1);
+}
+
+void InstanceStream::reset(std::size_t index) {
+    if (!allocated()) {
+        return;
+    }
+    std::copy_n(m_desc->defaultRow.begin(), m_desc->floatsPerInstance,
+                m_data.data() + index * m_desc->floatsPerInstance);
+    markChanged(index, index + 1);
+}
+
+void InstanceStream::markChanged(std::size_t begin, std::size_t end) {
+    ++m_version;
+    m_changes.add(begin, end, m_version);
+}
+
+// ---- the built-in streams --------------------------------------------------------------
+
+namespace streams {
+
+const InstanceStreamDesc kRecord{
+    "record",
+    16,
+    StreamBinding::VertexAttributes,
+    location::kInstanceRow0,
+    0,
+    {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1},
+    "three rows of the affine node-from-instance matrix, then linear RGBA",
+};
+
+const InstanceStreamDesc kMorphWeights{
+    "morphWeights",
+    kMaxMorphTargets,
+    StreamBinding::BufferTexture,
+    0,
+    2,
+    {-1.0e30f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    "per-instance morph-target weights; a first weight of -1e30 means the node's weights",
+};
+
+} // namespace streams
+
+} // namespace myriad

@@ -1,0 +1,167 @@
+#include "gl/GlState.h"
+
+namespace myriad::gl::detail {
+namespace {
+
+GLboolean enabled(GLenum capability) { return glIsEnabled(capability); }
+
+void setEnabled(GLenum capability, GLboolean on) {
+    if (on == GL_TRUE) {
+        glEnable(capability);
+    } else {
+        glDisable(capability);
+    }
+}
+
+GLint integer(GLenum name) {
+    GLint value = 0;
+    glGetIntegerv(name, &value);
+    return value;
+}
+
+} // namespace
+
+GlStateSnapshot GlStateSnapshot::capture() {
+    GlStateSnapshot s;
+    s.drawFramebuffer = integer(GL_DRAW_FRAMEBUFFER_BINDING);
+    s.readFramebuffer = integer(GL_READ_FRAMEBUFFER_BINDING);
+    glGetIntegerv(GL_VIEWPORT, s.viewport.data());
+    s.scissorTest = enabled(GL_SCISSOR_TEST);
+    glGetBooleanv(GL_COLOR_WRITEMASK, s.colorMask.data());
+    s.depthTest = enabled(GL_DEPTH_TEST);
+    s.depthFunc = integer(GL_DEPTH_FUNC);
+    glGetBooleanv(GL_DEPTH_WRITEMASK, &s.depthMask);
+    glGetFloatv(GL_DEPTH_RANGE, s.depthRange.data());
+    s.clipOrigin = integer(GL_CLIP_ORIGIN);
+    s.clipDepthMode = integer(GL_CLIP_DEPTH_MODE);
+    s.blend = enabled(GL_BLEND);
+    s.blendFunc = {integer(GL_BLEND_SRC_RGB), integer(GL_BLEND_DST_RGB), integer(GL_BLEND_SRC_ALPHA),
+                   integer(GL_BLEND_DST_ALPHA)};
+    s.blendEquation = {integer(GL_BLEND_EQUATION_RGB), integer(GL_BLEND_EQUATION_ALPHA)};
+    s.cullFace = enabled(GL_CULL_FACE);
+    s.cullFaceMode = integer(GL_CULL_FACE_MODE);
+    s.frontFace = integer(GL_FRONT_FACE);
+    s.polygonMode = integer(GL_POLYGON_MODE);
+    s.polygonOffsetFill = enabled(GL_POLYGON_OFFSET_FILL);
+    s.stencilTest = enabled(GL_STENCIL_TEST);
+    s.framebufferSrgb = enabled(GL_FRAMEBUFFER_SRGB);
+    s.rasterizerDiscard = enabled(GL_RASTERIZER_DISCARD);
+    s.primitiveRestart = enabled(GL_PRIMITIVE_RESTART);
+    s.primitiveRestartFixedIndex = enabled(GL_PRIMITIVE_RESTART_FIXED_INDEX);
+    s.sampleAlphaToCoverage = enabled(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    s.sampleCoverage = enabled(GL_SAMPLE_COVERAGE);
+    s.depthClamp = enabled(GL_DEPTH_CLAMP);
+    s.colorLogicOp = enabled(GL_COLOR_LOGIC_OP);
+    glGetFloatv(GL_COLOR_CLEAR_VALUE, s.clearColor.data());
+    glGetFloatv(GL_DEPTH_CLEAR_VALUE, &s.clearDepth);
+    s.program = integer(GL_CURRENT_PROGRAM);
+    s.programPipeline = integer(GL_PROGRAM_PIPELINE_BINDING);
+    s.vertexArray = integer(GL_VERTEX_ARRAY_BINDING);
+    s.activeTexture = integer(GL_ACTIVE_TEXTURE);
+    for (std::size_t i = 0; i < kRendererTextureUnits.size(); ++i) {
+        glActiveTexture(GL_TEXTURE0 + kRendererTextureUnits[i]);
+        s.texture2d[i] = integer(GL_TEXTURE_BINDING_2D);
+        s.textureBuffer[i] = integer(GL_TEXTURE_BINDING_BUFFER);
+        s.sampler[i] = integer(GL_SAMPLER_BINDING);
+    }
+    glActiveTexture(static_cast<GLenum>(s.activeTexture));
+    s.unpackAlignment = integer(GL_UNPACK_ALIGNMENT);
+    s.unpackRowLength = integer(GL_UNPACK_ROW_LENGTH);
+    s.unpackImageHeight = integer(GL_UNPACK_IMAGE_HEIGHT);
+    s.unpackSkipPixels = integer(GL_UNPACK_SKIP_PIXELS);
+    s.unpackSkipRows = integer(GL_UNPACK_SKIP_ROWS);
+    s.unpackSkipImages = integer(GL_UNPACK_SKIP_IMAGES);
+    s.pixelUnpackBuffer = integer(GL_PIXEL_UNPACK_BUFFER_BINDING);
+    return s;
+}
+
+void GlStateSnapshot::apply() const {
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(drawFramebuffer));
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(readFramebuffer));
+    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    setEnabled(GL_SCISSOR_TEST, scissorTest);
+    glColorMask(colorMask[0], colorMask[1], colorMask[2], colorMask[3]);
+    setEnabled(GL_DEPTH_TEST, depthTest);
+    glDepthFunc(static_cast<GLenum>(depthFunc));
+    glDepthMask(depthMask);
+    glDepthRange(depthRange[0], depthRange[1]);
+    glClipControl(static_cast<GLenum>(clipOrigin), static_cast<GLenum>(clipDepthMode));
+    setEnabled(GL_BLEND, blend);
+    glBlendFuncSeparate(static_cast<GLenum>(blendFunc[0]), static_cast<GLenum>(blendFunc[1]),
+                        static_cast<GLenum>(blendFunc[2]), static_cast<GLenum>(blendFunc[3]));
+    glBlendEquationSeparate(static_cast<GLenum>(blendEquation[0]), static_cast<GLenum>(blendEquation[1]));
+    setEnabled(GL_CULL_FACE, cullFace);
+    glCullFace(static_cast<GLenum>(cullFaceMode));
+    glFrontFace(static_cast<GLenum>(frontFace));
+    glPolygonMode(GL_FRONT_AND_BACK, static_cast<GLenum>(polygonMode));
+    setEnabled(GL_POLYGON_OFFSET_FILL, polygonOffsetFill);
+    setEnabled(GL_STENCIL_TEST, stencilTest);
+    setEnabled(GL_FRAMEBUFFER_SRGB, framebufferSrgb);
+    setEnabled(GL_RASTERIZER_DISCARD, rasterizerDiscard);
+    setEnabled(GL_PRIMITIVE_RESTART, primitiveRestart);
+    setEnabled(GL_PRIMITIVE_RESTART_FIXED_INDEX, primitiveRestartFixedIndex);
+    setEnabled(GL_SAMPLE_ALPHA_TO_COVERAGE, sampleAlphaToCoverage);
+    setEnabled(GL_SAMPLE_COVERAGE, sampleCoverage);
+    setEnabled(GL_DEPTH_CLAMP, depthClamp);
+    setEnabled(GL_COLOR_LOGIC_OP, colorLogicOp);
+    glClearColor(clearColor[0], clearColor[1], clearColor[2], clearColor[3]);
+    glClearDepth(clearDepth);
+    glUseProgram(static_cast<GLuint>(program));
+    glBindProgramPipeline(static_cast<GLuint>(programPipeline));
+    glBindVertexArray(static_cast<GLuint>(vertexArray));
+    for (std::size_t i = 0; i < kRendererTextureUnits.size(); ++i) {
+        // Bind-to-edit is the only way to restore one target of a unit without unbinding the
+        // unit's other targets (glBindTextureUnit(unit, 0) clears them all).
+        glActiveTexture(GL_TEXTURE0 + kRendererTextureUnits[i]);
+        glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(texture2d[i]));
+        glBindTexture(GL_TEXTURE_BUFFER, static_cast<GLuint>(textureBuffer[i]));
+        glBindSampler(kRendererTextureUnits[i], static_cast<GLuint>(sampler[i]));
+    }
+    glActiveTexture(static_cast<GLenum>(activeTexture));
+    glPixelStorei(GL_UNPACK_ALIGNMENT, unpackAlignment);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, unpackRowLength);
+    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, unpackImageHeight);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, unpackSkipPixels);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, unpackSkipRows);
+    glPixelStorei(GL_UNPACK_SKIP_IMAGES, unpackSkipImages);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(pixelUnpackBuffer));
+}
+
+void applyRenderState() {
+    glDisable(GL_SCISSOR_TEST);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_RASTERIZER_DISCARD);
+    glDisable(GL_PRIMITIVE_RESTART);
+    glDisable(GL_PRIMITIVE_RESTART_FIXED_INDEX);
+    glDisable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    glDisable(GL_SAMPLE_COVERAGE);
+    glDisable(GL_DEPTH_CLAMP);
+    glDisable(GL_COLOR_LOGIC_OP);
+    glDepthRange(0.0, 1.0);
+    glFrontFace(GL_CCW);
+    glBlendEquationSeparate(GL_FUNC_ADD, GL_FUNC_ADD);
+    glBindProgramPipeline(0);
+    glEnable(GL_FRAMEBUFFER_SRGB);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_IMAGES, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+}
+
+GlStateSnapshot documentedExitState() {
+    // GL's initial values (OpenGL 4.5 chapter 23 state tables) for everything render() touches,
+    // except the viewport (the last view's rectangle) and the active texture unit (the
+    // caller's: render() binds through DSA and never selects one).
+    GlStateSnapshot exit;
+    glGetIntegerv(GL_VIEWPORT, exit.viewport.data());
+    exit.activeTexture = integer(GL_ACTIVE_TEXTURE);
+    return exit;
+}
+
+} // namespace myriad::gl::detail

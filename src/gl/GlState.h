@@ -1,0 +1,80 @@
+#pragma once
+// Internal to myriad_gl: the GL state contract of Renderer::render (documented in Renderer.h and
+// docs/gl-state.md). render() assumes nothing about the state it is called in: it sets every
+// piece of state its draws depend on, and on the way out either puts back the caller's values
+// (RendererDesc::preserveState) or leaves the documented defaults, also when it throws.
+#include "gl/GlCommon.h"
+
+#include <array>
+
+namespace myriad::gl::detail {
+
+/** Texture units the renderer binds (base colour, morph targets, instance streams). */
+inline constexpr std::array<GLuint, 3> kRendererTextureUnits{0, 1, 2};
+
+/** Every piece of GL state render() changes, as glGet* reads it. */
+struct GlStateSnapshot {
+    GLint drawFramebuffer = 0;
+    GLint readFramebuffer = 0;
+    std::array<GLint, 4> viewport{};
+    GLboolean scissorTest = GL_FALSE;
+    std::array<GLboolean, 4> colorMask{GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
+    GLboolean depthTest = GL_FALSE;
+    GLint depthFunc = GL_LESS;
+    GLboolean depthMask = GL_TRUE;
+    std::array<GLfloat, 2> depthRange{0.0f, 1.0f};
+    GLint clipOrigin = GL_LOWER_LEFT;
+    GLint clipDepthMode = GL_NEGATIVE_ONE_TO_ONE;
+    GLboolean blend = GL_FALSE;
+    std::array<GLint, 4> blendFunc{GL_ONE, GL_ZERO, GL_ONE, GL_ZERO};  // src rgb, dst rgb, src a, dst a
+    std::array<GLint, 2> blendEquation{GL_FUNC_ADD, GL_FUNC_ADD};
+    GLboolean cullFace = GL_FALSE;
+    GLint cullFaceMode = GL_BACK;
+    GLint frontFace = GL_CCW;
+    GLint polygonMode = GL_FILL;
+    GLboolean polygonOffsetFill = GL_FALSE;
+    GLboolean stencilTest = GL_FALSE;
+    GLboolean framebufferSrgb = GL_FALSE;
+    GLboolean rasterizerDiscard = GL_FALSE;
+    GLboolean primitiveRestart = GL_FALSE;
+    GLboolean primitiveRestartFixedIndex = GL_FALSE;
+    GLboolean sampleAlphaToCoverage = GL_FALSE;
+    GLboolean sampleCoverage = GL_FALSE;
+    GLboolean depthClamp = GL_FALSE;
+    GLboolean colorLogicOp = GL_FALSE;
+    std::array<GLfloat, 4> clearColor{};
+    GLfloat clearDepth = 1.0f;
+    GLint program = 0;
+    GLint programPipeline = 0;
+    GLint vertexArray = 0;
+    GLint activeTexture = GL_TEXTURE0;
+    std::array<GLint, kRendererTextureUnits.size()> texture2d{};
+    std::array<GLint, kRendererTextureUnits.size()> textureBuffer{};
+    std::array<GLint, kRendererTextureUnits.size()> sampler{};
+    GLint unpackAlignment = 4;
+    GLint unpackRowLength = 0;
+    GLint unpackImageHeight = 0;
+    GLint unpackSkipPixels = 0;
+    GLint unpackSkipRows = 0;
+    GLint unpackSkipImages = 0;
+    GLint pixelUnpackBuffer = 0;
+
+    /** Reads the current state (about 60 glGet calls). */
+    [[nodiscard]] static GlStateSnapshot capture();
+    /** Makes the current state equal to this snapshot. */
+    void apply() const;
+};
+
+/** The state render() needs before its first draw whatever the caller left: no scissor, all
+ *  colours written, fill mode, no stencil, no logic op, no alpha-to-coverage, no rasterizer
+ *  discard, depth range 0..1, no program pipeline, tightly packed client-memory uploads, sRGB
+ *  encoding on (GL_FRAMEBUFFER_SRGB: an sRGB target is encoded once by GL, a linear one stores
+ *  linear light). Per view and per draw the renderer then sets framebuffer, viewport, clip
+ *  control, depth, blend, culling, program, vertex array, textures and samplers itself. */
+void applyRenderState();
+
+/** What render() leaves when it does not preserve the caller's state (GL's initial values for
+ *  everything it touched, see docs/gl-state.md). */
+[[nodiscard]] GlStateSnapshot documentedExitState();
+
+} // namespace myriad::gl::detail

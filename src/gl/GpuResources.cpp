@@ -1,0 +1,280 @@
+#include "gl/GpuResources.h"
+
+#include "myriad/core/InstanceRecord.h"
+#include "myriad/core/Material.h"
+#include "myriad/util/Error.h"
+
+#include <algorithm>
+#include <string>
+
+namespace myriad::gl::detail {
+namespace {
+
+constexpr std::size_t kStreamTexelBytes = 16;  // one RGBA32F texel
+
+/** Interleaved per-vertex data as uploaded: 48 bytes. */
+struct GpuVertex {
+    glm::vec3 position;  ///< location 0
+    glm::vec3 normal;    ///< location 1
+    glm::vec2 uv0;       ///< location 2
+    glm::vec4 color;     ///< location 3
+};
+static_assert(sizeof(GpuVertex) == 48);
+
+/** The mesh's vertex layout, plus (for batches) the record stream's attributes as its
+ *  InstanceStreamDesc declares them: one vec4 per 4 floats, divisor 1. */
+VertexLayoutDesc meshLayout(bool instanced, std::string_view label) {
+    VertexLayoutDesc desc;
+    desc.bindings.push_back({kVertexBinding, sizeof(GpuVertex), 0});
+    desc.attributes = {
+        {location::kPosition, AttributeFormat::Float3, offsetof(GpuVertex, position), kVertexBinding},
+        {location::kNormal, AttributeFormat::Float3, offsetof(GpuVertex, normal), kVertexBinding},
+        {location::kUv0, AttributeFormat::Float2, offsetof(GpuVertex, uv0), kVertexBinding},
+        {location::kColor, AttributeFormat::Float4, offsetof(GpuVertex, color), kVertexBinding},
+    };
+    if (instanced) {
+        const InstanceStreamDesc& record = streams::kRecord;
+        desc.bindings.push_back({kInstanceBinding, record.floatsPerInstance * sizeof(float), 1});
+        for (std::uint32_t k = 0; k < record.floatsPerInstance / 4; ++k) {
+            desc.attributes.push_back({record.location + k, AttributeFormat::Float4,
+                                       k * 4 * sizeof(float), kInstanceBinding});
+        }
+    }
+    desc.label = label;
+    return desc;
+}
+
+std::string labelFor(const SceneNode& node, std::string_view role) {
+    return (node.name().empty() ? "node#" + std::to_string(node.id()) : node.name()) + "/" +
+           std::string(role);
+}
+
+} // namespace
+
+GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes)
+    : m_consumer(consumer), m_ring(stagingBytes) {
+    glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
+    countObject(ObjectKind::Sampler, static_cast<int>(m_samplers.size()));
+    for (std::size_t i = 0; i < m_samplers.size(); ++i) {
+        const bool nearest = i == 1;
+        glSamplerParameteri(m_samplers[i], GL_TEXTURE_MIN_FILTER, nearest ? GL_NEAREST : GL_LINEAR_MIPMAP_LINEAR);
+        glSamplerParameteri(m_samplers[i], GL_TEXTURE_MAG_FILTER, nearest ? GL_NEAREST : GL_LINEAR);
+        glSamplerParameteri(m_samplers[i], GL_TEXTURE_WRAP_S, GL_REPEAT);
+        glSamplerParameteri(m_samplers[i], GL_TEXTURE_WRAP_T, GL_REPEAT);
+        setLabel(GL_SAMPLER, m_samplers[i], nearest ? "myriad/Renderer.sampler-nearest" : "myriad/Renderer.sampler-linear");
+    }
+}
+
+GpuResources::~GpuResources() {
+    for (auto& [id, batch] : m_batches) {
+        forgetBatch(batch);
+    }
+    glDeleteSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
+    countObject(ObjectKind::Sampler, -static_cast<int>(m_samplers.size()));
+}
+
+void GpuResources::forgetBatch(BatchGpu& batch) noexcept {
+    // A live node keeps change-log entries until every renderer has seen them: tell it this one
+    // is gone, so its log does not wait for us.
+    if (!batch.alive.expired() && batch.node != nullptr) {
+        for (const InstanceStream& stream : batch.node->streams()) {
+            stream.changes().forget(m_consumer);
+        }
+    }
+}
+
+void GpuResources::beginFrame(FrameStats& stats) noexcept {
+    m_stats = &stats;
+    ++m_frame;
+}
+
+void GpuResources::endFrame() noexcept {
+    m_ring.endFrame();
+    std::erase_if(m_batches, [](const auto& entry) { return entry.second.alive.expired(); });
+    std::erase_if(m_meshes, [](const auto& entry) { return entry.second.mesh.expired(); });
+    std::erase_if(m_textures, [](const auto& entry) { return entry.second.image.expired(); });
+}
+
+void GpuResources::trim() {
+    auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
+    for (auto& [id, batch] : m_batches) {
+        if (batch.lastUsedFrame != m_frame) {
+            forgetBatch(batch);
+        }
+    }
+    std::erase_if(m_batches, unused);
+    std::erase_if(m_meshes, unused);
+    std::erase_if(m_textures, unused);
+}
+
+MeshGpu& GpuResources::mesh(const std::shared_ptr<const MeshGeometry>& geometry) {
+    auto it = m_meshes.find(geometry->id());
+    if (it == m_meshes.end()) {
+        it = m_meshes.emplace(geometry->id(), createMesh(geometry)).first;
+    }
+    it->second.lastUsedFrame = m_frame;
+    return it->second;
+}
+
+MeshGpu GpuResources::createMesh(const std::shared_ptr<const MeshGeometry>& geometry) {
+    const MeshData& data = geometry->data();
+    std::vector<GpuVertex> vertices(data.positions.size());
+    for (std::size_t i = 0; i < vertices.size(); ++i) {
+        vertices[i].position = data.positions[i];
+        vertices[i].normal = data.normals[i];
+        vertices[i].uv0 = data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i];
+        vertices[i].color = data.colors.empty() ? glm::vec4(1.0f) : data.colors[i];
+    }
+    const std::string name = geometry->name().empty() ? "mesh#" + std::to_string(geometry->id())
+                                                      : geometry->name();
+    MeshGpu gpu;
+    gpu.mesh = geometry;
+    gpu.vertices = Buffer({.initialData = std::as_bytes(std::span(vertices)),
+                           .label = name + "/MeshGeometry.vertices"});
+    const std::span<const std::byte> indexBytes =
+        geometry->indexType() == IndexType::UInt16 ? std::as_bytes(std::span(data.indices16))
+                                                   : std::as_bytes(std::span(data.indices32));
+    gpu.indices = Buffer({.initialData = indexBytes, .label = name + "/MeshGeometry.indices"});
+    gpu.vertexArray = VertexArray(meshLayout(false, name + "/MeshGeometry.vertex-array"));
+    gpu.vertexArray.setVertexBuffer(kVertexBinding, gpu.vertices);
+    gpu.vertexArray.setIndexBuffer(gpu.indices, geometry->indexType(), geometry->vertexCount() - 1);
+    m_stats->bytesUploaded += gpu.vertices.sizeBytes() + gpu.indices.sizeBytes();
+    if (geometry->morphTargetCount() > 0) {
+        const std::size_t vertexCount = geometry->vertexCount();
+        std::vector<glm::vec4> deltas(2 * geometry->morphTargetCount() * vertexCount, glm::vec4(0.0f));
+        for (std::size_t t = 0; t < geometry->morphTargetCount(); ++t) {
+            const MorphTarget& target = data.morphTargets[t];
+            for (std::size_t v = 0; v < vertexCount; ++v) {
+                const std::size_t texel = 2 * (t * vertexCount + v);
+                deltas[texel] = glm::vec4(target.positionDeltas[v], 0.0f);
+                if (!target.normalDeltas.empty()) {
+                    deltas[texel + 1] = glm::vec4(target.normalDeltas[v], 0.0f);
+                }
+            }
+        }
+        gpu.morphDeltas = Buffer({.initialData = std::as_bytes(std::span(deltas)),
+                                  .label = name + "/MeshGeometry.morph-targets"});
+        gpu.morphTargets = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(gpu.morphTargets.id(), GL_RGBA32F, gpu.morphDeltas.id());
+        setLabel(GL_TEXTURE, gpu.morphTargets.id(), name + "/MeshGeometry.morph-texture");
+        m_stats->bytesUploaded += gpu.morphDeltas.sizeBytes();
+    }
+    return gpu;
+}
+
+const Texture2D* GpuResources::texture(const Material& material) {
+    if (!material.baseColorTexture) {
+        return nullptr;
+    }
+    auto it = m_textures.find(material.baseColorTexture.get());
+    if (it != m_textures.end() && it->second.image.expired()) {
+        m_textures.erase(it);  // an image freed and another allocated at the same address
+        it = m_textures.end();
+    }
+    if (it == m_textures.end()) {
+        TextureGpu gpu;
+        gpu.image = material.baseColorTexture;
+        // Filtering is the sampler's (sampler()), not the texture's: one copy per image.
+        gpu.texture = Texture2D(*material.baseColorTexture,
+                                {.srgb = true, .nearestFilter = false,
+                                 .label = material.name + "/Material.baseColorTexture"});
+        m_stats->bytesUploaded += material.baseColorTexture->pixels.size();
+        it = m_textures.emplace(material.baseColorTexture.get(), std::move(gpu)).first;
+    }
+    it->second.lastUsedFrame = m_frame;
+    return &it->second.texture;
+}
+
+GLuint GpuResources::sampler(const Material& material) { return m_samplers[material.nearestFilter ? 1 : 0]; }
+
+const BatchGpu* GpuResources::findBatch(const InstancedMeshNode& node) const noexcept {
+    const auto it = m_batches.find(node.id());
+    return it == m_batches.end() ? nullptr : &it->second;
+}
+
+BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
+    MeshGpu& meshGpu = mesh(node.mesh());
+    BatchGpu& batch = m_batches[node.id()];
+    batch.lastUsedFrame = m_frame;
+    if (batch.alive.expired()) {
+        batch.alive = node.lifetime();
+        batch.node = &node;
+    }
+    const bool newMesh = batch.meshId != node.mesh()->id();
+    for (std::size_t s = 0; s < InstanceStreamId::Count; ++s) {
+        const InstanceStream& stream = node.streams()[s];
+        if (stream.allocated()) {
+            uploadStream(node, stream, batch.streams[s]);
+        }
+    }
+    StreamGpu& records = batch.streams[InstanceStreamId::Record];
+    if (newMesh || batch.vertexArray.id() == 0 || records.cursor == 0) {
+        batch.vertexArray = VertexArray(meshLayout(true, labelFor(node, "InstancedMeshNode.vertex-array")));
+        batch.vertexArray.setVertexBuffer(kVertexBinding, meshGpu.vertices);
+        batch.vertexArray.setIndexBuffer(meshGpu.indices, node.mesh()->indexType(),
+                                         node.mesh()->vertexCount() - 1);
+        batch.meshId = node.mesh()->id();
+    }
+    if (records.buffer.id() != 0) {
+        batch.vertexArray.setVertexBuffer(kInstanceBinding, records.buffer);
+    }
+    return batch;
+}
+
+void GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStream& stream,
+                                StreamGpu& gpu) {
+    if (gpu.cursor == stream.version() && gpu.capacity >= stream.capacity()) {
+        return;  // nothing changed since this renderer's last upload
+    }
+    const InstanceStreamDesc& desc = stream.desc();
+    const std::size_t rowBytes = desc.floatsPerInstance * sizeof(float);
+    bool full = gpu.cursor == 0;
+    if (gpu.capacity < stream.capacity()) {
+        // First use or grown: a buffer of the whole capacity, so later growth within it costs
+        // no reallocation.
+        if (desc.binding == StreamBinding::BufferTexture) {
+            GLint maxTexels = 0;
+            glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
+            const std::size_t texels = stream.capacity() * rowBytes / kStreamTexelBytes;
+            if (texels > static_cast<std::size_t>(maxTexels)) {
+                throw GlError("gl::Renderer: batch '" + node.name() + "' needs " + std::to_string(texels) +
+                              " texels for its " + std::string(desc.name) +
+                              " stream, above GL_MAX_TEXTURE_BUFFER_SIZE " + std::to_string(maxTexels));
+            }
+        }
+        Buffer buffer({.sizeBytes = stream.capacity() * rowBytes,
+                       .label = labelFor(node, "InstancedMeshNode." + std::string(desc.name))});
+        TextureHandle texture;
+        if (desc.binding == StreamBinding::BufferTexture) {
+            texture = TextureHandle(GL_TEXTURE_BUFFER);
+            glTextureBuffer(texture.id(), GL_RGBA32F, buffer.id());
+            setLabel(GL_TEXTURE, texture.id(), labelFor(node, "InstancedMeshNode." + std::string(desc.name) + "-texture"));
+        }
+        gpu.buffer = std::move(buffer);
+        gpu.texture = std::move(texture);
+        gpu.capacity = stream.capacity();
+        full = true;
+    }
+    m_ranges.clear();
+    if (full || !stream.changes().collect(gpu.cursor, m_ranges)) {
+        m_ranges.assign(1, IndexRange{0, stream.capacity()});
+    }
+    // Only drawn rows: every row entering [0, count) is logged as changed in every stream, so
+    // rows past count can wait until they are drawn.
+    const std::size_t drawn = node.count();
+    const std::span<const float> data = stream.data();
+    for (const IndexRange& range : m_ranges) {
+        const std::size_t end = std::min(range.end, drawn);
+        if (range.begin >= end) {
+            continue;
+        }
+        const std::size_t bytes = (end - range.begin) * rowBytes;
+        m_ring.copy(gpu.buffer.id(), range.begin * rowBytes, data.data() + range.begin * desc.floatsPerInstance, bytes);
+        m_stats->bytesUploaded += bytes;
+        ++m_stats->uploadRanges;
+    }
+    gpu.cursor = stream.version();
+    stream.changes().acknowledge(m_consumer, stream.version());
+}
+
+} // namespace myriad::gl::detail

@@ -1,0 +1,137 @@
+#include "gl/ShaderLibrary.h"
+
+#include "myriad/core/InstanceStream.h"
+#include "myriad/util/Error.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace myriad::gl::detail {
+namespace {
+
+constexpr std::string_view kSurfaceMarker = "// MYRIAD_SURFACE_FUNCTION\n";
+
+struct FeatureName {
+    std::uint32_t bit;
+    std::string_view define;
+};
+constexpr std::array<FeatureName, 8> kFeatureNames{{
+    {kInstanced, "MYRIAD_INSTANCED"},
+    {kMorph, "MYRIAD_MORPH"},
+    {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
+    {kLit, "MYRIAD_LIT"},
+    {kAlphaMask, "MYRIAD_ALPHA_MASK"},
+    {kBlend, "MYRIAD_BLEND"},
+    {kMixedMirroring, "MYRIAD_MIXED_MIRRORING"},
+    {kDepthOnly, "MYRIAD_DEPTH_ONLY"},
+}};
+
+/** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
+ *  as myriad_<name> with a reader myriad_<name>_read(instance, vec4 index). */
+std::string declare(const InstanceStreamDesc& stream) {
+    const std::string name(stream.name);
+    const std::uint32_t vectors = stream.floatsPerInstance / 4;
+    std::string text = "// stream '" + name + "': " + std::string(stream.description) + "\n";
+    if (stream.binding == StreamBinding::VertexAttributes) {
+        for (std::uint32_t k = 0; k < vectors; ++k) {
+            text += "layout(location = " + std::to_string(stream.location + k) + ") in vec4 myriad_" +
+                    name + "_" + std::to_string(k) + ";\n";
+        }
+    } else {
+        text += "layout(binding = " + std::to_string(stream.unit) + ") uniform samplerBuffer myriad_" +
+                name + ";\n";
+        text += "vec4 myriad_" + name + "_read(int instance, int element) { return texelFetch(myriad_" +
+                name + ", instance * " + std::to_string(vectors) + " + element); }\n";
+    }
+    return text;
+}
+
+} // namespace
+
+SurfaceUniforms::SurfaceUniforms(const Program& program)
+    : viewProjection(program.uniformLocation("u_viewProjection")),
+      model(program.uniformLocation("u_model")),
+      baseInstance(program.uniformLocation("u_baseInstance")),
+      morphTargetCount(program.uniformLocation("u_morphTargetCount")),
+      vertexCount(program.uniformLocation("u_vertexCount")),
+      morphWeights(program.uniformLocation("u_morphWeights")),
+      baseColor(program.uniformLocation("u_baseColor")),
+      hasTexture(program.uniformLocation("u_hasTexture")),
+      alphaCutoff(program.uniformLocation("u_alphaCutoff")),
+      tint(program.uniformLocation("u_tint")),
+      eye(program.uniformLocation("u_eye")),
+      lightDirection(program.uniformLocation("u_lightDirection")),
+      lightColor(program.uniformLocation("u_lightColor")),
+      ambient(program.uniformLocation("u_ambient")) {}
+
+std::string ShaderLibrary::featureDefines(std::uint32_t features) {
+    std::string defines;
+    for (const FeatureName& feature : kFeatureNames) {
+        if ((features & feature.bit) != 0) {
+            defines += "#define " + std::string(feature.define) + " 1\n";
+        }
+    }
+    return defines;
+}
+
+std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
+    // The instance index every stream is read at: divisor-1 attributes start at the draw's base
+    // instance by themselves; buffer-texture streams add u_baseInstance (no gl_BaseInstance in
+    // GL 4.5 without ARB_shader_draw_parameters).
+    std::string text =
+        "uniform int u_baseInstance;\n"
+        "int myriad_instanceIndex() { return gl_InstanceID + u_baseInstance; }\n";
+    if ((features & kInstanced) != 0) {
+        text += declare(streams::kRecord);
+        if ((features & kInstanceMorphWeights) != 0) {
+            text += declare(streams::kMorphWeights);
+        }
+    }
+    return text;
+}
+
+SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface) {
+    const ShaderKey key{features, surface ? surface->id() : 0};
+    auto it = m_programs.find(key);
+    if (it != m_programs.end()) {
+        return *it->second;
+    }
+    std::string label = "myriad/surface";
+    for (const FeatureName& feature : kFeatureNames) {
+        if ((features & feature.bit) != 0) {
+            std::string name(feature.define.substr(7));  // drop "MYRIAD_"
+            std::transform(name.begin(), name.end(), name.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+            label += "+" + name;
+        }
+    }
+    const std::string vertexDefines = featureDefines(features) + streamDeclarations(features);
+    std::string fragmentDefines = featureDefines(features);
+    std::string fragmentText(embeddedShaderText("surface.frag"));
+    if (surface) {
+        // Splice the user's function in at the marker, numbered as its own source string (1),
+        // so compile errors read "its-name:line"; then resume the file's own numbering.
+        const std::size_t at = fragmentText.find(kSurfaceMarker);
+        const auto markerLine = std::count(fragmentText.begin(), fragmentText.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+        fragmentText.replace(at, kSurfaceMarker.size(),
+                             "#line 1 1\n" + surface->source() + "\n#line " + std::to_string(markerLine + 1) + " 0\n");
+        fragmentDefines += "#define MYRIAD_USER_SURFACE 1\n";
+        label += "+surface:" + surface->name();
+    }
+    const ShaderSource stages[] = {
+        {ShaderStage::Vertex, "surface.vert", embeddedShaderText("surface.vert"), vertexDefines},
+        {ShaderStage::Fragment, "surface.frag", fragmentText, fragmentDefines,
+         surface ? std::string_view(surface->name()) : std::string_view()},
+    };
+    auto program = std::make_unique<SurfaceProgram>(Program(stages, label));
+    program->surface = surface;
+    return *m_programs.emplace(key, std::move(program)).first->second;
+}
+
+void ShaderLibrary::releaseExpired() {
+    std::erase_if(m_programs, [](const auto& entry) {
+        return entry.first.surfaceId != 0 && entry.second->surface.expired();
+    });
+}
+
+} // namespace myriad::gl::detail

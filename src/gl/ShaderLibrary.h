@@ -1,0 +1,84 @@
+#pragma once
+// Internal to myriad_gl: one GLSL source per stage (shaders/surface.vert, surface.frag) with
+// feature switches, compiled on demand into one program per (feature set, surface function)
+// and cached. The per-instance stream declarations are generated here from the streams'
+// InstanceStreamDesc, the same declarations GpuResources binds.
+#include "myriad/core/SurfaceShader.h"
+#include "myriad/gl/Program.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace myriad::gl::detail {
+
+/** Feature switches of the surface shaders (one bit each). */
+enum ShaderFeature : std::uint32_t {
+    kInstanced = 1u << 0,             ///< MYRIAD_INSTANCED
+    kMorph = 1u << 1,                 ///< MYRIAD_MORPH
+    kInstanceMorphWeights = 1u << 2,  ///< MYRIAD_INSTANCE_MORPH_WEIGHTS
+    kLit = 1u << 3,                   ///< MYRIAD_LIT
+    kAlphaMask = 1u << 4,             ///< MYRIAD_ALPHA_MASK
+    kBlend = 1u << 5,                 ///< MYRIAD_BLEND
+    kMixedMirroring = 1u << 6,        ///< MYRIAD_MIXED_MIRRORING
+    kDepthOnly = 1u << 7,             ///< MYRIAD_DEPTH_ONLY
+};
+
+struct ShaderKey {
+    std::uint32_t features = 0;
+    std::uint64_t surfaceId = 0;  ///< SurfaceShader::id(); 0: the built-in surface
+    friend bool operator==(const ShaderKey&, const ShaderKey&) = default;
+};
+
+/** Uniform locations of a surface program (-1 when the variant does not use one). */
+struct SurfaceUniforms {
+    int viewProjection = -1;
+    int model = -1;
+    int baseInstance = -1;
+    int morphTargetCount = -1;
+    int vertexCount = -1;
+    int morphWeights = -1;
+    int baseColor = -1;
+    int hasTexture = -1;
+    int alphaCutoff = -1;
+    int tint = -1;
+    int eye = -1;
+    int lightDirection = -1;
+    int lightColor = -1;
+    int ambient = -1;
+    explicit SurfaceUniforms(const Program& program);
+};
+
+struct SurfaceProgram {
+    Program program;
+    SurfaceUniforms uniforms;
+    std::uint64_t viewSerial = 0;  ///< the view whose camera and light uniforms it holds
+    std::weak_ptr<const SurfaceShader> surface;  ///< expires with the user's surface
+    explicit SurfaceProgram(Program p) : program(std::move(p)), uniforms(program) {}
+};
+
+class ShaderLibrary {
+public:
+    /** The program for @p features and @p surface (null: built-in), compiled on first use.
+     *  @throws ShaderError naming the file and line (the user's surface by its name). */
+    SurfaceProgram& get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface);
+    /** Drops programs whose surface function was destroyed. */
+    void releaseExpired();
+    [[nodiscard]] std::size_t size() const noexcept { return m_programs.size(); }
+    /** The GLSL declarations of the per-instance streams a variant with @p features reads
+     *  (vertex stage), generated from their InstanceStreamDesc. Public for tests and tools. */
+    [[nodiscard]] static std::string streamDeclarations(std::uint32_t features);
+    /** The #defines of @p features, as inserted after #version. */
+    [[nodiscard]] static std::string featureDefines(std::uint32_t features);
+
+private:
+    struct KeyHash {
+        std::size_t operator()(const ShaderKey& key) const noexcept {
+            return std::hash<std::uint64_t>()(key.surfaceId * 1315423911u + key.features);
+        }
+    };
+    std::unordered_map<ShaderKey, std::unique_ptr<SurfaceProgram>, KeyHash> m_programs;
+};
+
+} // namespace myriad::gl::detail

@@ -1,0 +1,101 @@
+#include "gl/ViewPass.h"
+
+#include "myriad/core/Camera.h"
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Scene.h"
+
+#include <glm/geometric.hpp>
+#include <glm/ext/matrix_double4x4.hpp>
+#include <glm/mat3x3.hpp>
+
+#include <algorithm>
+
+namespace myriad::gl::detail {
+
+Frustum::Frustum(const glm::mat4& m, ClipDepth clipDepth) {
+    const glm::vec4 row0(m[0][0], m[1][0], m[2][0], m[3][0]);
+    const glm::vec4 row1(m[0][1], m[1][1], m[2][1], m[3][1]);
+    const glm::vec4 row2(m[0][2], m[1][2], m[2][2], m[3][2]);
+    const glm::vec4 row3(m[0][3], m[1][3], m[2][3], m[3][3]);
+    planes[0] = row3 + row0;
+    planes[1] = row3 - row0;
+    planes[2] = row3 + row1;
+    planes[3] = row3 - row1;
+    planes[4] = clipDepth == ClipDepth::ZeroToOne ? row2 : row3 + row2;
+    planes[5] = row3 - row2;
+    for (glm::vec4& plane : planes) {
+        const float length = glm::length(glm::vec3(plane));
+        plane = length > 0.0f ? plane / length : plane;
+    }
+}
+
+bool Frustum::intersectsSphere(const glm::vec3& centre, float radius) const noexcept {
+    for (const glm::vec4& plane : planes) {
+        if (glm::dot(glm::vec3(plane), centre) + plane.w < -radius) {
+            return false;
+        }
+    }
+    return true;
+}
+
+ViewCamera resolveCamera(const View& view) {
+    ViewCamera camera;
+    if (view.camera != nullptr) {
+        camera.eye = view.camera->positionDouble();
+        camera.viewProjection = view.camera->projection() * view.camera->viewRotation();
+        camera.layerMask = view.camera->layerMask() & view.layerMask;
+        return camera;
+    }
+    // Raw matrices: view = [R | t] with the eye at -R^T t. Drawing subtracts the eye in double,
+    // so the matrix applied to (world - eye) is the rotation alone.
+    const glm::dmat4 viewMatrix(view.viewMatrix);
+    const glm::dmat3 rotation(viewMatrix);
+    camera.eye = -(glm::transpose(rotation) * glm::dvec3(viewMatrix[3]));
+    glm::mat4 rotationOnly(glm::mat3(view.viewMatrix));
+    camera.viewProjection = view.projectionMatrix * rotationOnly;
+    camera.layerMask = view.layerMask;
+    return camera;
+}
+
+void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
+    m_view = &view;
+    m_camera = resolveCamera(view);
+    m_opaque.clear();
+    m_blended.clear();
+    collect(scene.root(), Frustum(m_camera.viewProjection, view.clipDepth), stats);
+    std::stable_sort(m_blended.begin(), m_blended.end(),
+                     [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
+}
+
+void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats& stats) {
+    if (!node.visible()) {
+        return;
+    }
+    if (node.kind() != NodeKind::Group && (node.layerMask() & m_camera.layerMask) != 0) {
+        const auto& meshNode = static_cast<const MeshNode&>(node);
+        DrawItem item{&meshNode, 0.0f, node.kind() == NodeKind::InstancedMesh, 0, 1};
+        if (item.instanced) {
+            const IndexRange drawn = static_cast<const InstancedMeshNode&>(node).drawnInstances();
+            item.firstInstance = static_cast<std::uint32_t>(drawn.begin);
+            item.instanceCount = static_cast<std::uint32_t>(drawn.end - drawn.begin);
+        }
+        const bool blended = meshNode.drawsTransparent();
+        // Depth-only views skip blended nodes: they write no depth.
+        if (item.instanceCount > 0 && !(blended && m_view->depthOnly)) {
+            // The whole batch is one sphere around every instance (never the mesh's own sphere
+            // at the node origin), tested camera-relative in float.
+            const glm::vec3 centre(meshNode.worldBoundsCentre() - m_camera.eye);
+            if (meshNode.frustumCulled() && !frustum.intersectsSphere(centre, meshNode.worldBoundsRadius())) {
+                ++stats.culledNodes;
+            } else {
+                item.distance = glm::length(centre);
+                (blended ? m_blended : m_opaque).push_back(item);
+            }
+        }
+    }
+    for (const auto& child : node.childrenView()) {
+        collect(*child, frustum, stats);
+    }
+}
+
+} // namespace myriad::gl::detail

@@ -1,0 +1,68 @@
+#pragma once
+// Internal to myriad_gl: one view's pass over the scene — which nodes it draws, culled against
+// its frustum, opaque in tree order and blended back to front. No GL here: passes for every
+// view of a frame are built first, so the frame can upload each batch once before any draw.
+#include "myriad/core/MeshNode.h"
+#include "myriad/gl/FrameStats.h"
+#include "myriad/gl/View.h"
+
+#include <glm/ext/vector_double3.hpp>
+#include <glm/mat4x4.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace myriad {
+class Scene;
+} // namespace myriad
+
+namespace myriad::gl::detail {
+
+/** The six planes of a clip matrix (Gribb and Hartmann, "Fast Extraction of Viewing Frustum
+ *  Planes from the World-View-Projection Matrix", 2001), normalised so a plane's dot with
+ *  (point, 1) is a signed distance. With a 0..1 clip depth the near plane is row 2 alone. */
+struct Frustum {
+    glm::vec4 planes[6];
+    Frustum(const glm::mat4& clipFromWorld, ClipDepth clipDepth);
+    [[nodiscard]] bool intersectsSphere(const glm::vec3& centre, float radius) const noexcept;
+};
+
+struct DrawItem {
+    const MeshNode* node = nullptr;
+    float distance = 0.0f;     ///< eye to the node's bounds centre, for back-to-front blending
+    bool instanced = false;
+    std::uint32_t firstInstance = 0;
+    std::uint32_t instanceCount = 1;
+};
+
+/** Camera data of a view, camera-relative: the eye in double, the rest in float. */
+struct ViewCamera {
+    glm::dvec3 eye{0.0};
+    glm::mat4 viewProjection{1.0f};  ///< clip from (world - eye)
+    std::uint32_t layerMask = 0xFFFFFFFFu;
+};
+
+/** Resolves a View's camera or raw matrices. */
+[[nodiscard]] ViewCamera resolveCamera(const View& view);
+
+class ViewPass {
+public:
+    /** Collects and culls @p scene for @p view; reuses its vectors (no per-frame allocation once
+     *  warm). Counts culled nodes into @p stats. */
+    void build(const Scene& scene, const View& view, FrameStats& stats);
+
+    [[nodiscard]] const View& view() const noexcept { return *m_view; }
+    [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
+    [[nodiscard]] const std::vector<DrawItem>& opaque() const noexcept { return m_opaque; }
+    [[nodiscard]] const std::vector<DrawItem>& blended() const noexcept { return m_blended; }
+
+private:
+    void collect(const SceneNode& node, const Frustum& frustum, FrameStats& stats);
+
+    const View* m_view = nullptr;
+    ViewCamera m_camera;
+    std::vector<DrawItem> m_opaque;
+    std::vector<DrawItem> m_blended;
+};
+
+} // namespace myriad::gl::detail
