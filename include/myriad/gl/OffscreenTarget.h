@@ -1,5 +1,6 @@
 #pragma once
-/** @file An offscreen framebuffer (RGBA8 colour + 24-bit depth) that can be read back. */
+/** @file
+ *  An offscreen framebuffer (RGBA8 colour + 24-bit depth) that can be read back. */
 #include "myriad/core/Image.h"
 
 #include <cstdint>
@@ -17,7 +18,9 @@ public:
     /** @throws InvalidArgument if a side is 0 or above 16384; GlError if incomplete. */
     OffscreenTarget(std::uint32_t width, std::uint32_t height, std::string_view label = {});
     ~OffscreenTarget();
+    /** Takes over the GL object of @p other, which is left empty (destructible without a context). */
     OffscreenTarget(OffscreenTarget&& other) noexcept;
+    /** Deletes this object's GL object, then takes over that of @p other, which is left empty. */
     OffscreenTarget& operator=(OffscreenTarget&& other) noexcept;
     OffscreenTarget(const OffscreenTarget&) = delete;
     OffscreenTarget& operator=(const OffscreenTarget&) = delete;
@@ -27,8 +30,11 @@ public:
      *  framebuffer binding to 0. */
     [[nodiscard]] Image readPixels() const;
 
+    /** The GL name of the framebuffer object; 0 when empty. */
     [[nodiscard]] std::uint32_t framebufferId() const noexcept { return m_framebuffer; }
+    /** Width in pixels. */
     [[nodiscard]] std::uint32_t width() const noexcept { return m_width; }
+    /** Height in pixels. */
     [[nodiscard]] std::uint32_t height() const noexcept { return m_height; }
 
 private:
