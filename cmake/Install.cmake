@@ -76,6 +76,15 @@ set(MYRIAD_PC_SYSTEM_LIBS "-pthread")
 foreach(_lib IN LISTS CMAKE_DL_LIBS)
     string(APPEND MYRIAD_PC_SYSTEM_LIBS " -l${_lib}")
 endforeach()
+# The prefix is found relative to the .pc file, so a prefix moved elsewhere still works; the
+# number of ../ follows CMAKE_INSTALL_LIBDIR (lib, or lib/x86_64-linux-gnu under /usr).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set(MYRIAD_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+    file(RELATIVE_PATH _myriad_pc_up "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+    string(REGEX REPLACE "/$" "" _myriad_pc_up "${_myriad_pc_up}")
+    set(MYRIAD_PC_PREFIX "\${pcfiledir}/${_myriad_pc_up}")
+endif()
 configure_file("${CMAKE_CURRENT_LIST_DIR}/myriad.pc.in" "${PROJECT_BINARY_DIR}/myriad.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/myriad.pc"
     DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

@@ -6,5 +6,7 @@ if(EXISTS "${LOG}")
     file(READ "${LOG}" _warnings)
 endif()
 if(NOT _result EQUAL 0 OR NOT _warnings STREQUAL "")
-    message(FATAL_ERROR "Doxygen (exit ${_result}) warned; fix the doc comments:\n${_warnings}")
+    # Printed as is (message() would re-wrap the lines), then the failure.
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E cat "${LOG}")
+    message(FATAL_ERROR "Doxygen (exit ${_result}) warned, see above; fix the doc comments")
 endif()
