@@ -102,8 +102,8 @@ public:
     [[nodiscard]] IndexType indexType() const noexcept { return m_indexType; }
     /** Size in bytes of the attached index buffer; 0 when none. */
     [[nodiscard]] std::size_t indexBufferBytes() const noexcept { return m_indexBufferBytes; }
-    /** The largest index the attached index buffer may hold, as given when attaching it: draws
-     *  refuse vertex buffers too short for it. */
+    /** The largest index value in the attached index buffer, as given to setIndexBuffer(): draws
+     *  refuse per-vertex buffers too short for it. */
     [[nodiscard]] std::uint32_t maxIndex() const noexcept { return m_maxIndex; }
 
 private:
