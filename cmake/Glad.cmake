@@ -3,7 +3,9 @@
 find_program(GLAD_EXECUTABLE glad REQUIRED
     DOC "glad 2 generator (Debian package python3-glad)")
 
-set(MYRIAD_GLAD_DIR "${CMAKE_BINARY_DIR}/glad")
+# PROJECT_BINARY_DIR, not CMAKE_BINARY_DIR: under a game's add_subdirectory() the loader stays in
+# myriad's own build folder.
+set(MYRIAD_GLAD_DIR "${PROJECT_BINARY_DIR}/glad")
 set(_glad_extensions
     GL_KHR_debug
     EGL_EXT_platform_base EGL_EXT_platform_device EGL_EXT_device_base EGL_EXT_device_enumeration
@@ -27,12 +29,16 @@ if(NOT EXISTS "${MYRIAD_GLAD_DIR}/${_glad_hash}.stamp")
     file(WRITE "${MYRIAD_GLAD_DIR}/${_glad_hash}.stamp" "${_glad_extension_list}\n")
 endif()
 
+# Two static libraries, installed and exported with myriad (myriad::glad_gl, myriad::glad_egl)
+# because myriad_gl and myriad_egl are static and link them privately. Their headers are
+# myriad's private business: the include folder is a build-tree-only usage requirement, and
+# no public myriad header includes a glad header.
 add_library(myriad_glad_gl STATIC "${MYRIAD_GLAD_DIR}/src/gl.c")
-target_include_directories(myriad_glad_gl SYSTEM PUBLIC "${MYRIAD_GLAD_DIR}/include")
-set_target_properties(myriad_glad_gl PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_include_directories(myriad_glad_gl SYSTEM PUBLIC "$<BUILD_INTERFACE:${MYRIAD_GLAD_DIR}/include>")
+set_target_properties(myriad_glad_gl PROPERTIES POSITION_INDEPENDENT_CODE ON EXPORT_NAME glad_gl)
 target_link_libraries(myriad_glad_gl PRIVATE ${CMAKE_DL_LIBS})
 
 add_library(myriad_glad_egl STATIC "${MYRIAD_GLAD_DIR}/src/egl.c")
-target_include_directories(myriad_glad_egl SYSTEM PUBLIC "${MYRIAD_GLAD_DIR}/include")
-set_target_properties(myriad_glad_egl PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_include_directories(myriad_glad_egl SYSTEM PUBLIC "$<BUILD_INTERFACE:${MYRIAD_GLAD_DIR}/include>")
+set_target_properties(myriad_glad_egl PROPERTIES POSITION_INDEPENDENT_CODE ON EXPORT_NAME glad_egl)
 target_link_libraries(myriad_glad_egl PRIVATE ${CMAKE_DL_LIBS})

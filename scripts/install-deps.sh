@@ -10,6 +10,7 @@ packages=(
     libglfw3-dev            # windows for the examples
     libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libgl-dev   # headless EGL + llvmpipe
     catch2 libbenchmark-dev
+    doxygen                 # the API reference (scripts/docs.sh, target myriad_docs)
     xvfb xauth              # a virtual X server: the windowed examples are tested under it
     clang-14 libclang-rt-14-dev llvm-14   # libFuzzer + sanitizer runtimes, llvm-symbolizer (scripts/fuzz.sh)
 )

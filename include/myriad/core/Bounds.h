@@ -1,5 +1,6 @@
 #pragma once
-/** @file Axis-aligned bounding boxes (AABB). */
+/** @file
+ *  Axis-aligned bounding boxes (AABB). */
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
@@ -36,6 +37,7 @@ struct Aabb {
      *  never smaller than the transformed box. An empty box stays empty. */
     [[nodiscard]] Aabb transformed(const glm::mat4& transform) const noexcept;
 
+    /** Exact comparison of min and max (two empty default boxes compare equal). */
     friend bool operator==(const Aabb&, const Aabb&) = default;
 };
 

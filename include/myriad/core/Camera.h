@@ -1,5 +1,6 @@
 #pragma once
-/** @file A camera: where the eye is (view matrix) and how it projects (projection matrix). */
+/** @file
+ *  A camera: where the eye is (view matrix) and how it projects (projection matrix). */
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 #include <glm/ext/vector_double3.hpp>
@@ -26,8 +27,8 @@ public:
                          float farPlane);
     /** Places the eye at @p eye looking at @p target, @p up roughly up (world space).
      *  @throws InvalidArgument if eye == target, up is parallel to the view direction, or any
-     *  value is NaN/Inf. */
-    /** Positions are double precision (float vectors convert), for large worlds: the renderer
+     *  value is NaN/Inf.
+     *  Positions are double precision (float vectors convert), for large worlds: the renderer
      *  subtracts @p eye from every node's double-precision world translation before anything
      *  becomes float. */
     void lookAt(const glm::dvec3& eye, const glm::dvec3& target,
@@ -38,14 +39,19 @@ public:
     /** The view matrix with the eye at the origin: what camera-relative rendering uses,
      *  applied to (world position - eye). */
     [[nodiscard]] const glm::mat4& viewRotation() const noexcept { return m_viewRotation; }
+    /** View to clip space, as the last setPerspective() or setOrthographic() made it. */
     [[nodiscard]] const glm::mat4& projection() const noexcept { return m_projection; }
+    /** projection() * view(): world to clip, float (for culling near the origin). */
     [[nodiscard]] glm::mat4 viewProjection() const noexcept { return m_projection * m_view; }
     /** Eye position in world space. */
     [[nodiscard]] glm::vec3 position() const noexcept { return glm::vec3(m_eye); }
+    /** Eye position in world space, double precision, as given to lookAt(). */
     [[nodiscard]] const glm::dvec3& positionDouble() const noexcept { return m_eye; }
     /** Nodes are drawn only when their layerMask shares a bit with this. Default: all bits. */
     void setLayerMask(std::uint32_t mask) noexcept { m_layerMask = mask; }
+    /** The layer bits set by setLayerMask(). */
     [[nodiscard]] std::uint32_t layerMask() const noexcept { return m_layerMask; }
+    /** True after setOrthographic(), false after setPerspective() (the default). */
     [[nodiscard]] bool isOrthographic() const noexcept { return m_orthographic; }
 
 private:

@@ -1,5 +1,6 @@
 #pragma once
-/** @file An 8-bit RGBA image in memory: textures in, screenshots out. */
+/** @file
+ *  An 8-bit RGBA image in memory: textures in, screenshots out. */
 #include <cstdint>
 #include <vector>
 
@@ -9,8 +10,8 @@ namespace myriad {
  *  Colour bytes are sRGB-encoded as stored in PNG files; alpha is linear.
  *  Value type. */
 struct Image {
-    std::uint32_t width = 0;
-    std::uint32_t height = 0;
+    std::uint32_t width = 0;  ///<  pixels per row
+    std::uint32_t height = 0;  ///<  rows
     std::vector<std::uint8_t> pixels;  ///< width * height * 4 bytes
 
     /** The 4 bytes of pixel (x, y), y = 0 at the top row. No bounds check beyond an assert;

@@ -1,8 +1,9 @@
 #pragma once
-/** @file The 64-byte per-instance record and the vertex-attribute locations shared with GLSL.
+/** @file
+ *  The 64-byte per-instance record and the vertex-attribute locations shared with GLSL.
  *
  *  These constants are the one source of the layout: the GL backend builds its vertex arrays
- *  from them and injects them into every shader as #defines (MYRIAD_LOCATION_*), so C++ and GLSL
+ *  from them and injects them into every shader as `#define` lines (MYRIAD_LOCATION_*), so C++ and GLSL
  *  cannot drift apart. */
 #include <glm/vec4.hpp>
 

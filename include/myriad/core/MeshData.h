@@ -1,5 +1,6 @@
 #pragma once
-/** @file CPU mesh data (MeshData) and the validated, immutable mesh built from it (MeshGeometry). */
+/** @file
+ *  CPU mesh data (MeshData) and the validated, immutable mesh built from it (MeshGeometry). */
 #include "myriad/core/Bounds.h"
 #include "myriad/core/MorphTargets.h"
 
@@ -28,6 +29,7 @@ struct MeshData {
     std::vector<float> morphWeights;       ///< default weight per target (glTF mesh.weights); 0 if short
 };
 
+/** Width of one index in the index buffer: 16-bit when MeshData::indices16 is set. */
 enum class IndexType : std::uint8_t { UInt16, UInt32 };
 
 /** An immutable triangle mesh: validated MeshData plus its local AABB. Shared between nodes
@@ -50,19 +52,27 @@ public:
     [[nodiscard]] static std::shared_ptr<const MeshGeometry> create(MeshData data,
                                                                    std::string name = {});
 
+    /** The name given at construction (used in GL labels); may be empty. */
     [[nodiscard]] const std::string& name() const noexcept { return m_name; }
     /** Process-wide serial number, never reused. */
     [[nodiscard]] std::uint64_t id() const noexcept { return m_id; }
+    /** The validated arrays, normals filled in; read-only for the mesh's lifetime. */
     [[nodiscard]] const MeshData& data() const noexcept { return m_data; }
+    /** Number of vertices (positions). */
     [[nodiscard]] std::uint32_t vertexCount() const noexcept {
         return static_cast<std::uint32_t>(m_data.positions.size());
     }
+    /** Number of indices, 16- or 32-bit: three per triangle. */
     [[nodiscard]] std::uint32_t indexCount() const noexcept;
+    /** UInt16 when the data came with indices16, else UInt32. */
     [[nodiscard]] IndexType indexType() const noexcept {
         return m_data.indices16.empty() ? IndexType::UInt32 : IndexType::UInt16;
     }
+    /** indexCount() / 3. */
     [[nodiscard]] std::uint32_t triangleCount() const noexcept { return indexCount() / 3; }
+    /** True when the mesh has per-vertex colours (otherwise the shader reads white). */
     [[nodiscard]] bool hasColors() const noexcept { return !m_data.colors.empty(); }
+    /** Number of morph targets, 0 to kMaxMorphTargets. */
     [[nodiscard]] std::size_t morphTargetCount() const noexcept { return m_data.morphTargets.size(); }
     /** The mesh's default weights, one per target (what a new MeshNode starts with). */
     [[nodiscard]] const std::vector<float>& defaultMorphWeights() const noexcept {

@@ -1,5 +1,6 @@
 #pragma once
-/** @file Keyframed morph weights (a glTF animation channel with path "weights"). */
+/** @file
+ *  Keyframed morph weights (a glTF animation channel with path "weights"). */
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -23,7 +24,7 @@ struct MorphAnimation {
     std::vector<float> times;         ///< seconds, strictly increasing, at least one
     std::vector<float> values;        ///< see the struct comment
     std::size_t targetCount = 0;      ///< weights per keyframe
-    Interpolation interpolation = Interpolation::Linear;
+    Interpolation interpolation = Interpolation::Linear;  ///< how values between keyframes are found (glTF sampler.interpolation)
     std::vector<std::size_t> primitives;  ///< ImportedModel::primitives it drives (one glTF mesh)
 
     /** Length in seconds (last keyframe time; 0 with one keyframe). */

@@ -1,5 +1,6 @@
 #pragma once
-/** @file Morph targets (blend shapes): per-vertex offsets a mesh can blend in by weight.
+/** @file
+ *  Morph targets (blend shapes): per-vertex offsets a mesh can blend in by weight.
  *
  *  A morphed vertex is base + sum over targets of weight[t] * delta[t] (glTF 2.0 section 3.7.2.2,
  *  "Morph Targets"), for positions and, where the target has them, normals. */

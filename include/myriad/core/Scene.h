@@ -1,5 +1,6 @@
 #pragma once
-/** @file A scene: the root node plus what lights it and what it is cleared to. */
+/** @file
+ *  A scene: the root node plus what lights it and what it is cleared to. */
 #include "myriad/core/SceneNode.h"
 
 #include <glm/vec3.hpp>
@@ -19,7 +20,9 @@ struct DirectionalLight {
 class Scene {
 public:
     Scene() : m_root("root") {}
+    /** The root node, named "root": add the scene's nodes under it. Lives as long as the scene. */
     [[nodiscard]] SceneNode& root() noexcept { return m_root; }
+    /** Read-only root(). */
     [[nodiscard]] const SceneNode& root() const noexcept { return m_root; }
 
     DirectionalLight light;                        ///< the one light of Lit materials

@@ -1,5 +1,6 @@
 #pragma once
-/** @file The scene-graph node: hierarchy, TRS transform, cached world matrix, visibility. */
+/** @file
+ *  The scene-graph node: hierarchy, TRS transform, cached world matrix, visibility. */
 #include "myriad/core/Bounds.h"
 
 #include <glm/gtc/quaternion.hpp>
@@ -46,8 +47,12 @@ public:
     SceneNode(const SceneNode&) = delete;
     SceneNode& operator=(const SceneNode&) = delete;
 
+    /** The free-text name given at construction or by setName(). */
     [[nodiscard]] const std::string& name() const noexcept { return m_name; }
+    /** Renames the node; GL labels made before keep the old name. */
     void setName(std::string name) { m_name = std::move(name); }
+    /** What this node is (group, mesh, batch), fixed at construction: lets the renderer
+     *  sort nodes without a dynamic_cast per node. */
     [[nodiscard]] NodeKind kind() const noexcept { return m_kind; }
     /** A process-wide serial number, never reused, so caches keyed on it cannot mistake a new
      *  node for a destroyed one that had the same address. */
@@ -95,7 +100,9 @@ public:
      *  @throws InvalidArgument if the node has no parent. */
     std::unique_ptr<SceneNode> removeFromParent();
 
+    /** The parent, or null for a root or a detached node. Not owning. */
     [[nodiscard]] SceneNode* parent() const noexcept { return m_parent; }
+    /** Number of direct children. */
     [[nodiscard]] std::size_t childCount() const noexcept { return m_children.size(); }
     /** @throws OutOfRange if index >= childCount(). */
     [[nodiscard]] SceneNode& child(std::size_t index) const;
@@ -107,6 +114,7 @@ public:
     /** Calls @p visit on this node and every descendant, depth first, parents before children.
      *  The callback must not add or remove nodes of this subtree. */
     void traverse(const std::function<void(SceneNode&)>& visit);
+    /** Read-only traverse(): the same order, const nodes. */
     void traverse(const std::function<void(const SceneNode&)>& visit) const;
     /** First node in depth-first order (this node included) whose name equals @p name, or null.
      *  O(subtree size). */
@@ -146,12 +154,17 @@ public:
 
     /** Position in float (rounded from the double kept inside). */
     [[nodiscard]] glm::vec3 position() const noexcept { return glm::vec3(m_position); }
+    /** Position in the parent's space, in the double precision kept inside (large worlds). */
     [[nodiscard]] const glm::dvec3& positionDouble() const noexcept { return m_position; }
+    /** Rotation relative to the parent, a unit quaternion. */
     [[nodiscard]] const glm::quat& rotation() const noexcept { return m_rotation; }
+    /** Scale along the local axes; a negative component mirrors. */
     [[nodiscard]] const glm::vec3& scale() const noexcept { return m_scale; }
     /** Copies into @p out: no allocation, no temporary (for hot loops over many nodes). */
     void readPosition(glm::vec3& out) const noexcept { out = glm::vec3(m_position); }
+    /** Copies rotation() into @p out (no temporary, as readPosition()). */
     void readRotation(glm::quat& out) const noexcept { out = m_rotation; }
+    /** Copies scale() into @p out (no temporary, as readPosition()). */
     void readScale(glm::vec3& out) const noexcept { out = m_scale; }
     /** World-space position (double precision). Brings the world transform up to date. */
     void readWorldPosition(glm::dvec3& out) const;
@@ -188,29 +201,36 @@ public:
 
     /** A hidden node hides its whole subtree from the renderer. Default true. */
     void setVisible(bool visible) noexcept { m_visible = visible; }
+    /** This node's own flag; see visibleInHierarchy() for the effective one. */
     [[nodiscard]] bool visible() const noexcept { return m_visible; }
     /** visible() of this node and of every ancestor. O(depth). */
     [[nodiscard]] bool visibleInHierarchy() const noexcept;
     /** Drawn only by cameras whose layerMask shares a bit with it. Default 1 (layer 0). */
     void setLayerMask(std::uint32_t mask) noexcept { m_layerMask = mask; }
+    /** The layer bits set by setLayerMask(). */
     [[nodiscard]] std::uint32_t layerMask() const noexcept { return m_layerMask; }
     /** Multiplies this node's colour and opacity (linear RGBA), not its children's.
      *  Default (1, 1, 1, 1). An alpha below 1 draws the node in the transparent pass.
      *  @throws InvalidArgument on NaN, Inf or a negative component. */
     void setTint(const glm::vec4& tint);
+    /** The linear RGBA tint set by setTint(). */
     [[nodiscard]] const glm::vec4& tint() const noexcept { return m_tint; }
+    /** True when tint() is not (1, 1, 1, 1): the renderer then sets the tint uniform. */
     [[nodiscard]] bool isTinted() const noexcept { return m_tint != glm::vec4(1.0f); }
     /** Union of worldBounds() of every mesh node in this subtree (this node included),
      *  hidden ones too; empty if there are none. O(subtree size). */
     [[nodiscard]] Aabb subtreeBounds() const;
     /** A flag for shadow passes; myriad has none yet, so only users read it. Default true. */
     void setCastsShadow(bool casts) noexcept { m_castsShadow = casts; }
+    /** The flag set by setCastsShadow(). */
     [[nodiscard]] bool castsShadow() const noexcept { return m_castsShadow; }
     /** false: always drawn, even outside the view frustum. Default true. */
     void setFrustumCulled(bool culled) noexcept { m_frustumCulled = culled; }
+    /** The flag set by setFrustumCulled(). */
     [[nodiscard]] bool frustumCulled() const noexcept { return m_frustumCulled; }
 
 protected:
+    /** For MeshNode and InstancedMeshNode: a node of @p kind named @p name. */
     SceneNode(std::string name, NodeKind kind);
 
 private:

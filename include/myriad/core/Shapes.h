@@ -1,5 +1,6 @@
 #pragma once
-/** @file Simple meshes built in code, for tests, examples and benchmarks. */
+/** @file
+ *  Simple meshes built in code, for tests, examples and benchmarks. */
 #include "myriad/core/MeshData.h"
 
 namespace myriad::shapes {

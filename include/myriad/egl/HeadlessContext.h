@@ -1,5 +1,6 @@
 #pragma once
-/** @file A headless OpenGL 4.5 core context through EGL: no window, no display server. */
+/** @file
+ *  A headless OpenGL 4.5 core context through EGL: no window, no display server. */
 #include <memory>
 #include <string>
 
@@ -30,7 +31,9 @@ public:
      *  config or context, no surfaceless support; the message lists what was tried. */
     explicit HeadlessContext(const HeadlessContextDesc& desc = {});
     ~HeadlessContext();
+    /** Takes over the context of the source, which is left empty. The context stays current. */
     HeadlessContext(HeadlessContext&&) noexcept;
+    /** Destroys this context, then takes over that of the source, which is left empty. */
     HeadlessContext& operator=(HeadlessContext&&) noexcept;
     HeadlessContext(const HeadlessContext&) = delete;
     HeadlessContext& operator=(const HeadlessContext&) = delete;

@@ -1,5 +1,6 @@
 #pragma once
-/** @file GPU buffers with immutable storage (glNamedBufferStorage), created with DSA. */
+/** @file
+ *  GPU buffers with immutable storage (glNamedBufferStorage), created with DSA. */
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -18,7 +19,7 @@ enum class BufferUsage : std::uint8_t {
 struct BufferDesc {
     std::size_t sizeBytes = 0;                 ///< required unless initialData is non-empty
     std::span<const std::byte> initialData{};  ///< copied during construction; may be freed after
-    BufferUsage usage = BufferUsage::Static;
+    BufferUsage usage = BufferUsage::Static;  ///< whether update() may rewrite it
     std::string_view label{};                  ///< glObjectLabel; copied
 };
 
@@ -34,7 +35,9 @@ public:
      *  @throws GlError if no GL 4.5 context is current. */
     explicit Buffer(const BufferDesc& desc);
     ~Buffer();
+    /** Takes over the GL object of @p other, which is left empty (destructible without a context). */
     Buffer(Buffer&& other) noexcept;
+    /** Deletes this object's GL object, then takes over that of @p other, which is left empty. */
     Buffer& operator=(Buffer&& other) noexcept;
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
@@ -44,10 +47,15 @@ public:
      *  @throws OutOfRange if offsetBytes + data.size() > sizeBytes(); nothing is written. */
     void update(std::size_t offsetBytes, std::span<const std::byte> data);
 
+    /** The GL name of the buffer; 0 when empty. */
     [[nodiscard]] std::uint32_t id() const noexcept { return m_id; }
+    /** Fixed size in bytes (immutable storage). */
     [[nodiscard]] std::size_t sizeBytes() const noexcept { return m_size; }
+    /** The usage given at creation. */
     [[nodiscard]] BufferUsage usage() const noexcept { return m_usage; }
+    /** The label given to glObjectLabel. */
     [[nodiscard]] const std::string& label() const noexcept { return m_label; }
+    /** True when the buffer holds a GL object (not default-constructed or moved from). */
     [[nodiscard]] explicit operator bool() const noexcept { return m_id != 0; }
 
 private:

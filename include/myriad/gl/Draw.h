@@ -1,5 +1,6 @@
 #pragma once
-/** @file Instanced draws on a VertexArray: the low-level layer the Renderer is built on.
+/** @file
+ *  Instanced draws on a VertexArray: the low-level layer the Renderer is built on.
  *
  *  These mirror WebGL's ANGLE_instanced_arrays (drawArraysInstancedANGLE,
  *  drawElementsInstancedANGLE) and their GL 4.2 base-instance forms, with one difference: the

@@ -1,5 +1,6 @@
 #pragma once
-/** @file What one Renderer::render call did. */
+/** @file
+ *  What one Renderer::render call did. */
 #include <cstdint>
 
 namespace myriad::gl {

@@ -1,5 +1,6 @@
 #pragma once
-/** @file Loading the OpenGL 4.5 core entry points (glad) for the current context.
+/** @file
+ *  Loading the OpenGL 4.5 core entry points (glad) for the current context.
  *
  *  HeadlessContext and Window call loadGl() themselves; call it yourself only when you made the
  *  context with something else (SDL, Qt, your own EGL), after making it current.

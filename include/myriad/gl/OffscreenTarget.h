@@ -1,5 +1,6 @@
 #pragma once
-/** @file An offscreen framebuffer (sRGB or float colour + 24-bit depth) that can be read back. */
+/** @file
+ *  An offscreen framebuffer (sRGB or float colour + 24-bit depth) that can be read back. */
 #include "myriad/core/Image.h"
 
 #include <cstdint>
@@ -27,7 +28,9 @@ public:
     OffscreenTarget(std::uint32_t width, std::uint32_t height, std::string_view label = {},
                     TargetFormat format = TargetFormat::Srgb8Alpha8);
     ~OffscreenTarget();
+    /** Takes over the GL object of @p other, which is left empty (destructible without a context). */
     OffscreenTarget(OffscreenTarget&& other) noexcept;
+    /** Deletes this object's GL object, then takes over that of @p other, which is left empty. */
     OffscreenTarget& operator=(OffscreenTarget&& other) noexcept;
     OffscreenTarget(const OffscreenTarget&) = delete;
     OffscreenTarget& operator=(const OffscreenTarget&) = delete;
@@ -39,8 +42,11 @@ public:
      *  read framebuffer). */
     [[nodiscard]] Image readPixels() const;
 
+    /** The GL name of the framebuffer object; 0 when empty. */
     [[nodiscard]] std::uint32_t framebufferId() const noexcept { return m_framebuffer; }
+    /** Width in pixels. */
     [[nodiscard]] std::uint32_t width() const noexcept { return m_width; }
+    /** Height in pixels. */
     [[nodiscard]] std::uint32_t height() const noexcept { return m_height; }
     [[nodiscard]] TargetFormat format() const noexcept { return m_format; }
 

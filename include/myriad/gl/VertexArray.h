@@ -1,5 +1,6 @@
 #pragma once
-/** @file Vertex layouts with per-binding divisors, as vertex array objects (VAOs).
+/** @file
+ *  Vertex layouts with per-binding divisors, as vertex array objects (VAOs).
  *
  *  The ANGLE_instanced_arrays / WebGL 2 model on OpenGL 4.5 DSA: each buffer binding has a
  *  stride and a divisor (0: advance per vertex; 1: per instance; n: every n instances), and each
@@ -29,7 +30,7 @@ enum class AttributeFormat : std::uint8_t {
 /** One shader input: `layout(location = location) in vecN`, read from @p binding. */
 struct VertexAttribute {
     std::uint32_t location = 0;      ///< shader location, < 16
-    AttributeFormat format = AttributeFormat::Float4;
+    AttributeFormat format = AttributeFormat::Float4;  ///< type and component count as stored in the buffer
     std::uint32_t offsetBytes = 0;   ///< from the start of one element of the binding
     std::uint32_t binding = 0;       ///< which VertexBinding feeds it
 };
@@ -43,9 +44,9 @@ struct VertexBinding {
 
 /** A whole layout. Defaults: no attributes, no bindings, label "vertex-array#<id>". */
 struct VertexLayoutDesc {
-    std::vector<VertexAttribute> attributes;
-    std::vector<VertexBinding> bindings;
-    std::string_view label{};
+    std::vector<VertexAttribute> attributes;  ///< shader inputs; locations unique
+    std::vector<VertexBinding> bindings;  ///< buffer slots the attributes read from
+    std::string_view label{};  ///< glObjectLabel; copied; empty: "vertex-array#<id>"
 };
 
 /** A VAO built from a VertexLayoutDesc, with buffers attached per binding.
@@ -63,7 +64,9 @@ public:
      *  fit inside its binding's stride. @throws GlError with no current context. */
     explicit VertexArray(const VertexLayoutDesc& desc);
     ~VertexArray();
+    /** Takes over the GL object of @p other, which is left empty (destructible without a context). */
     VertexArray(VertexArray&& other) noexcept;
+    /** Deletes this object's GL object, then takes over that of @p other, which is left empty. */
     VertexArray& operator=(VertexArray&& other) noexcept;
     VertexArray(const VertexArray&) = delete;
     VertexArray& operator=(const VertexArray&) = delete;
@@ -89,11 +92,18 @@ public:
     [[nodiscard]] bool canSupplyInstances(std::uint32_t instanceCount,
                                           std::uint32_t baseInstance) const noexcept;
 
+    /** The GL name of the VAO; 0 when empty. */
     [[nodiscard]] std::uint32_t id() const noexcept { return m_id; }
+    /** The label given to glObjectLabel. */
     [[nodiscard]] const std::string& label() const noexcept { return m_label; }
+    /** True once an index (element) buffer is attached. */
     [[nodiscard]] bool hasIndexBuffer() const noexcept { return m_indexBufferBytes > 0; }
+    /** The index width given when the index buffer was attached. */
     [[nodiscard]] IndexType indexType() const noexcept { return m_indexType; }
+    /** Size in bytes of the attached index buffer; 0 when none. */
     [[nodiscard]] std::size_t indexBufferBytes() const noexcept { return m_indexBufferBytes; }
+    /** The largest index value in the attached index buffer, as given to setIndexBuffer(): draws
+     *  refuse per-vertex buffers too short for it. */
     [[nodiscard]] std::uint32_t maxIndex() const noexcept { return m_maxIndex; }
 
 private:

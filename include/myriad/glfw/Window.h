@@ -1,5 +1,6 @@
 #pragma once
-/** @file A desktop window with an OpenGL 4.5 core context (GLFW 3.3), for examples and tools. */
+/** @file
+ *  A desktop window with an OpenGL 4.5 core context (GLFW 3.3), for examples and tools. */
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -10,8 +11,8 @@ namespace myriad::glfw {
  *  builds. */
 struct WindowDesc {
     std::uint32_t width = 1280;   ///< client area, screen coordinates
-    std::uint32_t height = 720;
-    std::string title = "myriad";
+    std::uint32_t height = 720;  ///< client area, screen coordinates
+    std::string title = "myriad";  ///< shown in the title bar
     bool vsync = true;            ///< swap interval 1
 #ifdef NDEBUG
     bool debug = false;           ///< GLFW_OPENGL_DEBUG_CONTEXT
@@ -29,7 +30,9 @@ public:
      *  or the driver offers no GL 4.5 core context. */
     explicit Window(const WindowDesc& desc = {});
     ~Window();
+    /** Takes over the window of the source, which is left empty. */
     Window(Window&&) noexcept;
+    /** Destroys this window, then takes over that of the source, which is left empty. */
     Window& operator=(Window&&) noexcept;
     Window(const Window&) = delete;
     Window& operator=(const Window&) = delete;
@@ -42,6 +45,7 @@ public:
     void swapBuffers();
     /** Framebuffer size in pixels (differs from the window size on high-DPI screens). */
     [[nodiscard]] std::uint32_t framebufferWidth() const;
+    /** Framebuffer height in pixels (see framebufferWidth()). */
     [[nodiscard]] std::uint32_t framebufferHeight() const;
 
 private:

@@ -1,5 +1,6 @@
 #pragma once
-/** @file glTF 2.0 import (.gltf with external or embedded buffers, and .glb), via tinygltf. */
+/** @file
+ *  glTF 2.0 import (.gltf with external or embedded buffers, and .glb), via tinygltf. */
 #include "myriad/core/Material.h"
 #include "myriad/core/MeshData.h"
 #include "myriad/core/MorphAnimation.h"
@@ -23,8 +24,8 @@ struct ImportedPrimitive {
 /** A whole model: every triangle primitive of the default scene (or of scene 0, or of every
  *  root node when there are no scenes), in node order. */
 struct ImportedModel {
-    std::string path;
-    std::vector<ImportedPrimitive> primitives;
+    std::string path;  ///< the file it was read from, as given
+    std::vector<ImportedPrimitive> primitives;  ///< every drawable primitive, in node order
     Aabb bounds;  ///< union of every primitive's local bounds, model space
     /** Every animation channel that drives morph weights ("weights" path) of a drawn mesh. */
     std::vector<MorphAnimation> morphAnimations;

@@ -1,5 +1,6 @@
 #pragma once
-/** @file Reading and writing image files (stb_image / stb_image_write, Debian's libstb). */
+/** @file
+ *  Reading and writing image files (stb_image / stb_image_write, Debian's libstb). */
 #include "myriad/core/Image.h"
 
 #include <cstddef>
@@ -13,6 +14,7 @@ namespace myriad::image {
 inline constexpr std::uint32_t kMaxImageSide = 16384;
 
 /** Decodes a PNG, JPEG, BMP, TGA or other stb_image format held in memory into RGBA8.
+ *  @param encoded the whole file's bytes; read only during the call.
  *  @param name shown in errors (a file path or "image 3 of model.glb").
  *  @throws ImportError if the data is corrupt or the image is larger than kMaxImageSide. */
 [[nodiscard]] Image decodeImage(std::span<const std::byte> encoded, const std::string& name);

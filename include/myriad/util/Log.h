@@ -11,6 +11,7 @@
 
 namespace myriad {
 
+/** How serious a message is; the default callback prints Warning and Error only. */
 enum class LogLevel { Debug, Info, Warning, Error };
 
 /** Receives one message; the view is valid only during the call. */
