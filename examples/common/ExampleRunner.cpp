@@ -388,6 +388,15 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
         ++frame;
     }
 #ifdef MYRIAD_EXAMPLES_WITH_GLFW
+    if (impl.window) {
+        // The callbacks point at the controller and the key actions, which may die before the
+        // window does: nothing may call them after run().
+        impl.window->setCharCallback({});
+        impl.window->setMouseButtonCallback({});
+        impl.window->setCursorPositionCallback({});
+        impl.window->setScrollCallback({});
+        impl.window->setKeyCallback({});
+    }
     // Closed before --frames ran out (or --frames 0): draw the picture once more to keep it.
     if (impl.window && !written && !impl.options.out.empty() && !frameMs.empty() && width > 0 && height > 0) {
         impl.renderer->render(scene, camera, width, height);
