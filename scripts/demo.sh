@@ -1,10 +1,34 @@
 #!/usr/bin/env bash
 # Builds the field demo in Release and runs it headless: writes field.png (or the path given).
-# Usage: scripts/demo.sh [OUT.png] [extra 02-field flags, e.g. --count 50000]
+# Usage: scripts/demo.sh [OUT.png|OUT.jpg] [02-field flags, e.g. --count 50000 --model PATH.glb]
+# Paths (OUT, --out, --model) are taken relative to where you run the script from.
 set -euo pipefail
-out=${1:-field.png}
-shift || true
-case "$out" in /*) ;; *) out="$PWD/$out" ;; esac  # relative to where you ran it from
+here=$PWD
+absolute() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$here/$1" ;; esac; }
+
+out=field.png
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then  # a first argument that is not a flag names the output
+    out=$1
+    shift
+fi
+flags=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --out|--model)
+            if [ $# -lt 2 ]; then
+                echo "demo.sh: $1 needs a value" >&2
+                exit 2
+            fi
+            if [ "$1" = --out ]; then out=$2; else flags+=("$1" "$(absolute "$2")"); fi
+            shift 2 ;;
+        *) flags+=("$1"); shift ;;
+    esac
+done
+out=$(absolute "$out")
+if [ "${MYRIAD_DEMO_DRY_RUN:-0}" = 1 ]; then  # print the demo's arguments, build nothing (tests)
+    printf '%s\n' "--out $out ${flags[*]+${flags[*]}}"
+    exit 0
+fi
 mkdir -p "$(dirname "$out")"
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -13,4 +37,4 @@ build=build/release
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=ON \
     -DMYRIAD_BUILD_BENCHMARKS=OFF
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target 02-field
-"$build/examples/02-field" --headless --frames 30 --out "$out" "$@"
+"$build/examples/02-field" --headless --frames 30 --out "$out" ${flags[@]+"${flags[@]}"}

@@ -8,6 +8,7 @@ packages=(
     python3-glad            # generates the GL 4.5 + EGL loader at configure time
     libglm-dev libstb-dev libtinygltf-dev nlohmann-json3-dev
     libglfw3-dev            # windows for the examples
+    libxrandr-dev           # X11 headers GLFW/glfw3native.h needs (glfw::Window::nativeHandle)
     libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libgl-dev   # headless EGL + llvmpipe
     catch2 libbenchmark-dev
     doxygen                 # the API reference (scripts/docs.sh, target myriad_docs)

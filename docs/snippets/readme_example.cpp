@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
     const auto& grass = model.primitives.at(0);  // mesh (shared) + material
 
     myriad::Scene scene;
+    scene.clearColor = {0.45f, 0.65f, 0.9f, 1.0f};  // sky, light and ambient as in 02-field
+    scene.ambient = glm::vec3(0.45f);
+    scene.light.direction = {-0.5f, -1.0f, -0.35f};
     auto& field = scene.root().emplace<myriad::InstancedMeshNode>(grass.mesh, grass.material,
                                                                   10'000, "field");
     for (int i = 0; i < 10'000; ++i) {  // a 100 x 100 grid, 0.5 apart
@@ -24,8 +27,8 @@ int main(int argc, char** argv) {
         field.addInstance(glm::translate(glm::mat4(1.0f), at * 0.5f));
     }
     myriad::Camera camera;
-    camera.setPerspective(glm::radians(50.0f), 16.0f / 9.0f, 0.1f, 200.0f);
-    camera.lookAt({25.0f, 18.0f, 70.0f}, {25.0f, 0.0f, 25.0f});
+    camera.setPerspective(glm::radians(55.0f), 16.0f / 9.0f, 0.1f, 200.0f);
+    camera.lookAt({49.0f, 12.5f, 41.5f}, {24.75f, 0.0f, 24.75f});  // 02-field's first view
 
     myriad::gl::Renderer renderer;
     myriad::gl::OffscreenTarget target(640, 360);

@@ -1,9 +1,10 @@
-// 01-squares: 1000 coloured squares in one draw call, twice.
+// 01-squares: 1000 coloured shapes in one draw call, twice.
 //
-// Shows: the same picture made with the low-level layer (a per-vertex quad, a per-instance
+// Shows: the same grid made with the low-level layer (a per-vertex triangle, a per-instance
 // offset and colour at divisor 1, one gl::drawArraysInstanced, as WebGL's
-// ANGLE_instanced_arrays example does) in the left half, and with an InstancedMeshNode drawn
-// by the Renderer in the right half. --mode low-level | node | both (default both).
+// ANGLE_instanced_arrays example does) on the left as triangles, and with an InstancedMeshNode
+// drawn by the Renderer on the right as squares, a gap between them. The printed statistics
+// count both draws. --mode low-level | node | both (default both).
 // Controls: Escape closes the window.
 #include "common/ExampleRunner.h"
 
@@ -30,7 +31,7 @@ constexpr int kRows = 25;
 constexpr int kSquares = kColumns * kRows;  // 1000
 
 constexpr const char* kVertexShader = R"(#version 450 core
-layout(location = 0) in vec2 a_corner;   // per vertex: the unit square's corner
+layout(location = 0) in vec2 a_corner;   // per vertex: the unit triangle's corner
 layout(location = 1) in vec2 i_offset;   // per instance (divisor 1): where the square goes
 layout(location = 2) in vec4 i_color;    // per instance: its colour
 uniform vec2 u_scale;
@@ -82,7 +83,8 @@ struct LowLevelSquares {
             {gl::ShaderStage::Fragment, "squares.frag", kFragmentShader}};
         program = gl::Program(stages, "01-squares.program");
         scaleLocation = program.uniformLocation("u_scale");
-        const std::vector<glm::vec2> strip = {{-0.5f, -0.5f}, {0.5f, -0.5f}, {-0.5f, 0.5f}, {0.5f, 0.5f}};
+        // A triangle, not a square: the two halves must be told apart at a glance.
+        const std::vector<glm::vec2> strip = {{-0.5f, -0.5f}, {0.5f, -0.5f}, {0.0f, 0.5f}};
         corners = gl::Buffer({.initialData = std::as_bytes(std::span(strip)), .label = "squares.corners"});
         // Positions in clip space: the squares fill x in [-1, 1] of the viewport.
         std::vector<Square> clip = squares;
@@ -99,43 +101,60 @@ struct LowLevelSquares {
         layout.setVertexBuffer(1, instances);
     }
 
-    void draw(std::uint32_t framebuffer, std::uint32_t width, std::uint32_t height) {
+    /** Draws into the viewport (0, 0, width, height) of @p framebuffer; returns what it drew. */
+    gl::FrameStats draw(std::uint32_t framebuffer, std::uint32_t width, std::uint32_t height) {
         gl::bindDrawTarget(framebuffer, 0, 0, width, height);
         program.use();
         program.setUniform(scaleLocation, glm::vec2(1.6f / kColumns, 1.6f / kRows));
-        gl::drawArraysInstanced(layout, gl::PrimitiveMode::TriangleStrip, 0, 4, kSquares);
+        gl::drawArraysInstanced(layout, gl::PrimitiveMode::TriangleStrip, 0, 3, kSquares);
+        gl::FrameStats stats;
+        stats.drawCalls = 1;
+        stats.instances = kSquares;
+        stats.triangles = kSquares;
+        return stats;
     }
 };
 
 } // namespace
 
+// The two halves: in "both" the camera shows x in [-kLeftExtent, 1] and the node's squares fill
+// [0, 1], the right 47% of the picture; the low-level triangles fill a viewport over the left
+// 47%. The 6% between them stays empty, so the halves are visibly apart.
+constexpr float kLeftExtent = 1.12f;
+constexpr float kLowLevelShare = 1.0f / (1.0f + kLeftExtent);  // 0.47 of the width, on the left
+
 int main(int argc, char** argv) try {
     // ---- Init ----
-    examples::ExampleOptions defaults;
-    defaults.width = 800;
-    defaults.height = 400;
-    defaults.mode = "both";
-    const examples::ExampleOptions options =
-        examples::parseOptions(argc, argv, " [--mode both|low-level|node]", defaults);
-    if (options.mode != "both" && options.mode != "low-level" && options.mode != "node") {
-        std::fprintf(stderr, "--mode must be both, low-level or node\n");
-        return 2;
-    }
-    examples::ExampleRunner runner(options, "01-squares");
+    const examples::ExampleSpec spec{
+        .name = "01-squares",
+        .summary = "1000 coloured shapes in one instanced draw, twice: the low-level layer's "
+                   "triangles on the left, an InstancedMeshNode's squares on the right",
+        .flags = {{"--mode", "WHICH", "what to draw: both halves, only the low-level layer's triangles, or only "
+                   "the InstancedMeshNode's squares", "both", examples::FlagKind::Choice,
+                   {"both", "low-level", "node"}, 0, 0}},
+        .controls = {},
+        .unavailable = {},
+        .width = 800,
+        .height = 400,
+        .cameraControls = false,
+    };
+    const examples::ExampleOptions options = examples::parseOptions(argc, argv, spec);
+    const std::string& mode = options.text("--mode");
+    examples::ExampleRunner runner(options, spec);
     const std::vector<Square> squares = makeSquares();
-    const bool both = options.mode == "both";
+    const bool both = mode == "both";
 
     Scene scene;
     scene.clearColor = glm::vec4(0.02f, 0.02f, 0.03f, 1.0f);
     Camera camera;
-    // The node's squares live in [0, 1]^2; "both" shows them in the right half of the view.
+    // The node's squares live in [0, 1]^2; "both" shows them in the right part of the view.
     if (both) {
-        camera.setOrthographic(-1.0f, 1.0f, 0.0f, 1.0f, 0.1f, 10.0f);
+        camera.setOrthographic(-kLeftExtent, 1.0f, 0.0f, 1.0f, 0.1f, 10.0f);
     } else {
         camera.setOrthographic(0.0f, 1.0f, 0.0f, 1.0f, 0.1f, 10.0f);
     }
     camera.lookAt(glm::vec3(0, 0, 5), glm::vec3(0, 0, 0));
-    if (options.mode != "low-level") {
+    if (mode != "low-level") {
         Material material;
         material.shading = Shading::Unlit;
         auto square = MeshGeometry::create(shapes::quad(0.8f / kColumns, 0.8f / kRows), "square");
@@ -148,7 +167,7 @@ int main(int argc, char** argv) try {
         }
     }
     std::unique_ptr<LowLevelSquares> lowLevel;
-    if (options.mode != "node") {
+    if (mode != "node") {
         lowLevel = std::make_unique<LowLevelSquares>(squares);
     }
 
@@ -156,12 +175,14 @@ int main(int argc, char** argv) try {
     examples::FrameCallbacks callbacks;
     if (lowLevel) {
         callbacks.after = [&](std::uint32_t framebuffer, std::uint32_t width, std::uint32_t height) {
-            lowLevel->draw(framebuffer, both ? width / 2 : width, height);
+            const auto left = static_cast<std::uint32_t>(static_cast<float>(width) * kLowLevelShare);
+            return lowLevel->draw(framebuffer, both ? left : width, height);
         };
     }
     const int code = runner.run(scene, camera, callbacks);
-    std::printf("01-squares: %d squares per path, one draw call each (%s)\n", kSquares,
-                options.mode.c_str());
+    std::printf("01-squares: %d shapes per path, one draw call each (%s%s)\n", kSquares, mode.c_str(),
+                both ? ": triangles from the low-level layer on the left, squares from the node on the right"
+                     : "");
 
     // ---- Shutdown: GL objects go before the context (declaration order) ----
     lowLevel.reset();

@@ -5,7 +5,8 @@
 // per-frame statistics. --model PATH (default KenneyPlatformerKit/grass.glb), --count N.
 // --mode churn: 10% of the blades come and go each frame (release + acquire by handle); the
 // per-frame line shows the bytes uploaded, about 10% of the batch plus the moved records.
-// Controls: Escape closes the window.
+// Controls: the camera orbits by itself until the mouse or WASD takes over (see --help).
+#include "common/CameraController.h"
 #include "common/ExampleRunner.h"
 
 #include "myriad/core/InstancedMeshNode.h"
@@ -17,6 +18,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <new>
 #include <random>
 #include <vector>
 
@@ -57,26 +59,35 @@ std::vector<Placement> scatter(std::size_t count, float spacing, float baseScale
 
 int main(int argc, char** argv) try {
     // ---- Init ----
-    examples::ExampleOptions defaults;
-    defaults.count = 10000;
-    defaults.model = std::string(MYRIAD_ASSETS_DIR) + "/KenneyPlatformerKit/grass.glb";
-    const examples::ExampleOptions options =
-        examples::parseOptions(argc, argv, " [--model PATH.glb|.gltf] [--count N] [--mode static|churn]", defaults);
-    const bool churn = options.mode == "churn";
-    if (!options.mode.empty() && options.mode != "static" && !churn) {
-        std::fprintf(stderr, "--mode must be static or churn\n");
-        return 2;
-    }
-    examples::ExampleRunner runner(options, "02-field");
+    const examples::ExampleSpec spec{
+        .name = "02-field",
+        .summary = "a glTF model drawn many times in one instanced draw per primitive, on a "
+                   "jittered grid with random yaw, scale and colour, under an orbiting camera",
+        .flags = {{"--model", "PATH", "the .glb or .gltf to scatter",
+                   std::string(MYRIAD_ASSETS_DIR) + "/KenneyPlatformerKit/grass.glb", examples::FlagKind::Text, {}, 0, 0},
+                  {"--count", "N", "copies of the model", "10000", examples::FlagKind::Number, {}, 1, 2'000'000},
+                  {"--mode", "WHICH", "static: placed once; churn: 10% of the copies are released and acquired "
+                   "again by handle each frame", "static", examples::FlagKind::Choice, {"static", "churn"}, 0, 0}},
+        .controls = {"the camera orbits by itself until you move it"},
+        .unavailable = {},
+        .width = 1280,
+        .height = 720,
+        .cameraControls = true,
+    };
+    const examples::ExampleOptions options = examples::parseOptions(argc, argv, spec);
+    const bool churn = options.text("--mode") == "churn";
+    const auto count = static_cast<std::size_t>(options.number("--count"));
+    const std::string& modelPath = options.text("--model");
+    examples::ExampleRunner runner(options, spec);
 
-    const gltf::ImportedModel model = gltf::importModel(options.model);
+    const gltf::ImportedModel model = gltf::importModel(modelPath);
     const glm::vec3 size = model.bounds.max - model.bounds.min;
     const float footprint = std::max({size.x, size.z, 1e-3f});
     // Models come in any unit: scale so one instance is about 0.5 wide, as the Kenney grass is.
     const float baseScale = 0.5f / footprint;
     const float spacing = 0.45f;
-    const std::vector<Placement> placements = scatter(options.count, spacing, baseScale, 20261130u);
-    std::printf("02-field: %s, %zu primitive(s), %zu instances\n", options.model.c_str(),
+    const std::vector<Placement> placements = scatter(count, spacing, baseScale, 20261130u);
+    std::printf("02-field: %s, %zu primitive(s), %zu instances\n", modelPath.c_str(),
                 model.primitives.size(), placements.size());
 
     Scene scene;
@@ -106,7 +117,7 @@ int main(int argc, char** argv) try {
     // Churn: a second scatter over the same cells (other jitter, yaw and colour): a blade that
     // comes back grows in the cell of the one that went, so the field keeps its density.
     const std::vector<Placement> spares =
-        churn ? scatter(options.count, spacing, baseScale, 7u) : std::vector<Placement>{};
+        churn ? scatter(count, spacing, baseScale, 7u) : std::vector<Placement>{};
     std::mt19937 churnRandom(7u);
     const float extent = std::sqrt(static_cast<float>(placements.size())) * spacing;
     Material soil;
@@ -116,11 +127,20 @@ int main(int argc, char** argv) try {
     groundNode.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
 
     Camera camera;
-    camera.setPerspective(glm::radians(55.0f), runner.aspect(), 0.1f, extent * 4.0f + 10.0f);
+    examples::CameraController controller(camera, glm::radians(55.0f), 0.1f, extent * 4.0f + 10.0f);
+    {
+        const float angle = 0.6f;
+        const float radius = extent * 0.55f + 2.0f;
+        controller.lookAt(glm::vec3(std::cos(angle) * radius, extent * 0.22f + 1.5f, std::sin(angle) * radius),
+                          glm::vec3(0.0f));
+        controller.setAutoOrbit(-0.6f);  // 0.02 radians a frame at 30 frames a second
+        controller.setFlySpeed(std::max(extent * 0.25f, 2.0f));
+    }
+    runner.setCameraController(&controller);
 
-    // ---- Update: orbit around the field ----
+    // ---- Update: churn ----
     examples::FrameCallbacks callbacks;
-    callbacks.update = [&](int frame, double /*seconds*/) {
+    callbacks.update = [&](int frame, double /*seconds*/) {  // the controller moves the camera
         if (churn && !placements.empty()) {
             const std::size_t changes = std::max<std::size_t>(1, placements.size() / 10);
             std::uniform_int_distribution<std::size_t> pick(0, placements.size() - 1);
@@ -133,15 +153,14 @@ int main(int argc, char** argv) try {
                 }
             }
         }
-        const float angle = 0.6f + 0.02f * static_cast<float>(frame);
-        const float radius = extent * 0.55f + 2.0f;
-        camera.lookAt(glm::vec3(std::cos(angle) * radius, extent * 0.22f + 1.5f, std::sin(angle) * radius),
-                      glm::vec3(0.0f, 0.0f, 0.0f));
     };
 
     // ---- Draw / Shutdown ----
     return runner.run(scene, camera, callbacks);
 } catch (const myriad::Error& e) {
     std::fprintf(stderr, "02-field: %s\n", e.what());
+    return 1;
+} catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "02-field: out of memory; try a smaller --count\n");
     return 1;
 }

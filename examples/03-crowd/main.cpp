@@ -5,7 +5,8 @@
 // Shows: per-instance morph weights (InstancedMeshNode::setMorphWeights, a texture read by
 // instance id), sampling a glTF weights animation (MorphAnimation::sample), bytes uploaded per
 // frame. --model PATH (default AnimatedMorphSphere; any model with morph targets).
-// Controls: Escape closes the window.
+// Controls: orbit / fly camera (see --help).
+#include "common/CameraController.h"
 #include "common/ExampleRunner.h"
 
 #include "myriad/core/InstancedMeshNode.h"
@@ -17,6 +18,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <new>
 #include <random>
 #include <vector>
 
@@ -24,29 +26,42 @@ using namespace myriad;
 
 int main(int argc, char** argv) try {
     // ---- Init ----
-    examples::ExampleOptions defaults;
-    defaults.count = 2000;
-    defaults.model = std::string(MYRIAD_ASSETS_DIR) + "/AnimatedMorphSphere/AnimatedMorphSphere.gltf";
-    const examples::ExampleOptions options =
-        examples::parseOptions(argc, argv, " [--model PATH.gltf|.glb] [--count N]", defaults);
-    examples::ExampleRunner runner(options, "03-crowd");
+    const examples::ExampleSpec spec{
+        .name = "03-crowd",
+        .summary = "a morphing glTF model drawn many times, each copy with its own morph weights "
+                   "(sampled from the model's animation at its own phase) and its own colour",
+        .flags = {{"--model", "PATH", "a .gltf or .glb with morph targets",
+                   std::string(MYRIAD_ASSETS_DIR) + "/AnimatedMorphSphere/AnimatedMorphSphere.gltf",
+                   examples::FlagKind::Text, {}, 0, 0},
+                  // Every copy's weights are sampled on the CPU each frame: past this it is a slideshow.
+                  {"--count", "N", "copies in the crowd", "2000", examples::FlagKind::Number, {}, 1, 200'000}},
+        .controls = {},
+        .unavailable = {},
+        .width = 1280,
+        .height = 720,
+        .cameraControls = true,
+    };
+    const examples::ExampleOptions options = examples::parseOptions(argc, argv, spec);
+    const auto count = static_cast<std::size_t>(options.number("--count"));
+    const std::string& modelPath = options.text("--model");
+    examples::ExampleRunner runner(options, spec);
 
-    const gltf::ImportedModel model = gltf::importModel(options.model);
+    const gltf::ImportedModel model = gltf::importModel(modelPath);
     std::size_t targets = 0;
     for (const auto& primitive : model.primitives) {
         targets = std::max(targets, primitive.mesh->morphTargetCount());
     }
     if (targets == 0) {
-        std::fprintf(stderr, "03-crowd: %s has no morph targets\n", options.model.c_str());
+        std::fprintf(stderr, "03-crowd: %s has no morph targets\n", modelPath.c_str());
         return 1;
     }
     // The model's own weights animation when it has one; else a sine per target.
     const MorphAnimation* animation = model.morphAnimations.empty() ? nullptr : &model.morphAnimations[0];
     const float duration = animation != nullptr && animation->duration() > 0.0f ? animation->duration() : 4.0f;
-    std::printf("03-crowd: %s, %zu primitive(s), %zu morph targets, %s, %zu copies\n", options.model.c_str(),
+    std::printf("03-crowd: %s, %zu primitive(s), %zu morph targets, %s, %zu copies\n", modelPath.c_str(),
                 model.primitives.size(), targets,
                 animation != nullptr ? ("animation '" + animation->name + "'").c_str() : "no animation (sines)",
-                options.count);
+                count);
 
     Scene scene;
     scene.clearColor = glm::vec4(0.55f, 0.6f, 0.7f, 1.0f);
@@ -54,18 +69,18 @@ int main(int argc, char** argv) try {
     scene.light.direction = glm::vec3(-0.4f, -1.0f, -0.5f);
     const float size = std::max({model.bounds.max.x - model.bounds.min.x, model.bounds.max.z - model.bounds.min.z, 1e-3f});
     const float scale = 1.0f / size;  // each copy about 1 unit wide
-    const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(options.count))));
+    const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(count))));
     const float spacing = 1.6f;
     const float half = static_cast<float>(side) * spacing * 0.5f;
     std::mt19937 random(2026u);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-    std::vector<float> phases(options.count);
+    std::vector<float> phases(count);
     std::vector<InstancedMeshNode*> batches;
     for (const auto& primitive : model.primitives) {
         batches.push_back(&scene.root().emplace<InstancedMeshNode>(primitive.mesh, primitive.material,
-                                                                   options.count, "crowd/" + primitive.name));
+                                                                   count, "crowd/" + primitive.name));
     }
-    for (std::size_t i = 0; i < options.count; ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
         const float x = (static_cast<float>(i % side) + 0.5f) * spacing - half + (unit(random) - 0.5f) * 0.4f;
         const float z = (static_cast<float>(i / side) + 0.5f) * spacing - half + (unit(random) - 0.5f) * 0.4f;
         const glm::mat4 transform = glm::translate(glm::mat4(1.0f), glm::vec3(x, -model.bounds.min.y * scale, z)) *
@@ -84,15 +99,16 @@ int main(int argc, char** argv) try {
     plaza.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
 
     Camera camera;
-    camera.setPerspective(glm::radians(50.0f), runner.aspect(), 0.1f, half * 8.0f + 20.0f);
-    camera.lookAt(glm::vec3(half * 0.9f, half * 0.55f + 2.0f, half * 1.3f + 2.0f), glm::vec3(0.0f));
+    examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 20.0f);
+    controller.lookAt(glm::vec3(half * 0.9f, half * 0.55f + 2.0f, half * 1.3f + 2.0f), glm::vec3(0.0f));
+    runner.setCameraController(&controller);
 
     // ---- Update: every copy samples the animation at its own phase ----
     std::vector<float> weights(targets);
     examples::FrameCallbacks callbacks;
     callbacks.update = [&](int frame, double /*seconds*/) {
         const float t = static_cast<float>(frame) / 30.0f;  // 30 frames per animated second
-        for (std::size_t i = 0; i < options.count; ++i) {
+        for (std::size_t i = 0; i < count; ++i) {
             const float local = std::fmod(t + phases[i], duration);
             if (animation != nullptr) {
                 animation->sample(local, weights);
@@ -111,5 +127,8 @@ int main(int argc, char** argv) try {
     return runner.run(scene, camera, callbacks);
 } catch (const myriad::Error& e) {
     std::fprintf(stderr, "03-crowd: %s\n", e.what());
+    return 1;
+} catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "03-crowd: out of memory; try a smaller --count\n");
     return 1;
 }

@@ -111,4 +111,20 @@ void writePng(const Image& image, const std::string& path) {
     }
 }
 
+void writeJpeg(const Image& image, const std::string& path, int quality) {
+    if (image.width == 0 || image.height == 0 ||
+        image.pixels.size() < std::size_t{image.width} * image.height * 4) {
+        throw InvalidArgument("image::writeJpeg: image is empty or its pixel array is short");
+    }
+    if (quality < 1 || quality > 100) {
+        throw InvalidArgument("image::writeJpeg: quality " + std::to_string(quality) +
+                              " is outside 1..100");
+    }
+    // stb_image_write drops the alpha channel of a 4-component JPEG (JPEG has none).
+    if (stbi_write_jpg(path.c_str(), static_cast<int>(image.width), static_cast<int>(image.height), 4,
+                       image.pixels.data(), quality) == 0) {
+        throw Error("image::writeJpeg: cannot write '" + path + "'");
+    }
+}
+
 } // namespace myriad::image

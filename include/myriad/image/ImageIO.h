@@ -24,5 +24,9 @@ inline constexpr std::uint32_t kMaxImageSide = 16384;
 /** Writes @p image as a PNG file. @throws Error naming the path if it cannot be written;
  *  InvalidArgument if the image is empty or its pixels are short. */
 void writePng(const Image& image, const std::string& path);
+/** Writes @p image as a baseline JPEG file (alpha dropped), @p quality 1..100 (stb's scale).
+ *  @throws Error naming the path if it cannot be written; InvalidArgument if the image is empty,
+ *  its pixels are short, or quality is outside 1..100. */
+void writeJpeg(const Image& image, const std::string& path, int quality = 90);
 
 } // namespace myriad::image
