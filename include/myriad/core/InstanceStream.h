@@ -1,5 +1,6 @@
 #pragma once
-/** @file Per-instance streams: one array per kind of per-instance data, with change tracking.
+/** @file
+ *  Per-instance streams: one array per kind of per-instance data, with change tracking.
  *
  *  An instanced node keeps its per-instance data as streams: the 64-byte transform-and-colour
  *  record is the first, per-instance morph weights another, and later kinds (shader-data lanes,

@@ -1,5 +1,6 @@
 #pragma once
-/** @file One mesh drawn many times in one draw call. */
+/** @file
+ *  One mesh drawn many times in one draw call. */
 #include "myriad/core/Bounds.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstanceStream.h"

@@ -1,5 +1,6 @@
 #pragma once
-/** @file How a surface looks: base colour, optional texture, lighting model, alpha mode. */
+/** @file
+ *  How a surface looks: base colour, optional texture, lighting model, alpha mode. */
 #include "myriad/core/Image.h"
 #include "myriad/core/SurfaceShader.h"
 

@@ -1,5 +1,6 @@
 #pragma once
-/** @file A node that draws one mesh with one material. */
+/** @file
+ *  A node that draws one mesh with one material. */
 #include "myriad/core/Material.h"
 #include "myriad/core/MeshData.h"
 #include "myriad/core/SceneNode.h"

@@ -1,5 +1,6 @@
 #pragma once
-/** @file A user surface function: GLSL that decides a material's base colour and alpha.
+/** @file
+ *  A user surface function: GLSL that decides a material's base colour and alpha.
  *
  *  The function receives what the surface knows at a fragment and returns what the lighting
  *  uses (docs/shaders.md has the interface and a worked example):

@@ -1,5 +1,6 @@
 #pragma once
-/** @file Draws a Scene with OpenGL 4.5: one instanced draw per batch, into any framebuffer,
+/** @file
+ *  Draws a Scene with OpenGL 4.5: one instanced draw per batch, into any framebuffer,
  *  from one or several views per frame. */
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/View.h"

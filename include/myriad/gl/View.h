@@ -1,5 +1,6 @@
 #pragma once
-/** @file A view: one picture of a scene — from where, into which framebuffer, which rectangle,
+/** @file
+ *  A view: one picture of a scene — from where, into which framebuffer, which rectangle,
  *  what to clear. Several views of one frame share one upload (split screen, shadow maps). */
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
