@@ -34,10 +34,10 @@ VertexLayoutDesc meshLayout(bool instanced, std::string_view label) {
     };
     if (instanced) {
         const InstanceStreamDesc& record = streams::kRecord;
-        desc.bindings.push_back({kInstanceBinding, record.floatsPerInstance * sizeof(float), 1});
+        desc.bindings.push_back({kInstanceBinding, static_cast<std::uint32_t>(record.floatsPerInstance * sizeof(float)), 1});
         for (std::uint32_t k = 0; k < record.floatsPerInstance / 4; ++k) {
             desc.attributes.push_back({record.location + k, AttributeFormat::Float4,
-                                       k * 4 * sizeof(float), kInstanceBinding});
+                                       static_cast<std::uint32_t>(k * 4 * sizeof(float)), kInstanceBinding});
         }
     }
     desc.label = label;
