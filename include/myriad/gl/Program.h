@@ -21,7 +21,7 @@ enum class ShaderStage : std::uint8_t { Vertex, Fragment, Compute };
  *  after it, followed by `#line 2`, so compiler line numbers match the file. */
 struct ShaderSource {
     ShaderStage stage = ShaderStage::Vertex;  ///< the stage this text is compiled as
-    std::string_view name;     ///< the file name shown in errors, e.g. "instanced_mesh.vert"
+    std::string_view name;     ///< the file name shown in errors, e.g. "surface.vert"
     std::string_view text;     ///< GLSL 4.50 source; copied during compilation
     std::string_view defines{};  ///< extra lines ("#define X 1\n") inserted after \#version
     /** The name compile errors give to text marked `#line N 1` inside @p text: a user's file
@@ -44,7 +44,7 @@ public:
     Program(std::span<const ShaderSource> stages, std::string_view label,
             std::span<const char* const> captureVaryings = {});
     /** A program from shaders embedded in the library at build time (shaders/ folder), by file
-     *  name, e.g. {"instanced_mesh.vert", "mesh.frag"}.
+     *  name, e.g. {"surface.vert", "surface.frag"}.
      *  @throws InvalidArgument for an unknown name; ShaderError as above. */
     [[nodiscard]] static Program fromEmbedded(std::string_view vertexName,
                                               std::string_view fragmentName,
