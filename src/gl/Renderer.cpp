@@ -233,7 +233,7 @@ struct Renderer::Impl {
     std::vector<DrawItem> opaqueItems;
     std::vector<DrawItem> blendItems;
     std::vector<IndexRange> uploadRanges;  // scratch, reused: no per-frame allocation
-    detail::StagingRing ring{4u << 20};
+    detail::StagingRing ring;  // fixed 4 MiB; big uploads stream through it in chunks
     glm::dvec3 eye{0.0};
     glm::vec3 lightDirection{0.0f, -1.0f, 0.0f};  ///< normalised once per frame
     std::uint32_t cameraMask = 0xFFFFFFFFu;
@@ -372,17 +372,10 @@ struct Renderer::Impl {
         }
         if (bytes > 0) {
             const std::byte* records = node.instanceBytes().data();
-            const detail::StagingRing::Allocation staging = ring.allocate(bytes);
-            std::size_t offset = 0;
             for (const IndexRange& range : uploadRanges) {
-                const std::size_t rangeBytes = (range.end - range.begin) * sizeof(InstanceRecord);
-                std::memcpy(staging.data + offset, records + range.begin * sizeof(InstanceRecord),
-                            rangeBytes);
-                glCopyNamedBufferSubData(staging.buffer, batch.instances.id(),
-                                         static_cast<GLintptr>(staging.offset + offset),
-                                         static_cast<GLintptr>(range.begin * sizeof(InstanceRecord)),
-                                         static_cast<GLsizeiptr>(rangeBytes));
-                offset += rangeBytes;
+                ring.copy(batch.instances.id(), range.begin * sizeof(InstanceRecord),
+                          records + range.begin * sizeof(InstanceRecord),
+                          (range.end - range.begin) * sizeof(InstanceRecord));
             }
             stats.bytesUploaded += bytes;
             stats.uploadRanges += static_cast<std::uint32_t>(uploadRanges.size());
@@ -730,6 +723,11 @@ void Renderer::render(const Scene& scene, const Camera& camera, std::uint32_t wi
 const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->stats; }
 
 void Renderer::releaseUnused() { m_impl->releaseOlderThan(0); }
+
+std::uint32_t Renderer::instanceBuffer(const InstancedMeshNode& batch) const noexcept {
+    const auto it = m_impl->batches.find(batch.id());
+    return it == m_impl->batches.end() ? 0u : it->second.instances.id();
+}
 
 std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept {
     const auto it = m_impl->batches.find(batch.id());

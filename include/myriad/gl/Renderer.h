@@ -65,6 +65,11 @@ public:
     [[nodiscard]] const FrameStats& lastFrameStats() const noexcept;
     /** Releases every cached GPU copy not used by the last frame. */
     void releaseUnused();
+    /** The GL name of @p batch's per-instance record buffer in this renderer (capacity x 64
+     *  bytes, InstanceRecord layout, written only by GPU copies), or 0 while the batch has not
+     *  been drawn by it. The renderer owns it; valid until the batch is released from its cache
+     *  or its buffer is re-created (capacity grew, mesh changed). For interop and tests. */
+    [[nodiscard]] std::uint32_t instanceBuffer(const InstancedMeshNode& batch) const noexcept;
     /** The GL name of @p batch's per-instance morph-weights texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, rows of morphWeightsInstancesPerRow), or 0
      *  while the batch has no weights of its own or has not been drawn. For interop and tests. */
