@@ -137,6 +137,9 @@ void StagingRing::endFrame() {
         countObject(ObjectKind::Sync, -1);
         m_fences.pop_front();
     }
+    while (m_fences.size() > kMaxFences) {
+        retireOldest();
+    }
 }
 
 } // namespace myriad::gl::detail

@@ -25,6 +25,10 @@ public:
     static constexpr std::size_t kDefaultCapacity = std::size_t{4} << 20;
     /** Ring offsets are multiples of this (copy sources stay 16-byte aligned). */
     static constexpr std::size_t kAlignment = 16;
+    /** Fences kept after endFrame(): beyond it the oldest is waited for. A frame this old is
+     *  long done on any GPU, and the bound keeps sync objects few when frames upload a few bytes
+     *  each (the ring would otherwise wrap only after thousands of frames). */
+    static constexpr std::size_t kMaxFences = 16;
 
     /** Creates and maps a ring of @p capacityBytes (rounded up to kAlignment), which it keeps
      *  until destroyed. Needs a current GL 4.5 context.
@@ -48,7 +52,8 @@ public:
      *  GlError if glClientWaitSync fails (the chunks before it were copied). */
     void copy(GLuint destination, std::size_t destinationOffset, const void* source, std::size_t bytes);
 
-    /** Fences the copies issued since the last fence, and forgets fences already signalled. */
+    /** Fences the copies issued since the last fence, forgets fences already signalled, and
+     *  waits for the oldest while more than kMaxFences remain. */
     void endFrame();
 
     /** Bytes of the mapped ring: the capacity given at construction, for the ring's lifetime. */
