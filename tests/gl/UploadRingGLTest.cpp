@@ -250,3 +250,39 @@ TEST_CASE("StagingRing: refuses a null source and a ring too small to chunk", "[
     ring.copy(destination.id(), 0, nullptr, 0);  // nothing to copy: no source needed
     CHECK(ring.waits() == 0);
 }
+
+TEST_CASE("GlCallLog forwards, logs in order, refuses a second log and restores glad's pointers", "[calllog]") {
+    (void)context();
+    const PFNGLFENCESYNCPROC original = glad_glFenceSync;
+    std::uint64_t firstSequence = 0;
+    {
+        GlCallLog log;
+        CHECK(glad_glFenceSync != original);
+        CHECK_THROWS_AS(GlCallLog(), std::logic_error);
+        const GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        const GLenum status = glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, 1'000'000'000);
+        glDeleteSync(sync);
+        REQUIRE(log.calls().size() == 3);
+        const GlCall& fence = log.calls()[0];
+        const GlCall& wait = log.calls()[1];
+        CHECK(fence.function == "glFenceSync");
+        CHECK(fence.argument<GLenum>(0) == GL_SYNC_GPU_COMMANDS_COMPLETE);
+        CHECK(fence.resultAs<GLsync>() == sync);
+        CHECK(wait.function == "glClientWaitSync");
+        CHECK(wait.argument<GLsync>(0) == sync);
+        CHECK(wait.argument<GLbitfield>(1) == GL_SYNC_FLUSH_COMMANDS_BIT);
+        CHECK(wait.argument<GLuint64>(2) == 1'000'000'000u);
+        CHECK(wait.resultAs<GLenum>() == status);
+        CHECK(log.calls()[2].function == "glDeleteSync");
+        CHECK_FALSE(log.calls()[2].result.has_value());
+        CHECK(wait.sequence == fence.sequence + 1);
+        firstSequence = fence.sequence;
+    }
+    CHECK(glad_glFenceSync == original);
+    GlCallLog again(GlCallLog::NoFunctions{});  // a new log once the first is gone; hooks on demand
+    MYRIAD_GL_CALL_LOG_HOOK(again, glFenceSync);
+    glDeleteSync(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
+    REQUIRE(again.calls().size() == 1);  // glDeleteSync not hooked in this one
+    CHECK(again.calls()[0].sequence == 0);
+    CHECK(firstSequence == 0);
+}
