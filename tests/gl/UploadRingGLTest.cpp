@@ -1,0 +1,288 @@
+// The upload ring (issue 9): no CPU write into ring bytes a GPU copy may still read, within a
+// frame as across frames, and a fixed-size mapping whatever the upload size.
+//
+// llvmpipe performs copies at once, so pixels cannot show a ring that overwrites bytes before
+// their copy ran; a GPU that queues copies would. These tests read the order of GL calls instead
+// (test::GlCallLog): every rewrite of a staging range must follow a fence issued after the
+// range's earlier copy and a client wait that saw that fence signalled. And they read each
+// batch's GPU buffer back byte for byte.
+#include "support/GlCallLog.h"
+#include "support/GlTest.h"
+
+#include "gl/StagingRing.h"  // internal to myriad_gl: the unit tests below drive it directly
+
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Scene.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/gl/Buffer.h"
+#include "myriad/gl/LiveObjects.h"
+#include "myriad/gl/Renderer.h"
+#include "myriad/util/Error.h"
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace myriad;
+using namespace myriad::test;
+
+namespace {
+
+constexpr std::size_t kRecordBytes = InstancedMeshNode::strideInBytes;
+constexpr std::string_view kRingLabel = "myriad/Renderer.staging-ring";
+
+/** Writes every drawn record of @p batch with values unique to (batch, round, index): small
+ *  translations inside the view (so nothing is culled) and a colour from the same three. */
+void fill(InstancedMeshNode& batch, int batchIndex, int round) {
+    std::span<float> data = batch.instanceData();
+    const std::size_t count = batch.count();
+    for (std::size_t i = 0; i < count; ++i) {
+        float* r = data.data() + i * InstancedMeshNode::floatsPerInstance;
+        const float t = static_cast<float>(i) / static_cast<float>(count);
+        const float row[16] = {1.0f, 0.0f, 0.0f, -0.9f + 1.8f * t,
+                               0.0f, 1.0f, 0.0f, -0.9f + 0.3f * static_cast<float>(batchIndex) + 0.01f * static_cast<float>(round),
+                               0.0f, 0.0f, 1.0f, 0.0f,
+                               t, static_cast<float>(batchIndex) / 8.0f, static_cast<float>(round) / 8.0f, 1.0f};
+        std::memcpy(r, row, sizeof(row));
+    }
+    batch.markInstancesChanged();
+}
+
+/** The first @p bytes of GL buffer @p buffer. */
+std::vector<std::byte> readBack(GLuint buffer, std::size_t bytes) {
+    std::vector<std::byte> out(bytes);
+    glGetNamedBufferSubData(buffer, 0, static_cast<GLsizeiptr>(bytes), out.data());
+    return out;
+}
+
+/** True when @p buffer starts with exactly @p batch's drawn records. */
+bool holdsRecords(GLuint buffer, const InstancedMeshNode& batch) {
+    const std::span<const std::byte> expected = batch.instanceBytes();
+    const std::vector<std::byte> actual = readBack(buffer, expected.size());
+    return std::memcmp(actual.data(), expected.data(), expected.size()) == 0;
+}
+
+std::string joined(const std::vector<std::string>& lines, std::size_t max = 10) {
+    std::string out;
+    for (std::size_t i = 0; i < lines.size() && i < max; ++i) {
+        out += lines[i] + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("five 1 MiB batches rewritten in one frame never overwrite staging bytes before their copy's fence signalled", "[ring][uploads]") {
+    RenderFixture f;
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.01f, 0.01f), "quad");
+    constexpr std::size_t kInstances = 16'384;  // 1 MiB of records each: 5 MiB through 4 MiB
+    std::vector<InstancedMeshNode*> batches;
+    for (int b = 0; b < 5; ++b) {
+        auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), kInstances,
+                                                              "batch" + std::to_string(b));
+        batch.setCount(kInstances);
+        fill(batch, b, 0);
+        batches.push_back(&batch);
+    }
+    GlCallLog log;
+    f.renderer.render(scene, f.camera, f.target);
+    for (int b = 0; b < 5; ++b) {
+        fill(*batches[static_cast<std::size_t>(b)], b, 1);  // every record changes, per batch
+    }
+    f.renderer.render(scene, f.camera, f.target);
+
+    const GLuint ring = bufferLabelled(kRingLabel);
+    REQUIRE(ring != 0);
+    std::size_t stagedBytes = 0;
+    for (const GlCall& call : log.callsTo("glCopyNamedBufferSubData")) {
+        if (call.argument<GLuint>(0) == ring) {
+            stagedBytes += static_cast<std::size_t>(call.argument<GLsizeiptr>(4));
+        }
+    }
+    CHECK(stagedBytes == 2 * 5 * kInstances * kRecordBytes);  // both frames went through the ring
+    const std::vector<std::string> unguarded = unguardedStagingRewrites(log, ring);
+    INFO(joined(unguarded) << "log:\n" << log.dump());
+    CHECK(unguarded.empty());
+    for (const InstancedMeshNode* batch : batches) {
+        INFO(batch->name());
+        const GLuint buffer = f.renderer.instanceBuffer(*batch);
+        REQUIRE(buffer != 0);
+        CHECK(holdsRecords(buffer, *batch));
+    }
+}
+
+TEST_CASE("a 1M-record upload streams through the fixed 4 MiB ring in chunks and lands whole", "[ring][uploads]") {
+    RenderFixture f;
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.001f, 0.001f), "quad");
+    constexpr std::size_t kInstances = std::size_t{1} << 20;  // 64 MiB of records
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), kInstances, "million");
+    batch.setCount(kInstances);
+    fill(batch, 0, 0);
+
+    GlCallLog log;
+    f.renderer.render(scene, f.camera, f.target);
+
+    // No new mapping, no new persistent storage: the ring made at construction is the ring.
+    CHECK(log.callsTo("glMapNamedBufferRange").empty());
+    for (const GlCall& call : log.callsTo("glNamedBufferStorage")) {
+        INFO(call.text);
+        CHECK((call.argument<GLbitfield>(3) & GL_MAP_PERSISTENT_BIT) == 0);
+    }
+    const GLuint ring = bufferLabelled(kRingLabel);
+    REQUIRE(ring != 0);
+    GLint64 ringBytes = 0;
+    glGetNamedBufferParameteri64v(ring, GL_BUFFER_SIZE, &ringBytes);
+    CHECK(ringBytes == GLint64{4} << 20);
+    std::size_t stagedBytes = 0;
+    for (const GlCall& call : log.callsTo("glCopyNamedBufferSubData")) {
+        if (call.argument<GLuint>(0) != ring) {
+            continue;
+        }
+        INFO(call.text);
+        const auto size = static_cast<std::size_t>(call.argument<GLsizeiptr>(4));
+        CHECK(size <= (std::size_t{1} << 20));  // one chunk: a quarter of the ring
+        CHECK(static_cast<std::size_t>(call.argument<GLintptr>(2)) + size <= (std::size_t{4} << 20));
+        stagedBytes += size;
+    }
+    CHECK(stagedBytes == kInstances * kRecordBytes);
+    const std::vector<std::string> unguarded = unguardedStagingRewrites(log, ring);
+    INFO(joined(unguarded));
+    CHECK(unguarded.empty());
+    CHECK(holdsRecords(f.renderer.instanceBuffer(batch), batch));
+}
+
+TEST_CASE("many small uploads over many frames keep every batch's buffer right and few fences alive", "[ring][uploads]") {
+    RenderFixture f;
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.01f, 0.01f), "quad");
+    std::vector<InstancedMeshNode*> batches;
+    for (int b = 0; b < 3; ++b) {
+        auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 2'000,
+                                                              "small" + std::to_string(b));
+        batch.setCount(2'000);
+        fill(batch, b, 0);
+        batches.push_back(&batch);
+    }
+    std::mt19937 random(9);
+    GlCallLog log;
+    const std::int64_t syncsBefore = gl::liveObjectCounts().syncs;
+    std::int64_t mostSyncs = 0;
+    for (int frame = 0; frame < 300; ++frame) {
+        for (InstancedMeshNode* batch : batches) {
+            // A few scattered records per batch per frame: each its own small copy.
+            for (int k = 0; k < 4; ++k) {
+                const std::size_t index = random() % batch->count();
+                const float x = static_cast<float>(random() % 1000) / 1000.0f - 0.5f;
+                batch->setTransform(index, at(x, static_cast<float>(frame % 10) / 20.0f));
+                batch->setColor(index, glm::vec4(x + 0.5f, 0.0f, static_cast<float>(frame) / 300.0f, 1.0f));
+            }
+        }
+        f.renderer.render(scene, f.camera, f.target);
+        mostSyncs = std::max(mostSyncs, gl::liveObjectCounts().syncs - syncsBefore);
+    }
+    for (const InstancedMeshNode* batch : batches) {
+        INFO(batch->name());
+        CHECK(holdsRecords(f.renderer.instanceBuffer(*batch), *batch));
+    }
+    const std::vector<std::string> unguarded = unguardedStagingRewrites(log, bufferLabelled(kRingLabel));
+    INFO(joined(unguarded));
+    CHECK(unguarded.empty());
+    // A few hundred bytes a frame must not pile up one sync object per frame until the ring
+    // wraps (4 MiB / ~1 KiB would be thousands): endFrame() keeps at most kMaxFences.
+    CHECK(mostSyncs <= static_cast<std::int64_t>(gl::detail::StagingRing::kMaxFences));
+}
+
+TEST_CASE("StagingRing: random copies through a 4 KiB ring, larger than the ring included, arrive exactly and never rewrite unfenced bytes", "[ring][uploads]") {
+    (void)context();
+    gl::detail::StagingRing ring(4096);
+    CHECK(ring.capacity() == 4096);
+    CHECK(ring.chunkBytes() == 1024);
+    constexpr std::size_t kDestinationBytes = 64 * 1024;
+    gl::Buffer destination({.sizeBytes = kDestinationBytes, .label = "test/ring-destination"});
+    std::vector<std::byte> expected(kDestinationBytes, std::byte{0});
+    glClearNamedBufferData(destination.id(), GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, nullptr);
+    std::mt19937 random(42);
+    std::vector<std::byte> source;
+
+    GlCallLog log;
+    for (int frame = 0; frame < 200; ++frame) {
+        const int copies = 1 + static_cast<int>(random() % 6);
+        for (int c = 0; c < copies; ++c) {
+            // Mostly small, sometimes past a chunk, sometimes past the whole ring (10 KiB).
+            const std::size_t bytes = random() % 8 == 0 ? 1 + random() % 10'240 : 1 + random() % 900;
+            const std::size_t offset = random() % (kDestinationBytes - bytes);
+            source.resize(bytes);
+            for (std::byte& value : source) {
+                value = static_cast<std::byte>(random());
+            }
+            ring.copy(destination.id(), offset, source.data(), bytes);
+            std::memcpy(expected.data() + offset, source.data(), bytes);
+            // The caller may reuse its memory at once: scribble over it.
+            std::memset(source.data(), 0xEE, bytes);
+        }
+        ring.endFrame();
+    }
+    CHECK(ring.capacity() == 4096);
+    const std::vector<std::string> unguarded = unguardedStagingRewrites(log, ring.buffer());
+    INFO(joined(unguarded));
+    CHECK(unguarded.empty());
+    for (const GlCall& call : log.callsTo("glCopyNamedBufferSubData")) {
+        INFO(call.text);
+        CHECK(static_cast<std::size_t>(call.argument<GLsizeiptr>(4)) <= ring.chunkBytes());
+        CHECK(static_cast<std::size_t>(call.argument<GLintptr>(2) + call.argument<GLsizeiptr>(4)) <=
+              ring.capacity());
+    }
+    for (const GlCall& call : log.callsTo("glClientWaitSync")) {
+        CHECK(call.resultAs<GLenum>() != GL_WAIT_FAILED);
+    }
+    const std::vector<std::byte> actual = readBack(destination.id(), kDestinationBytes);
+    CHECK(std::memcmp(actual.data(), expected.data(), kDestinationBytes) == 0);
+}
+
+TEST_CASE("StagingRing: refuses a null source and a ring too small to chunk", "[ring][errors]") {
+    (void)context();
+    CHECK_THROWS_AS(gl::detail::StagingRing(32), InvalidArgument);
+    gl::detail::StagingRing ring(1024);
+    gl::Buffer destination({.sizeBytes = 256, .label = "test/ring-destination"});
+    CHECK_THROWS_AS(ring.copy(destination.id(), 0, nullptr, 16), InvalidArgument);
+    ring.copy(destination.id(), 0, nullptr, 0);  // nothing to copy: no source needed
+    CHECK(ring.waits() == 0);
+}
+
+TEST_CASE("GlCallLog forwards, logs in order, refuses a second log and restores glad's pointers", "[calllog]") {
+    (void)context();
+    const PFNGLFENCESYNCPROC original = glad_glFenceSync;
+    std::uint64_t firstSequence = 0;
+    {
+        GlCallLog log;
+        CHECK(glad_glFenceSync != original);
+        CHECK_THROWS_AS(GlCallLog(), std::logic_error);
+        const GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        const GLenum status = glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, 1'000'000'000);
+        glDeleteSync(sync);
+        REQUIRE(log.calls().size() == 3);
+        const GlCall& fence = log.calls()[0];
+        const GlCall& wait = log.calls()[1];
+        CHECK(fence.function == "glFenceSync");
+        CHECK(fence.argument<GLenum>(0) == GL_SYNC_GPU_COMMANDS_COMPLETE);
+        CHECK(fence.resultAs<GLsync>() == sync);
+        CHECK(wait.function == "glClientWaitSync");
+        CHECK(wait.argument<GLsync>(0) == sync);
+        CHECK(wait.argument<GLbitfield>(1) == GL_SYNC_FLUSH_COMMANDS_BIT);
+        CHECK(wait.argument<GLuint64>(2) == 1'000'000'000u);
+        CHECK(wait.resultAs<GLenum>() == status);
+        CHECK(log.calls()[2].function == "glDeleteSync");
+        CHECK_FALSE(log.calls()[2].result.has_value());
+        CHECK(wait.sequence == fence.sequence + 1);
+        firstSequence = fence.sequence;
+    }
+    CHECK(glad_glFenceSync == original);
+    GlCallLog again(GlCallLog::NoFunctions{});  // a new log once the first is gone; hooks on demand
+    MYRIAD_GL_CALL_LOG_HOOK(again, glFenceSync);
+    glDeleteSync(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
+    REQUIRE(again.calls().size() == 1);  // glDeleteSync not hooked in this one
+    CHECK(again.calls()[0].sequence == 0);
+    CHECK(firstSequence == 0);
+}

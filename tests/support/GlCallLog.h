@@ -1,0 +1,331 @@
+#pragma once
+// A log of GL calls for tests: swaps glad's global function pointers (glad_glXxx, generated into
+// the build tree by cmake/Glad.cmake) for logging wrappers that forward to the originals, and
+// puts the originals back when it is destroyed. The library and the tests link one static glad,
+// so the library's calls go through the wrappers too.
+//
+//     test::GlCallLog log;                     // hooks defaultFunctions() below
+//     MYRIAD_GL_CALL_LOG_HOOK(log, glUniform1f);  // any other glad function, one line
+//     renderer.render(scene, camera, target);
+//     for (const test::GlCall& call : log.callsTo("glFenceSync")) ...
+//
+// One log at a time (the pointers are process-wide); constructing a second throws. Single
+// thread: the GL context's. The log only observes: arguments and results pass through unchanged.
+#include <glad/gl.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace myriad::test {
+
+/** One logged call. Arguments and the result are kept as 64 bits each: integers and enums
+ *  (signed ones sign-extended), pointers and GLsync as their address, floats as a double's bits;
+ *  argument<T>(i) / resultAs<T>() convert back. */
+struct GlCall {
+    std::uint64_t sequence = 0;         ///< 0, 1, 2 ... in call order, over every hooked function
+    std::string function;               ///< "glCopyNamedBufferSubData"
+    std::vector<std::uint64_t> arguments;
+    std::optional<std::uint64_t> result;  ///< empty for void functions
+    std::string text;                   ///< "#12 glFenceSync(37143, 0) -> 0x5581..."
+
+    template <typename T>
+    [[nodiscard]] T argument(std::size_t index) const {
+        return fromBits<T>(arguments.at(index));
+    }
+    template <typename T>
+    [[nodiscard]] T resultAs() const {
+        return fromBits<T>(result.value());
+    }
+
+    template <typename T>
+    static std::uint64_t toBits(T value) noexcept {
+        if constexpr (std::is_pointer_v<T>) {
+            return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(value));
+        } else if constexpr (std::is_floating_point_v<T>) {
+            return std::bit_cast<std::uint64_t>(static_cast<double>(value));
+        } else if constexpr (std::is_signed_v<T>) {
+            return static_cast<std::uint64_t>(static_cast<std::int64_t>(value));
+        } else {
+            return static_cast<std::uint64_t>(value);
+        }
+    }
+    template <typename T>
+    static T fromBits(std::uint64_t bits) noexcept {
+        if constexpr (std::is_pointer_v<T>) {
+            return reinterpret_cast<T>(static_cast<std::uintptr_t>(bits));
+        } else if constexpr (std::is_floating_point_v<T>) {
+            return static_cast<T>(std::bit_cast<double>(bits));
+        } else if constexpr (std::is_signed_v<T>) {
+            return static_cast<T>(static_cast<std::int64_t>(bits));
+        } else {
+            return static_cast<T>(bits);
+        }
+    }
+};
+
+class GlCallLog;
+
+namespace detail {
+
+template <typename T>
+void appendValue(std::ostringstream& out, T value) {
+    if constexpr (std::is_pointer_v<T>) {
+        out << (value == nullptr ? "null" : "0x") ;
+        if (value != nullptr) {
+            out << std::hex << reinterpret_cast<std::uintptr_t>(value) << std::dec;
+        }
+    } else if constexpr (std::is_same_v<T, GLboolean> || std::is_same_v<T, signed char> ||
+                         std::is_same_v<T, char>) {
+        out << static_cast<int>(value);
+    } else {
+        out << value;
+    }
+}
+
+/** The wrapper of one glad pointer: Pointer is &glad_glXxx; the specialisation below takes the
+ *  function's signature apart. */
+template <auto* Pointer, typename Function = std::remove_pointer_t<decltype(Pointer)>>
+struct Hook;
+
+template <auto* Pointer, typename Result, typename... Args>
+struct Hook<Pointer, Result(GLAD_API_PTR*)(Args...)> {
+    using FunctionPointer = Result(GLAD_API_PTR*)(Args...);
+    static inline FunctionPointer original = nullptr;
+    static inline std::string name;
+
+    static Result GLAD_API_PTR wrapper(Args... args);
+};
+
+} // namespace detail
+
+/** The log. Hooks are installed by the constructor (defaultFunctions()) and by hook(); the
+ *  destructor restores every pointer it changed, last first. */
+class GlCallLog {
+public:
+    struct NoFunctions {};
+
+    /** Hooks defaultFunctions(). Needs GL loaded (a context made current once).
+     *  @throws std::logic_error if another GlCallLog is alive. */
+    GlCallLog() : GlCallLog(NoFunctions{}) { hookDefaultFunctions(); }
+    /** Hooks nothing yet: add functions with hook() / MYRIAD_GL_CALL_LOG_HOOK. */
+    explicit GlCallLog(NoFunctions) {
+        if (active() != nullptr) {
+            throw std::logic_error("test::GlCallLog: one log at a time");
+        }
+        active() = this;
+    }
+    ~GlCallLog() {
+        for (auto restore = m_restore.rbegin(); restore != m_restore.rend(); ++restore) {
+            (*restore)();
+        }
+        active() = nullptr;
+    }
+    GlCallLog(const GlCallLog&) = delete;
+    GlCallLog& operator=(const GlCallLog&) = delete;
+
+    /** Logs calls through glad pointer @p Pointer (&glad_glXxx) under @p name. A pointer glad
+     *  left null (function not loaded) or one already hooked is left alone. */
+    template <auto* Pointer>
+    void hook(std::string_view name) {
+        using H = detail::Hook<Pointer>;
+        if (*Pointer == nullptr || *Pointer == &H::wrapper) {
+            return;
+        }
+        H::original = *Pointer;
+        H::name = std::string(name);
+        *Pointer = &H::wrapper;
+        m_restore.emplace_back([] {
+            *Pointer = H::original;
+            H::original = nullptr;
+        });
+    }
+
+    /** The functions the default constructor hooks: buffer uploads and copies, mapping, sync
+     *  objects, barriers, texture uploads, instanced draws. */
+    void hookDefaultFunctions();
+
+    [[nodiscard]] const std::vector<GlCall>& calls() const noexcept { return m_calls; }
+    /** The calls to @p function, in order. */
+    [[nodiscard]] std::vector<GlCall> callsTo(std::string_view function) const {
+        std::vector<GlCall> found;
+        for (const GlCall& call : m_calls) {
+            if (call.function == function) {
+                found.push_back(call);
+            }
+        }
+        return found;
+    }
+    /** Forgets the calls logged so far; sequence numbers keep counting. */
+    void clear() noexcept { m_calls.clear(); }
+    /** Every call, one a line (for INFO()). */
+    [[nodiscard]] std::string dump(std::size_t maxLines = 200) const {
+        std::string out;
+        for (std::size_t i = 0; i < m_calls.size() && i < maxLines; ++i) {
+            out += m_calls[i].text;
+            out += '\n';
+        }
+        if (m_calls.size() > maxLines) {
+            out += "... " + std::to_string(m_calls.size() - maxLines) + " more\n";
+        }
+        return out;
+    }
+
+    /** Appends a call; the hooks' end of the log. */
+    void record(std::string_view function, std::vector<std::uint64_t> arguments,
+                std::optional<std::uint64_t> result, std::string argumentText, std::string resultText) {
+        GlCall call;
+        call.sequence = m_next++;
+        call.function = std::string(function);
+        call.arguments = std::move(arguments);
+        call.result = result;
+        call.text = "#" + std::to_string(call.sequence) + " " + call.function + "(" + argumentText + ")";
+        if (result) {
+            call.text += " -> " + resultText;
+        }
+        m_calls.push_back(std::move(call));
+    }
+
+    /** The live log, or null. */
+    static GlCallLog*& active() noexcept {
+        static GlCallLog* instance = nullptr;
+        return instance;
+    }
+
+private:
+    std::vector<GlCall> m_calls;
+    std::vector<std::function<void()>> m_restore;
+    std::uint64_t m_next = 0;
+};
+
+template <auto* Pointer, typename Result, typename... Args>
+Result GLAD_API_PTR detail::Hook<Pointer, Result(GLAD_API_PTR*)(Args...)>::wrapper(Args... args) {
+    auto log = [&](std::optional<std::uint64_t> result, std::string resultText) {
+        GlCallLog* const target = GlCallLog::active();
+        if (target == nullptr) {
+            return;
+        }
+        std::ostringstream text;
+        [[maybe_unused]] std::size_t index = 0;
+        ((text << (index++ == 0 ? "" : ", "), appendValue(text, args)), ...);
+        target->record(name, {GlCall::toBits(args)...}, result, text.str(), std::move(resultText));
+    };
+    if constexpr (std::is_void_v<Result>) {
+        original(args...);
+        log(std::nullopt, {});
+    } else {
+        const Result result = original(args...);
+        std::ostringstream text;
+        appendValue(text, result);
+        log(GlCall::toBits(result), text.str());
+        return result;
+    }
+}
+
+/** Hooks glad_<function> under the name "<function>": MYRIAD_GL_CALL_LOG_HOOK(log, glUniform1f).
+ *  (# and ## do not expand the glXxx -> glad_glXxx macro.) */
+#define MYRIAD_GL_CALL_LOG_HOOK(log, function) (log).hook<&glad_##function>(#function)
+
+inline void GlCallLog::hookDefaultFunctions() {
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glNamedBufferStorage);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glNamedBufferSubData);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glCopyNamedBufferSubData);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glMapNamedBufferRange);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glFlushMappedNamedBufferRange);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glUnmapNamedBuffer);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glFenceSync);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glClientWaitSync);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glWaitSync);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glDeleteSync);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glMemoryBarrier);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glTextureSubImage2D);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glDrawElementsInstancedBaseInstance);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glDrawElementsInstanced);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glDrawArraysInstanced);
+}
+
+/** Checks the upload rule on a log: for every pair of glCopyNamedBufferSubData calls out of
+ *  @p stagingBuffer whose source ranges overlap, the later one must come after a glFenceSync
+ *  issued after the earlier copy and a glClientWaitSync on that fence that returned
+ *  GL_ALREADY_SIGNALED or GL_CONDITION_SATISFIED (OpenGL 4.5 section 4.1: a signalled fence means
+ *  every command before it completed). Copies only reveal the ring's reuse: the CPU wrote the
+ *  bytes just before the later copy, so the guard must precede that copy.
+ *  @return one line per unguarded pair; empty when the rule holds. O(copies^2) comparisons. */
+inline std::vector<std::string> unguardedStagingRewrites(const GlCallLog& log, GLuint stagingBuffer) {
+    struct Copy {
+        std::uint64_t sequence;
+        std::uint64_t begin;
+        std::uint64_t end;
+        std::uint64_t guardedBelow;  ///< copies with a smaller sequence are known complete
+        std::string text;
+    };
+    std::vector<Copy> copies;
+    std::vector<std::pair<GLsync, std::uint64_t>> fences;  // live sync -> glFenceSync's sequence
+    std::uint64_t guardedBelow = 0;
+    for (const GlCall& call : log.calls()) {
+        if (call.function == "glFenceSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.resultAs<GLsync>(); });
+            fences.emplace_back(call.resultAs<GLsync>(), call.sequence);
+        } else if (call.function == "glClientWaitSync") {
+            const GLenum status = call.resultAs<GLenum>();
+            if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) {
+                for (const auto& [sync, created] : fences) {
+                    if (sync == call.argument<GLsync>(0)) {
+                        guardedBelow = std::max(guardedBelow, created);
+                    }
+                }
+            }
+        } else if (call.function == "glDeleteSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.argument<GLsync>(0); });
+        } else if (call.function == "glCopyNamedBufferSubData" &&
+                   call.argument<GLuint>(0) == stagingBuffer) {
+            const auto begin = static_cast<std::uint64_t>(call.argument<GLintptr>(2));
+            copies.push_back({call.sequence, begin,
+                              begin + static_cast<std::uint64_t>(call.argument<GLsizeiptr>(4)),
+                              guardedBelow, call.text});
+        }
+    }
+    std::vector<std::string> unguarded;
+    for (std::size_t later = 0; later < copies.size(); ++later) {
+        for (std::size_t earlier = 0; earlier < later; ++earlier) {
+            const Copy& a = copies[earlier];
+            const Copy& b = copies[later];
+            if (a.begin < b.end && b.begin < a.end && a.sequence >= b.guardedBelow) {
+                unguarded.push_back(b.text + " rewrites the source of " + a.text +
+                                    " with no signalled fence between them");
+            }
+        }
+    }
+    return unguarded;
+}
+
+/** The GL name of the first buffer among 1..@p searchUpTo whose label is @p label, or 0.
+ *  (glGetObjectLabel on names that are not buffers raises GL_INVALID_VALUE; the error is
+ *  cleared.) */
+inline GLuint bufferLabelled(std::string_view label, GLuint searchUpTo = 4096) {
+    std::vector<GLchar> text(label.size() + 2);
+    for (GLuint name = 1; name <= searchUpTo; ++name) {
+        if (glIsBuffer(name) == GL_FALSE) {
+            continue;
+        }
+        GLsizei length = 0;
+        glGetObjectLabel(GL_BUFFER, name, static_cast<GLsizei>(text.size()), &length, text.data());
+        if (static_cast<std::size_t>(length) == label.size() &&
+            std::memcmp(text.data(), label.data(), label.size()) == 0) {
+            return name;
+        }
+    }
+    return 0;
+}
+
+} // namespace myriad::test
