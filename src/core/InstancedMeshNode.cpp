@@ -76,6 +76,7 @@ InstancedMeshNode::InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, M
     checkCapacity(capacity, "InstancedMeshNode");
     m_records.resize(capacity);
     m_handleOfRecord.assign(capacity, kNoHandle);
+    refreshInstanceMeshBox();
 }
 
 void InstancedMeshNode::checkIndex(std::size_t index, const char* function) const {
@@ -89,7 +90,7 @@ Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept
     // Arvo's box transform straight from the stored rows: each output axis is one row's dot
     // with the centre, and |row| . half-extent. No matrix is unpacked; this runs for every
     // instance on a bounds recompute.
-    const Aabb& mesh = this->mesh()->localBounds();
+    const Aabb& mesh = m_instanceMeshBox;
     const glm::vec3 c = mesh.centre();
     const glm::vec3 e = mesh.halfExtent();
     const glm::vec3 centre(glm::dot(glm::vec3(record.row0), c) + record.row0.w,
@@ -99,6 +100,33 @@ Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept
                            glm::dot(glm::abs(glm::vec3(record.row1)), e),
                            glm::dot(glm::abs(glm::vec3(record.row2)), e));
     return {centre - extent, centre + extent};
+}
+
+void InstancedMeshNode::refreshInstanceMeshBox() const noexcept {
+    // One box for every instance: the mesh morphed by any weight vector inside the per-target
+    // range [low, high] spanned by the node's weights and every drawn instance's own weights.
+    // Conservative (an instance may get a box larger than its own morphed mesh), but writes
+    // stay O(1) and a recompute is O(count * targets), with no per-instance box stored.
+    const std::span<const float> node = morphWeights();
+    const std::size_t targets = node.size();
+    std::copy(node.begin(), node.end(), m_morphWeightLow.begin());
+    std::copy(node.begin(), node.end(), m_morphWeightHigh.begin());
+    if (m_ownWeights > 0) {
+        for (std::size_t i = 0; i < m_count; ++i) {
+            if (!hasOwnWeights(i)) {
+                continue;
+            }
+            const float* row = m_weights.data() + i * kMaxMorphTargets;
+            for (std::size_t t = 0; t < targets; ++t) {
+                m_morphWeightLow[t] = std::min(m_morphWeightLow[t], row[t]);
+                m_morphWeightHigh[t] = std::max(m_morphWeightHigh[t], row[t]);
+            }
+        }
+    }
+    m_instanceMeshBox = targets == 0 ? mesh()->localBounds()
+                                     : mesh()->morphedBounds({m_morphWeightLow.data(), targets},
+                                                             {m_morphWeightHigh.data(), targets});
+    m_instanceMeshBoxVersion = meshBoundsVersion();
 }
 
 namespace {
@@ -166,6 +194,12 @@ void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float
     float* row = m_weights.data() + index * kMaxMorphTargets;
     std::fill(row, row + kMaxMorphTargets, 0.0f);
     std::copy(weights.begin(), weights.end(), row);
+    for (std::size_t t = 0; t < targets; ++t) {
+        if (row[t] < m_morphWeightLow[t] || row[t] > m_morphWeightHigh[t]) {
+            m_boundsValid = false;  // outside the range the instance box covers: recompute
+            break;
+        }
+    }
     markWeightsDirty(index, index + 1);
 }
 
@@ -223,6 +257,9 @@ void InstancedMeshNode::setCount(std::size_t count) {
     }
     if (count > m_count) {
         for (std::size_t i = m_count; i < count; ++i) {
+            if (hasOwnWeights(i)) {
+                m_boundsValid = false;  // the row's old weights may lie outside the range
+            }
             if (m_boundsValid) {
                 m_bounds.extend(instanceBox(m_records[i]));
             }
@@ -496,7 +533,10 @@ void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t coun
 }
 
 const Aabb& InstancedMeshNode::localBounds() const {
-    if (!m_boundsValid) {
+    if (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()) {
+        // meshBoundsVersion() moves with setMesh() and the node's setMorphWeights(), which are
+        // not virtual: comparing it catches them however they were called.
+        refreshInstanceMeshBox();
         Aabb bounds;
         for (std::size_t i = 0; i < m_count; ++i) {
             bounds.extend(instanceBox(m_records[i]));
