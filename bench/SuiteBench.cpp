@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
     report.blank();
     report.line("## 1. Unit cubes on a grid, all in view (the Ogre InstanceManager scene)");
     report.blank();
-    report.line("| N | target | scene | update | bounds | cull | upload | draw calls (GL) | myriad ms | driver ms | draw calls | bytes/instance | bytes uploaded/frame | peak MiB |");
+    report.line("| N | target | scene | update ms | bounds ms | cull ms | upload ms | glDraw* ms | myriad ms | driver ms | draw calls | bytes/instance | bytes uploaded/frame | peak MiB |");
     report.line("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (std::size_t n : counts) {
         const std::size_t side = gridSide(n);

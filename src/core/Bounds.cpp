@@ -1,6 +1,10 @@
 #include "myriad/core/Bounds.h"
 
 #include <glm/common.hpp>
+#include <glm/geometric.hpp>
+
+#include <algorithm>
+#include <cmath>
 
 namespace myriad {
 
@@ -36,6 +40,24 @@ Aabb Aabb::transformed(const glm::mat4& transform) const noexcept {
         newExtent += glm::abs(axis) * e[column];
     }
     return {newCentre - newExtent, newCentre + newExtent};
+}
+
+float Aabb::transformedRadius(const glm::mat3& linear) const noexcept {
+    if (empty()) {
+        return 0.0f;
+    }
+    // Corner offsets from the centre are (+-e.x, +-e.y, +-e.z); mapped, L * (s * e) is a signed
+    // sum of the three scaled columns. s and -s give the same length: four patterns cover all.
+    const glm::vec3 e = halfExtent();
+    const glm::vec3 x = linear[0] * e.x;
+    const glm::vec3 y = linear[1] * e.y;
+    const glm::vec3 z = linear[2] * e.z;
+    const glm::vec3 corners[4] = {x + y + z, x + y - z, x - y + z, -x + y + z};
+    float squared = 0.0f;
+    for (const glm::vec3& corner : corners) {
+        squared = std::max(squared, glm::dot(corner, corner));
+    }
+    return std::sqrt(squared);
 }
 
 } // namespace myriad

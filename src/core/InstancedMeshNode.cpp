@@ -61,6 +61,7 @@ InstancedMeshNode::InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, M
     m_streams[InstanceStreamId::Record].allocate(capacity);
     m_handleOfRecord.assign(capacity, kNoHandle);
     m_capacity = capacity;
+    refreshInstanceMeshBox();
 }
 
 void InstancedMeshNode::checkIndex(std::size_t index, const char* function) const {
@@ -74,7 +75,7 @@ Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept
     // Arvo's box transform straight from the stored rows: each output axis is one row's dot
     // with the centre, and |row| . half-extent. No matrix is unpacked; this runs for every
     // instance on a bounds recompute.
-    const Aabb& mesh = this->mesh()->localBounds();
+    const Aabb& mesh = m_instanceMeshBox;
     const glm::vec3 c = mesh.centre();
     const glm::vec3 e = mesh.halfExtent();
     const glm::vec3 centre(glm::dot(glm::vec3(record.row0), c) + record.row0.w,
@@ -84,6 +85,33 @@ Aabb InstancedMeshNode::instanceBox(const InstanceRecord& record) const noexcept
                            glm::dot(glm::abs(glm::vec3(record.row1)), e),
                            glm::dot(glm::abs(glm::vec3(record.row2)), e));
     return {centre - extent, centre + extent};
+}
+
+void InstancedMeshNode::refreshInstanceMeshBox() const noexcept {
+    // One box for every instance: the mesh morphed by any weight vector inside the per-target
+    // range [low, high] spanned by the node's weights and every drawn instance's own weights.
+    // Conservative (an instance may get a box larger than its own morphed mesh), but writes
+    // stay O(1) and a recompute is O(count * targets), with no per-instance box stored.
+    const std::span<const float> node = morphWeights();
+    const std::size_t targets = node.size();
+    std::copy(node.begin(), node.end(), m_morphWeightLow.begin());
+    std::copy(node.begin(), node.end(), m_morphWeightHigh.begin());
+    if (m_ownWeights > 0) {
+        for (std::size_t i = 0; i < m_count; ++i) {
+            if (!hasOwnWeights(i)) {
+                continue;
+            }
+            const std::span<const float> row = m_streams[InstanceStreamId::MorphWeights].row(i);
+            for (std::size_t t = 0; t < targets; ++t) {
+                m_morphWeightLow[t] = std::min(m_morphWeightLow[t], row[t]);
+                m_morphWeightHigh[t] = std::max(m_morphWeightHigh[t], row[t]);
+            }
+        }
+    }
+    m_instanceMeshBox = targets == 0 ? mesh()->localBounds()
+                                     : mesh()->morphedBounds({m_morphWeightLow.data(), targets},
+                                                             {m_morphWeightHigh.data(), targets});
+    m_instanceMeshBoxVersion = meshBoundsVersion();
 }
 
 void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float> weights) {
@@ -106,6 +134,12 @@ void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float
     const std::span<float> row = stream.row(index);
     std::fill(row.begin(), row.end(), 0.0f);
     std::copy(weights.begin(), weights.end(), row.begin());
+    for (std::size_t t = 0; t < targets; ++t) {
+        if (row[t] < m_morphWeightLow[t] || row[t] > m_morphWeightHigh[t]) {
+            m_boundsValid = false;  // outside the range the instance box covers: recompute
+            break;
+        }
+    }
     stream.markChanged(index, index + 1);
     m_ownWeights += own ? 0 : 1;
     ++m_dataVersion;
@@ -167,6 +201,9 @@ void InstancedMeshNode::setCount(std::size_t count) {
     if (count > m_count) {
         const InstanceRecord* all = records();
         for (std::size_t i = m_count; i < count; ++i) {
+            if (hasOwnWeights(i)) {
+                m_boundsValid = false;  // the row's old weights may lie outside the range
+            }
             if (m_boundsValid) {
                 m_bounds.extend(instanceBox(all[i]));
             }
@@ -433,7 +470,10 @@ void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t coun
 }
 
 const Aabb& InstancedMeshNode::localBounds() const {
-    if (!m_boundsValid) {
+    if (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()) {
+        // meshBoundsVersion() moves with setMesh() and the node's setMorphWeights(), which are
+        // not virtual: comparing it catches them however they were called.
+        refreshInstanceMeshBox();
         Aabb bounds;
         for (std::size_t i = 0; i < m_count; ++i) {
             bounds.extend(instanceBox(records()[i]));

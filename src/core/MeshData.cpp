@@ -3,6 +3,7 @@
 #include "core/Validate.h"
 #include "myriad/util/Error.h"
 
+#include <glm/common.hpp>
 #include <glm/geometric.hpp>
 
 #include <atomic>
@@ -119,6 +120,11 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
                 }
             }
         }
+        Aabb deltaBounds;
+        for (const glm::vec3& d : target.positionDeltas) {
+            deltaBounds.extend(d);
+        }
+        m_morphDeltaBounds.push_back(deltaBounds);  // vertexCount > 0: never empty
     }
     if (data.morphWeights.size() > data.morphTargets.size()) {
         throw InvalidArgument(where + ": " + std::to_string(data.morphWeights.size()) +
@@ -140,6 +146,32 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
 
 std::shared_ptr<const MeshGeometry> MeshGeometry::create(MeshData data, std::string name) {
     return std::make_shared<const MeshGeometry>(std::move(data), std::move(name));
+}
+
+Aabb MeshGeometry::morphedBounds(std::span<const float> weights) const noexcept {
+    return morphedBounds(weights, weights);
+}
+
+Aabb MeshGeometry::morphedBounds(std::span<const float> lowWeights,
+                                 std::span<const float> highWeights) const noexcept {
+    Aabb bounds = m_bounds;
+    for (std::size_t t = 0; t < m_morphDeltaBounds.size(); ++t) {
+        const float low = t < lowWeights.size() ? lowWeights[t] : 0.0f;
+        const float high = t < highWeights.size() ? highWeights[t] : 0.0f;
+        if (low == 0.0f && high == 0.0f) {
+            continue;
+        }
+        // Interval product [low, high] x [deltaMin, deltaMax], per axis: the extremes are
+        // among the four end products (R. E. Moore, "Interval Analysis", 1966).
+        const Aabb& delta = m_morphDeltaBounds[t];
+        const glm::vec3 a = low * delta.min;
+        const glm::vec3 b = low * delta.max;
+        const glm::vec3 c = high * delta.min;
+        const glm::vec3 d = high * delta.max;
+        bounds.min += glm::min(glm::min(a, b), glm::min(c, d));
+        bounds.max += glm::max(glm::max(a, b), glm::max(c, d));
+    }
+    return bounds;
 }
 
 std::uint32_t MeshGeometry::indexCount() const noexcept {

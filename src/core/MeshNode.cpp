@@ -21,6 +21,7 @@ MeshNode::MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, 
         throw InvalidArgument("MeshNode('" + this->name() + "'): mesh is null");
     }
     m_morphWeights = m_mesh->defaultMorphWeights();
+    m_meshBounds = m_mesh->morphedBounds(m_morphWeights);
 }
 
 void MeshNode::setMorphWeights(std::span<const float> weights) {
@@ -38,13 +39,15 @@ void MeshNode::setMorphWeights(std::span<const float> weights) {
     }
     std::fill(m_morphWeights.begin(), m_morphWeights.end(), 0.0f);
     std::copy(weights.begin(), weights.end(), m_morphWeights.begin());
+    m_meshBounds = m_mesh->morphedBounds(m_morphWeights);
+    ++m_meshBoundsVersion;
 }
 
 const Aabb& MeshNode::drawBounds() const {
     if (kind() == NodeKind::InstancedMesh) {
         return static_cast<const InstancedMeshNode&>(*this).localBounds();
     }
-    return m_mesh->localBounds();
+    return m_meshBounds;
 }
 
 Aabb MeshNode::worldBounds() const { return drawBounds().transformed(worldMatrix()); }
@@ -57,24 +60,18 @@ glm::dvec3 MeshNode::worldBoundsCentre() const {
     return worldTranslation() + glm::dvec3(worldLinear() * local.centre());
 }
 
-float MeshNode::worldBoundsRadius() const {
-    const Aabb& local = drawBounds();
-    if (local.empty()) {
-        return 0.0f;
-    }
-    const glm::mat3 linear = worldLinear();
-    const float maxScale = std::max({glm::length(linear[0]), glm::length(linear[1]),
-                                     glm::length(linear[2])});
-    return glm::length(local.halfExtent()) * maxScale;
-}
+float MeshNode::worldBoundsRadius() const { return drawBounds().transformedRadius(worldLinear()); }
 
 void MeshNode::setMesh(std::shared_ptr<const MeshGeometry> mesh) {
     if (!mesh) {
         throw InvalidArgument("MeshNode::setMesh: mesh is null");
     }
     std::vector<float> weights = mesh->defaultMorphWeights();
+    const Aabb bounds = mesh->morphedBounds(weights);
     m_mesh = std::move(mesh);
     m_morphWeights = std::move(weights);
+    m_meshBounds = bounds;
+    ++m_meshBoundsVersion;
 }
 
 } // namespace myriad

@@ -1,6 +1,9 @@
-// The fuzzers' findings, kept: every input under tests/fuzz/regressions/ once crashed a fuzzer
-// (minimised with -minimize_crash=1) and must now be refused with the documented ImportError,
-// in an ordinary build with no sanitizer. The hand-made seeds under tests/fuzz/seeds/ must
+// The fuzzers' findings, kept: every input under tests/fuzz/regressions/ must be refused with
+// the documented ImportError, in an ordinary build with no sanitizer. image/ holds what the image
+// fuzzer found (minimised with -minimize_crash=1); the glTF fuzzer has found nothing yet, so
+// gltf/ starts with hand-made hostile files (an index past the vertex count, an accessor past
+// its view, a GLB declaring more bytes than it has) that the fuzzer's findings will join.
+// A folder that is missing or empty fails the test: a loop over nothing would always pass. The hand-made seeds under tests/fuzz/seeds/ must
 // import, so that they keep leading the fuzzers deep into the importer and the decoders.
 // docs/reliability.md tells how each regression was found and fixed.
 #include "myriad/gltf/GltfImporter.h"
@@ -27,17 +30,19 @@ namespace {
 
 const fs::path kFuzzDir{MYRIAD_FUZZ_DIR};
 
-/** The files directly in @p dir, sorted; none when it does not exist (git keeps no empty
- *  folders, so a kind with no regression yet has no folder). */
+/** The files directly in @p dir, sorted. Fails the calling test (REQUIRE) when the folder is
+ *  missing or holds no file, so a moved folder or a wrong MYRIAD_FUZZ_DIR cannot pass quietly. */
 std::vector<fs::path> filesIn(const fs::path& dir) {
+    INFO("folder " << dir.string() << " (MYRIAD_FUZZ_DIR is " << MYRIAD_FUZZ_DIR << ")");
+    REQUIRE(fs::is_directory(dir));
     std::vector<fs::path> files;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
         if (entry.is_regular_file() && entry.path().filename().string().front() != '.') {
             files.push_back(entry.path());
         }
     }
     std::sort(files.begin(), files.end());
+    REQUIRE_FALSE(files.empty());
     return files;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /** @file
  *  Axis-aligned bounding boxes (AABB). */
+#include <glm/mat3x3.hpp>
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
@@ -36,6 +37,14 @@ struct Aabb {
      *  "Transforming Axis-Aligned Bounding Boxes", Graphics Gems, 1990). Exact for the corners,
      *  never smaller than the transformed box. An empty box stays empty. */
     [[nodiscard]] Aabb transformed(const glm::mat4& transform) const noexcept;
+    /** Radius of the sphere centred at the transformed centre that holds the whole box after
+     *  the linear map @p linear (the 3x3 part of an affine matrix: rotation, scale, shear,
+     *  mirroring, anything): the exact distance to the farthest transformed corner. The
+     *  corners suffice because the map takes the box to a parallelepiped and the squared
+     *  distance from a point, a convex function, peaks at a vertex of it; four corners are
+     *  measured, as opposite ones are equally far. (The half diagonal times the longest column
+     *  is not enough under shear.) 0 for an empty box. */
+    [[nodiscard]] float transformedRadius(const glm::mat3& linear) const noexcept;
 
     /** Exact comparison of min and max (two empty default boxes compare equal). */
     friend bool operator==(const Aabb&, const Aabb&) = default;

@@ -213,16 +213,22 @@ public:
 
     // ---- bounds -----------------------------------------------------------------------------
 
-    /** Union of every drawn instance's transformed mesh AABB, in node space; empty when
-     *  count() == 0. Always current: writes grow it in O(1); a write that moves an instance
-     *  touching the boundary inward, a release, a smaller count or markInstancesChanged() mark
-     *  it stale, and the next read recomputes it in O(count). */
+    /** Union of every drawn instance's transformed mesh box, in node space; empty when
+     *  count() == 0. The mesh box covers morphing: it is MeshGeometry::morphedBounds() over,
+     *  per target, the range from the smallest to the largest weight among the node's
+     *  morphWeights() and the drawn instances' own weights. That is conservative (every
+     *  instance gets the box of the widest weights, not of its own) and keeps writes O(1).
+     *  Always current, with no call to make: writes grow it in O(1); a write that moves an
+     *  instance touching the boundary inward, a release, a smaller count, instance weights
+     *  outside the current range, markInstancesChanged(), setMesh() or the node's
+     *  setMorphWeights() mark it stale, and the next read recomputes it in O(count * targets). */
     [[nodiscard]] const Aabb& localBounds() const;
     /** Number of drawn instances whose matrix has a negative determinant (mirrored). */
     [[nodiscard]] std::size_t mirroredCount() const;
 
 private:
     [[nodiscard]] Aabb instanceBox(const InstanceRecord& record) const noexcept;
+    void refreshInstanceMeshBox() const noexcept;
     void checkIndex(std::size_t index, const char* function) const;
     void checkHandle(InstanceHandle handle, const char* function) const;
     void prepareAppend(const char* function);
@@ -257,6 +263,12 @@ private:
     std::uint64_t m_dataVersion = 1;
     mutable Aabb m_bounds;
     mutable bool m_boundsValid = true;
+    // The mesh box every instance box is built from (see localBounds()), the weight range it
+    // covers, and the meshBoundsVersion() it was built at.
+    mutable Aabb m_instanceMeshBox;
+    mutable std::array<float, kMaxMorphTargets> m_morphWeightLow{};
+    mutable std::array<float, kMaxMorphTargets> m_morphWeightHigh{};
+    mutable std::uint64_t m_instanceMeshBoxVersion = 0;
     // Handles: slot table, free list, and per record the slot that names it (or kNoHandle).
     std::vector<HandleSlot> m_handleSlots;
     std::vector<std::uint32_t> m_handleOfRecord;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -78,14 +79,37 @@ public:
     [[nodiscard]] const std::vector<float>& defaultMorphWeights() const noexcept {
         return m_data.morphWeights;
     }
-    /** Smallest box around every position, in model space. Never empty. */
+    /** Smallest box around every position, in model space, with no morph target applied.
+     *  Never empty. @see morphedBounds() for the box that covers morphed vertices. */
     [[nodiscard]] const Aabb& localBounds() const noexcept { return m_bounds; }
+    /** Per morph target, the per-axis minimum and maximum of its position deltas (model space),
+     *  computed once at construction; one box per target, in target order. A target whose
+     *  deltas are all zero has the box (0, 0, 0)..(0, 0, 0). */
+    [[nodiscard]] std::span<const Aabb> morphTargetDeltaBounds() const noexcept {
+        return m_morphDeltaBounds;
+    }
+    /** A box, in model space, that contains every vertex morphed with @p weights (vertex =
+     *  position + sum over targets of weight * delta, as the shader computes it). Interval
+     *  arithmetic per axis: localBounds() plus, for each target, its delta box scaled by the
+     *  weight (the box's ends swap for a negative weight). Conservative, not tight: each term
+     *  takes its extreme from whichever vertex reaches it. O(targets), no allocation.
+     *  @p weights: one per target, missing trailing ones count as 0, extra ones are ignored;
+     *  any finite value (negative or above 1 included). */
+    [[nodiscard]] Aabb morphedBounds(std::span<const float> weights) const noexcept;
+    /** As morphedBounds(weights), for every weight vector whose weight t lies anywhere in
+     *  [@p lowWeights[t], @p highWeights[t]]: the box contains the vertices morphed by each of
+     *  them (interval product of the weight range and the delta box, per target). Used for a
+     *  batch whose instances carry different weights. Both spans: one per target, missing
+     *  trailing ones count as 0; lowWeights[t] <= highWeights[t] is the caller's duty. */
+    [[nodiscard]] Aabb morphedBounds(std::span<const float> lowWeights,
+                                     std::span<const float> highWeights) const noexcept;
 
 private:
     std::string m_name;
     std::uint64_t m_id = 0;
     MeshData m_data;
     Aabb m_bounds;
+    std::vector<Aabb> m_morphDeltaBounds;  ///< one per morph target
 };
 
 } // namespace myriad

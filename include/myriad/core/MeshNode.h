@@ -5,6 +5,7 @@
 #include "myriad/core/MeshData.h"
 #include "myriad/core/SceneNode.h"
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -47,17 +48,27 @@ public:
      *  kMaxMorphTargets), or one is NaN/Inf; nothing changes then. */
     void setMorphWeights(std::span<const float> weights);
 
-    /** What this node draws, in node space: the mesh's AABB, or for an InstancedMeshNode the
-     *  union of its instances (InstancedMeshNode::localBounds()). */
+    /** What this node draws, in node space: for a MeshNode meshBounds(), for an
+     *  InstancedMeshNode the union of its instances (InstancedMeshNode::localBounds()).
+     *  Always current, with no call to make: setMesh() and setMorphWeights() (the node's, and
+     *  an InstancedMeshNode's per-instance ones) update it, whichever class they are called
+     *  through. Covers the morphed geometry (MeshGeometry::morphedBounds()). */
     [[nodiscard]] const Aabb& drawBounds() const;
+    /** The mesh's box with the node's morph weights applied (MeshGeometry::morphedBounds() of
+     *  morphWeights()), in the mesh's model space; kept by setMesh() and setMorphWeights(),
+     *  O(morph targets) each. Never empty. */
+    [[nodiscard]] const Aabb& meshBounds() const noexcept { return m_meshBounds; }
     /** drawBounds() in world space (Arvo's transformed box; float, so far from the origin it
      *  is coarse: use worldBoundsCentre() and worldBoundsRadius() there). Empty if nothing is
      *  drawn. */
     [[nodiscard]] Aabb worldBounds() const;
-    /** Centre of the sphere around drawBounds(), world space, double precision. */
+    /** Centre of the sphere around drawBounds(), world space, double precision: the world
+     *  matrix applied to the box's centre. */
     [[nodiscard]] glm::dvec3 worldBoundsCentre() const;
-    /** Radius of that sphere: the local box's half diagonal times the largest axis scale of the
-     *  world matrix, so it contains every instance whatever the node's scale. 0 when empty. */
+    /** Radius of that sphere, world units: the exact distance from worldBoundsCentre() to the
+     *  farthest corner of drawBounds() under the world matrix (Aabb::transformedRadius()), so
+     *  the sphere holds the transformed box for any affine matrix, shear and non-uniform
+     *  scale included. 0 when empty. */
     [[nodiscard]] float worldBoundsRadius() const;
     /** True when the node would be drawn in the transparent pass: its material blends, or its
      *  tint alpha is below 1. */
@@ -68,11 +79,17 @@ public:
 protected:
     MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::string name,
              NodeKind kind);
+    /** Bumped whenever meshBounds() may have changed (setMesh, setMorphWeights). setMesh() and
+     *  setMorphWeights() are not virtual, so a subclass that caches something built from
+     *  meshBounds() compares this number instead of relying on being told. */
+    [[nodiscard]] std::uint64_t meshBoundsVersion() const noexcept { return m_meshBoundsVersion; }
 
 private:
     std::shared_ptr<const MeshGeometry> m_mesh;
     Material m_material;
     std::vector<float> m_morphWeights;  ///< one per morph target of m_mesh
+    Aabb m_meshBounds;                  ///< m_mesh->morphedBounds(m_morphWeights)
+    std::uint64_t m_meshBoundsVersion = 1;
 };
 
 } // namespace myriad
