@@ -1,6 +1,7 @@
 // importScene() drawn: an EXT_mesh_gpu_instancing file is one batch and one draw call, with
 // each box where the file's instance transforms put it.
 #include "support/GlTest.h"
+#include "gltf/TestFiles.h"
 
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"
@@ -20,8 +21,8 @@ using namespace myriad::test;
 TEST_CASE("SimpleInstancing draws 125 boxes in one draw call, each where the file puts it",
           "[gltf][scene][pixels]") {
     context();
-    gltf::ImportedScene imported =
-        gltf::importScene(std::string(MYRIAD_ASSETS_DIR) + "/SimpleInstancing/simple-instancing.glb");
+    const std::string path = std::string(MYRIAD_ASSETS_DIR) + "/SimpleInstancing/simple-instancing.glb";
+    myriad::gltf::ImportedScene imported = myriad::gltf::importScene(path);
     REQUIRE(imported.instancing.size() == 1);
     REQUIRE(imported.instancing[0].batches.size() == 1);
     InstancedMeshNode& batch = *imported.instancing[0].batches[0];
@@ -49,12 +50,13 @@ TEST_CASE("SimpleInstancing draws 125 boxes in one draw call, each where the fil
     auto row = [](float y) {
         return static_cast<int>((kHigh - y) / (kHigh - kLow) * static_cast<float>(kSize));
     };
-    // Each box (the unit cube 0..1 through world * instance): its centre is covered, and its
-    // eight corners bound the screen rectangle it may touch.
+    // Each box (the unit cube 0..1 placed by the file's own T * R * S, read from its bytes, not
+    // from the importer; the node has no transform): its centre is covered, and its eight
+    // corners bound the screen rectangle it may touch.
+    const std::vector<std::uint8_t> bin = test::gltf::glbBinChunk(path);
     std::vector<std::uint8_t> mayBeCovered(kSize * kSize, 0);
-    const glm::mat4 world = batch.worldMatrix();
-    for (std::size_t i = 0; i < batch.count(); ++i) {
-        const glm::mat4 placement = world * batch.readTransform(i);
+    for (std::size_t i = 0; i < 125; ++i) {
+        const glm::mat4 placement = test::gltf::simpleInstancingRecord(bin, i);
         const glm::vec3 centre = glm::vec3(placement * glm::vec4(0.5f, 0.5f, 0.5f, 1.0f));
         INFO("instance " << i << " centre (" << centre.x << ", " << centre.y << ")");
         MYRIAD_CHECK_PIXEL(image, static_cast<std::uint32_t>(column(centre.x)),

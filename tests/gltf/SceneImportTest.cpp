@@ -103,31 +103,6 @@ Builder instancedTriangle() {
     return b;
 }
 
-/** The bytes of the BIN chunk of a .glb (glTF 2.0 section 4.4). */
-std::vector<std::uint8_t> glbBinChunk(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
-                                          std::istreambuf_iterator<char>());
-    REQUIRE(bytes.size() > 20);
-    std::uint32_t jsonLength = 0;
-    std::memcpy(&jsonLength, bytes.data() + 12, 4);
-    const std::size_t bin = 20 + jsonLength;
-    REQUIRE(bytes.size() >= bin + 8);
-    std::uint32_t binLength = 0;
-    std::memcpy(&binLength, bytes.data() + bin, 4);
-    REQUIRE(bytes.size() >= bin + 8 + binLength);
-    return {bytes.begin() + static_cast<std::ptrdiff_t>(bin + 8),
-            bytes.begin() + static_cast<std::ptrdiff_t>(bin + 8 + binLength)};
-}
-
-template <glm::length_t N>
-glm::vec<N, float> floatsAt(const std::vector<std::uint8_t>& bin, std::size_t offset) {
-    glm::vec<N, float> v;
-    REQUIRE(offset + sizeof(v) <= bin.size());
-    std::memcpy(&v, bin.data() + offset, sizeof v);
-    return v;
-}
-
 } // namespace
 
 TEST_CASE("SimpleInstancing: one InstancedMeshNode of 125 instances placed by the file's TRS",
@@ -148,18 +123,12 @@ TEST_CASE("SimpleInstancing: one InstancedMeshNode of 125 instances placed by th
                                              const_cast<InstancedMeshNode*>(&batch)});
     CHECK(scene.instancing[0].attributes.empty());
 
-    // Expected placements straight from the file's bytes: bufferViews 3, 4, 5 hold TRANSLATION
-    // (VEC3 at 720), ROTATION (VEC4 at 2220) and SCALE (VEC3 at 4220), 125 floats vectors each.
+    // Expected placements straight from the file's bytes (the node has no TRS, no parent).
     const std::vector<std::uint8_t> bin = glbBinChunk(path);
     for (std::size_t i = 0; i < 125; ++i) {
         INFO("instance " << i);
-        const glm::vec3 t = floatsAt<3>(bin, 720 + i * 12);
-        const glm::vec4 r = floatsAt<4>(bin, 2220 + i * 16);
-        const glm::vec3 s = floatsAt<3>(bin, 4220 + i * 12);
-        const glm::mat4 expected = glm::translate(glm::mat4(1.0f), t) *
-                                   glm::mat4_cast(glm::normalize(glm::quat(r.w, r.x, r.y, r.z))) *
-                                   glm::scale(glm::mat4(1.0f), s);
-        CHECK(nearMatrix(batch.worldMatrix() * batch.readTransform(i), expected));
+        CHECK(nearMatrix(batch.worldMatrix() * batch.readTransform(i),
+                         simpleInstancingRecord(bin, i)));
         CHECK(batch.readColor(i) == glm::vec4(1.0f));
     }
     // The file's accessor 3 min/max: translations span 0..10 on each axis.

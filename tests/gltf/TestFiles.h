@@ -3,12 +3,17 @@
 // folder, and a capture of myriad's log.
 #include "myriad/util/Log.h"
 
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <glm/mat4x4.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <mutex>
 #include <span>
@@ -126,6 +131,43 @@ inline std::string writeFile(const std::string& name, const std::string& text) {
 
 inline std::string writeDoc(const std::string& name, const Doc& doc) {
     return writeFile(name, doc.json());
+}
+
+/** The bytes of the BIN chunk of a .glb (glTF 2.0 section 4.4). */
+inline std::vector<std::uint8_t> glbBinChunk(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                                          std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 20);
+    std::uint32_t jsonLength = 0;
+    std::memcpy(&jsonLength, bytes.data() + 12, 4);
+    const std::size_t bin = 20 + jsonLength;
+    REQUIRE(bytes.size() >= bin + 8);
+    std::uint32_t binLength = 0;
+    std::memcpy(&binLength, bytes.data() + bin, 4);
+    REQUIRE(bytes.size() >= bin + 8 + binLength);
+    return {bytes.begin() + static_cast<std::ptrdiff_t>(bin + 8),
+            bytes.begin() + static_cast<std::ptrdiff_t>(bin + 8 + binLength)};
+}
+
+template <glm::length_t N>
+inline glm::vec<N, float> floatsAt(const std::vector<std::uint8_t>& bin, std::size_t offset) {
+    glm::vec<N, float> v;
+    REQUIRE(offset + sizeof(v) <= bin.size());
+    std::memcpy(&v, bin.data() + offset, sizeof v);
+    return v;
+}
+
+/** SimpleInstancing's instance i as the file stores it: T * R * S from bufferViews 3, 4 and 5
+ *  (TRANSLATION VEC3 at byte 720, ROTATION VEC4 at 2220, SCALE VEC3 at 4220 of the BIN chunk,
+ *  125 float vectors each, as the file's JSON declares), computed with glm, not the importer. */
+inline glm::mat4 simpleInstancingRecord(const std::vector<std::uint8_t>& bin, std::size_t i) {
+    const glm::vec3 t = floatsAt<3>(bin, 720 + i * 12);
+    const glm::vec4 r = floatsAt<4>(bin, 2220 + i * 16);
+    const glm::vec3 s = floatsAt<3>(bin, 4220 + i * 12);
+    return glm::translate(glm::mat4(1.0f), t) *
+           glm::mat4_cast(glm::normalize(glm::quat(r.w, r.x, r.y, r.z))) *
+           glm::scale(glm::mat4(1.0f), s);
 }
 
 /** Collects log messages for the lifetime of the object. */

@@ -133,14 +133,16 @@ struct ImportedScene {
  *  pose at identity. A skinned node that is a scene root without children becomes a MeshNode
  *  at identity in place; otherwise its place in the tree is a group with its transform (for its
  *  children) and its mesh nodes are added under `root`, named "<node> (bind pose)".
- *  Warnings (myriad::log, Warning): as importModel(), minus the instancing one.
+ *  Warnings (myriad::log, Warning): as importModel(), minus the instancing one, plus a node
+ *  matrix with shear. docs/gltf.md has the tables.
  *
  *  @throws ImportError, the message starting with the path, for everything importModel()
  *  refuses, and when: an instancing attribute accessor has a count other than the others, a
  *  count above ImportOptions::maxInstances, a type or component type the extension does not
- *  allow, a NaN/Inf or zero-length quaternion (naming the instance); the extension has no
- *  attributes, a non-'_' attribute other than TRANSLATION/ROTATION/SCALE, or is on a node
- *  without a mesh; a node transform is not finite. Nothing is returned then. */
+ *  allow, a NaN/Inf value or a zero-length quaternion (naming the instance); the extension
+ *  has no attributes, or an attribute other than TRANSLATION/ROTATION/SCALE whose name does
+ *  not start with '_'; a node transform is not finite. The extension on a node without a mesh
+ *  is ignored with a warning. Nothing is returned then. */
 [[nodiscard]] ImportedScene importScene(const std::string& path, const ImportOptions& options = {});
 
 } // namespace myriad::gltf
