@@ -1,5 +1,6 @@
 #include "myriad/gltf/GltfImporter.h"
 
+#include "gltf/Decompose.h"
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
@@ -71,8 +72,8 @@ constexpr int kVec2 = TINYGLTF_TYPE_VEC2;
 constexpr int kVec3 = TINYGLTF_TYPE_VEC3;
 constexpr int kVec4 = TINYGLTF_TYPE_VEC4;
 
-/** Extensions that may appear in extensionsRequired: the ones this importer implements. */
-constexpr std::array<std::string_view, 1> kSupportedRequiredExtensions{"KHR_materials_unlit"};
+constexpr std::string_view kInstancingExtension = "EXT_mesh_gpu_instancing";
+constexpr std::string_view kUnlitExtension = "KHR_materials_unlit";
 
 const glm::vec3 kFallbackNormal{0.0f, 1.0f, 0.0f};
 
@@ -155,6 +156,17 @@ std::optional<std::uint64_t> checkedMul(std::uint64_t a, std::uint64_t b) {
     return a * b;
 }
 
+/** True when every component of @p v is finite (no NaN, no infinity). */
+template <glm::length_t N, class T>
+bool allFinite(const glm::vec<N, T>& v) {
+    for (glm::length_t i = 0; i < N; ++i) {
+        if (!std::isfinite(v[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
 template <class T>
 bool validIndex(int index, const std::vector<T>& array) {
     return index >= 0 && static_cast<std::size_t>(index) < array.size();
@@ -203,6 +215,11 @@ float readComponent(const std::uint8_t* p, int componentType, bool normalized) {
         std::memcpy(&value, p, sizeof value);
         return normalized ? std::max(static_cast<float>(value) / 32767.0f, -1.0f)
                           : static_cast<float>(value);
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {  // custom instance attributes (_ID) only
+        std::uint32_t value = 0;
+        std::memcpy(&value, p, sizeof value);
+        return static_cast<float>(value);
     }
     default: return 0.0f;  // never reached: component types are checked before reading
     }
@@ -362,7 +379,13 @@ constexpr std::array kTypesVec2{kVec2};
 constexpr std::array kTypesVec3{kVec3};
 constexpr std::array kTypesColor{kVec3, kVec4};
 constexpr std::array kTypesScalar{kScalar};
+constexpr std::array kTypesVec4{kVec4};
+constexpr std::array kTypesAny{kScalar, kVec2, kVec3, kVec4};
 constexpr std::array kFloatOnly{kFloat};
+constexpr std::array kFloatOrSignedNormalized{kFloat, TINYGLTF_COMPONENT_TYPE_BYTE,
+                                              TINYGLTF_COMPONENT_TYPE_SHORT};
+constexpr std::array kAnyComponent{kFloat, TINYGLTF_COMPONENT_TYPE_BYTE, kUnsignedByte,
+                                   TINYGLTF_COMPONENT_TYPE_SHORT, kUnsignedShort, kUnsignedInt};
 constexpr std::array kFloatOrNormalized{kFloat, kUnsignedByte, kUnsignedShort};
 constexpr std::array kIndexTypes{kUnsignedByte, kUnsignedShort, kUnsignedInt};
 
@@ -374,6 +397,15 @@ const AccessorRule kTexcoordRule{
 const AccessorRule kColorRule{
     kTypesColor, kFloatOrNormalized, true,
     "float, normalized unsigned byte or normalized unsigned short VEC3 or VEC4"};
+// EXT_mesh_gpu_instancing, "Extending Nodes": the attribute table.
+const AccessorRule kTranslationRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
+const AccessorRule kRotationRule{
+    kTypesVec4, kFloatOrSignedNormalized, true,
+    "float, normalized byte or normalized short VEC4"};
+const AccessorRule kScaleRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
+const AccessorRule kCustomInstanceRule{
+    kTypesAny, kAnyComponent, false,
+    "SCALAR, VEC2, VEC3 or VEC4 of float, (unsigned) byte, (unsigned) short or unsigned int"};
 const AccessorRule kTimeRule{kTypesScalar, kFloatOnly, false, "float SCALAR"};
 const AccessorRule kIndexRule{kTypesScalar, kIndexTypes, false,
                               "unsigned byte, unsigned short or unsigned int SCALAR"};
@@ -385,34 +417,36 @@ public:
         : m_path(std::move(path)), m_options(options) {}
 
     ImportedModel run() {
-        load();
-        checkRequiredExtensions();
-        m_materials.resize(m_model.materials.size());
-        m_images.resize(m_model.images.size());
-
+        prepare(false);
         ImportedModel result;
         result.path = m_path;
-        traverseScene([&](int nodeIndex, const glm::dmat4& world) {
+        traverseScene([&](int nodeIndex, int /*parent*/, const glm::dmat4& world) {
             const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(nodeIndex)];
+            if (node.extensions.count(std::string(kInstancingExtension)) != 0) {
+                warn(describeNode(nodeIndex) + " uses EXT_mesh_gpu_instancing: importModel() "
+                     "draws one copy at the node's transform; importScene() imports the instances");
+            }
             if (node.mesh < 0) {
                 return;
             }
-            if (!validIndex(node.mesh, m_model.meshes)) {
-                fail("node " + std::to_string(nodeIndex) + ": mesh " + std::to_string(node.mesh) +
-                     " is out of range (" + std::to_string(m_model.meshes.size()) + " meshes)");
-            }
+            const tinygltf::Mesh& mesh = meshOfNode(nodeIndex);
             // 3.7.3.2: the transform of a skinned mesh node MUST be ignored; only its joints
             // place it, and with skins ignored that leaves the bind pose, as stored.
             const glm::dmat4 placement = node.skin >= 0 ? glm::dmat4(1.0) : world;
-            const tinygltf::Mesh& mesh = m_model.meshes[static_cast<std::size_t>(node.mesh)];
             m_targetNames = targetNames(mesh);
             for (std::size_t i = 0; i < mesh.primitives.size(); ++i) {
-                const std::size_t before = result.primitives.size();
-                addPrimitive(nodeIndex, node.mesh, static_cast<int>(i), placement, result);
-                if (result.primitives.size() > before &&
-                    result.primitives.back().mesh->morphTargetCount() > 0) {
-                    m_primitivesOfNode[nodeIndex].push_back(before);
+                std::optional<ImportedPrimitive> primitive =
+                    buildPrimitive(node.mesh, static_cast<int>(i), placement,
+                                   nodeName(nodeIndex) + "/" + meshName(node.mesh) + "#" +
+                                       std::to_string(i));
+                if (!primitive) {
+                    continue;
                 }
+                if (const std::size_t targets = primitive->mesh->morphTargetCount(); targets > 0) {
+                    m_primitivesOfNode[nodeIndex].push_back(result.primitives.size());
+                    m_targetCountOfNode.try_emplace(nodeIndex, targets);
+                }
+                result.primitives.push_back(std::move(*primitive));
             }
         });
         if (result.primitives.empty()) {
@@ -421,7 +455,38 @@ public:
         for (const ImportedPrimitive& primitive : result.primitives) {
             result.bounds.extend(primitive.mesh->localBounds());
         }
-        readMorphAnimations(result);
+        readMorphAnimations([&](int node, MorphAnimation&& animation) {
+            animation.primitives = m_primitivesOfNode[node];
+            result.morphAnimations.push_back(std::move(animation));
+        });
+        return result;
+    }
+
+    ImportedScene runScene() {
+        prepare(true);
+        ImportedScene result;
+        result.path = m_path;
+        std::string sceneName = "scene";
+        if (const int scene = chosenScene(); scene >= 0 &&
+            !m_model.scenes[static_cast<std::size_t>(scene)].name.empty()) {
+            sceneName = m_model.scenes[static_cast<std::size_t>(scene)].name;
+        }
+        result.root = std::make_unique<SceneNode>(sceneName);
+        SceneNode& root = *result.root;
+        std::vector<SceneNode*> placeOf(m_model.nodes.size(), nullptr);
+        std::size_t drawn = 0;
+        traverseScene([&](int index, int parent, const glm::dmat4& /*world*/) {
+            // Parents are visited first, so placeOf[parent] is set.
+            SceneNode& parentNode = parent < 0 ? root : *placeOf[static_cast<std::size_t>(parent)];
+            placeOf[static_cast<std::size_t>(index)] =
+                &buildNode(index, parentNode, root, result, drawn);
+        });
+        if (drawn == 0) {
+            fail("no triangle primitive in the scene (nothing to draw)");
+        }
+        readMorphAnimations([&](int node, MorphAnimation&& animation) {
+            result.morphAnimations.push_back({std::move(animation), m_morphNodesOfNode[node]});
+        });
         return result;
     }
 
@@ -443,6 +508,70 @@ private:
     }
 
     void warn(const std::string& what) const { log(LogLevel::Warning, m_path + ": " + what); }
+
+    /** "node 3" or "node 3 ('arm')", for messages. */
+    std::string describeNode(int index) const {
+        const std::string& name = m_model.nodes[static_cast<std::size_t>(index)].name;
+        return "node " + std::to_string(index) + (name.empty() ? "" : " ('" + name + "')");
+    }
+    /** The name a node gets in myriad: its own, or "node<index>". */
+    std::string nodeName(int index) const {
+        const std::string& name = m_model.nodes[static_cast<std::size_t>(index)].name;
+        return name.empty() ? "node" + std::to_string(index) : name;
+    }
+    std::string meshName(int index) const {
+        const std::string& name = m_model.meshes[static_cast<std::size_t>(index)].name;
+        return name.empty() ? "mesh" + std::to_string(index) : name;
+    }
+    /** The mesh of a node that has one, its index checked. */
+    const tinygltf::Mesh& meshOfNode(int nodeIndex) const {
+        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(nodeIndex)];
+        if (!validIndex(node.mesh, m_model.meshes)) {
+            fail("node " + std::to_string(nodeIndex) + ": mesh " + std::to_string(node.mesh) +
+                 " is out of range (" + std::to_string(m_model.meshes.size()) + " meshes)");
+        }
+        return m_model.meshes[static_cast<std::size_t>(node.mesh)];
+    }
+
+    /** Loading and the checks and warnings both entry points share. */
+    void prepare(bool scene) {
+        load();
+        checkRequiredExtensions(scene);
+        warnUnsupported();
+        m_materials.resize(m_model.materials.size());
+        m_images.resize(m_model.images.size());
+    }
+
+    /** What the file has that is not imported, said once per kind through myriad::log. */
+    void warnUnsupported() const {
+        std::string unknown;
+        for (const std::string& name : m_model.extensionsUsed) {
+            if (name != kUnlitExtension && name != kInstancingExtension) {
+                unknown += (unknown.empty() ? "" : ", ") + name;
+            }
+        }
+        if (!unknown.empty()) {
+            warn("extensions used but not supported, ignored: " + unknown);
+        }
+        if (!m_model.skins.empty()) {
+            warn(std::to_string(m_model.skins.size()) +
+                 " skin(s) ignored: skinned meshes are drawn in their bind pose");
+        }
+        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
+            const tinygltf::Animation& animation = m_model.animations[a];
+            std::size_t nodeChannels = 0;
+            for (const tinygltf::AnimationChannel& channel : animation.channels) {
+                nodeChannels += channel.target_path != "weights" ? 1 : 0;
+            }
+            if (nodeChannels > 0) {
+                warn("animation '" +
+                     (animation.name.empty() ? "animation" + std::to_string(a) : animation.name) +
+                     "': " + std::to_string(nodeChannels) +
+                     " channel(s) animate node translation, rotation or scale, which is not "
+                     "imported (only morph weights are)");
+            }
+        }
+    }
 
     void load() {
         std::error_code ec;
@@ -478,30 +607,40 @@ private:
 
     /** 3.12 Specifying Extensions: a client MUST NOT load an asset that requires an extension
      *  it does not support. */
-    void checkRequiredExtensions() const {
+    void checkRequiredExtensions(bool scene) const {
         for (const std::string& name : m_model.extensionsRequired) {
-            if (std::find(kSupportedRequiredExtensions.begin(), kSupportedRequiredExtensions.end(),
-                          name) == kSupportedRequiredExtensions.end()) {
-                fail("requires the extension " + name + ", which is not supported");
+            if (name == kUnlitExtension || (scene && name == kInstancingExtension)) {
+                continue;
             }
+            if (name == kInstancingExtension) {
+                fail("requires the extension " + name +
+                     ", which importModel() does not implement (importScene() does)");
+            }
+            fail("requires the extension " + name + ", which is not supported");
         }
     }
 
-    /** Calls @p visit(node, world) for every node of the scene to draw, parents before children,
-     *  in file order: the default scene, else scene 0, else every root node. Iterative, so a
-     *  deep hierarchy cannot overflow the stack. */
+    /** The scene traverseScene() walks: the default one, else 0; -1 when there are none. */
+    int chosenScene() const {
+        if (m_model.scenes.empty()) {
+            return -1;
+        }
+        const int scene = m_model.defaultScene < 0 ? 0 : m_model.defaultScene;
+        if (!validIndex(scene, m_model.scenes)) {
+            fail("default scene " + std::to_string(scene) + " is out of range (" +
+                 std::to_string(m_model.scenes.size()) + " scenes)");
+        }
+        return scene;
+    }
+
+    /** Calls @p visit(node, parent, world) for every node of the scene to draw (parent -1 for
+     *  a root), parents before children, in file order: the default scene, else scene 0, else
+     *  every root node. Iterative, so a deep hierarchy cannot overflow the stack. */
     template <class Visit>
     void traverseScene(Visit&& visit) const {
         const std::size_t nodeCount = m_model.nodes.size();
         std::vector<int> roots;
-        if (!m_model.scenes.empty()) {
-            int scene = m_model.defaultScene;
-            if (scene < 0) {
-                scene = 0;
-            } else if (!validIndex(scene, m_model.scenes)) {
-                fail("default scene " + std::to_string(scene) + " is out of range (" +
-                     std::to_string(m_model.scenes.size()) + " scenes)");
-            }
+        if (const int scene = chosenScene(); scene >= 0) {
             roots = m_model.scenes[static_cast<std::size_t>(scene)].nodes;
         } else {
             std::vector<bool> hasParent(nodeCount, false);
@@ -522,12 +661,17 @@ private:
         // 3.5.2: the hierarchy MUST be a set of disjoint strict trees. A node reached twice is
         // a cycle or a shared child; refusing it also bounds the walk to nodeCount steps.
         std::vector<bool> visited(nodeCount, false);
-        std::vector<std::pair<int, glm::dmat4>> stack;
+        struct Pending {
+            int index;
+            int parent;
+            glm::dmat4 parentWorld;
+        };
+        std::vector<Pending> stack;
         for (auto it = roots.rbegin(); it != roots.rend(); ++it) {
-            stack.emplace_back(*it, glm::dmat4(1.0));
+            stack.push_back({*it, -1, glm::dmat4(1.0)});
         }
         while (!stack.empty()) {
-            const auto [index, parentWorld] = stack.back();
+            const auto [index, parent, parentWorld] = stack.back();
             stack.pop_back();
             if (!validIndex(index, m_model.nodes)) {
                 fail("node index " + std::to_string(index) + " is out of range (" +
@@ -546,9 +690,9 @@ private:
             }
             // 3.5.3: global = parent's global * local.
             const glm::dmat4 world = parentWorld * *local;
-            visit(index, world);
+            visit(index, parent, world);
             for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) {
-                stack.emplace_back(*it, world);
+                stack.push_back({*it, index, world});
             }
         }
     }
@@ -798,9 +942,11 @@ private:
         }
     }
 
-    /** Animation channels with path "weights" on nodes whose mesh was imported: their
-     *  samplers' input (times) and output (weights) accessors, validated like any other. */
-    void readMorphAnimations(ImportedModel& result) const {
+    /** Animation channels with path "weights" on nodes whose mesh was imported with morph
+     *  targets (m_targetCountOfNode): their samplers' input (times) and output (weights)
+     *  accessors, validated like any other; each is handed to @p sink(node, animation). */
+    template <class Sink>
+    void readMorphAnimations(Sink&& sink) const {
         for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
             const tinygltf::Animation& animation = m_model.animations[a];
             for (const tinygltf::AnimationChannel& channel : animation.channels) {
@@ -808,8 +954,8 @@ private:
                     continue;
                 }
                 const std::string where = "animation " + std::to_string(a) + " channel";
-                const auto placed = m_primitivesOfNode.find(channel.target_node);
-                if (placed == m_primitivesOfNode.end() || placed->second.empty()) {
+                const auto placed = m_targetCountOfNode.find(channel.target_node);
+                if (placed == m_targetCountOfNode.end()) {
                     continue;  // drives a node that draws nothing here
                 }
                 if (!validIndex(channel.sampler, animation.samplers)) {
@@ -819,8 +965,7 @@ private:
                     animation.samplers[static_cast<std::size_t>(channel.sampler)];
                 MorphAnimation out;
                 out.name = animation.name.empty() ? "animation" + std::to_string(a) : animation.name;
-                out.primitives = placed->second;
-                out.targetCount = result.primitives[out.primitives.front()].mesh->morphTargetCount();
+                out.targetCount = placed->second;
                 if (sampler.interpolation == "STEP") {
                     out.interpolation = Interpolation::Step;
                 } else if (sampler.interpolation == "CUBICSPLINE") {
@@ -846,7 +991,7 @@ private:
                          std::to_string(out.times.size()) + " keyframes of " +
                          std::to_string(out.targetCount) + " targets");
                 }
-                result.morphAnimations.push_back(std::move(out));
+                sink(channel.target_node, std::move(out));
             }
         }
     }
@@ -858,9 +1003,11 @@ private:
         return "mesh " + meshName + " primitive " + std::to_string(primitiveIndex);
     }
 
-    void addPrimitive(int nodeIndex, int meshIndex, int primitiveIndex, const glm::dmat4& world,
-                      ImportedModel& result) {
-        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(nodeIndex)];
+    /** Primitive @p primitiveIndex of mesh @p meshIndex with @p world applied to its data, or
+     *  nothing (with a warning) when it is not a triangle list. m_targetNames must be the
+     *  mesh's. */
+    std::optional<ImportedPrimitive> buildPrimitive(int meshIndex, int primitiveIndex,
+                                                    const glm::dmat4& world, std::string name) {
         const tinygltf::Mesh& mesh = m_model.meshes[static_cast<std::size_t>(meshIndex)];
         const tinygltf::Primitive& primitive =
             mesh.primitives[static_cast<std::size_t>(primitiveIndex)];
@@ -868,7 +1015,7 @@ private:
         if (primitive.mode != kModeTriangles) {
             warn(where + ": mode " + std::to_string(primitive.mode) + " (" +
                  modeName(primitive.mode) + ") is not a triangle list; skipped");
-            return;
+            return std::nullopt;
         }
 
         const auto position = primitive.attributes.find("POSITION");
@@ -934,12 +1081,8 @@ private:
             data.indices32 = std::move(indices);
         }
 
-        const std::string nodeName =
-            node.name.empty() ? "node" + std::to_string(nodeIndex) : node.name;
-        const std::string meshName =
-            mesh.name.empty() ? "mesh" + std::to_string(meshIndex) : mesh.name;
         ImportedPrimitive out;
-        out.name = nodeName + "/" + meshName + "#" + std::to_string(primitiveIndex);
+        out.name = std::move(name);
         try {
             out.mesh = MeshGeometry::create(std::move(data), out.name);
         } catch (const InvalidArgument& e) {
@@ -949,7 +1092,278 @@ private:
         }
         out.material =
             primitive.material >= 0 ? convertedMaterial(primitive.material, where) : Material{};
-        result.primitives.push_back(std::move(out));
+        return out;
+    }
+
+    // ---- importScene: nodes, shared meshes, instances -------------------------------------
+
+    /** One triangle primitive of a mesh in mesh space, shared by every node that uses it. */
+    struct ScenePrimitive {
+        std::shared_ptr<const MeshGeometry> mesh;
+        Material material;
+        int index = 0;  ///< primitive index in the glTF mesh
+    };
+
+    /** Primitive @p primitiveIndex of mesh @p meshIndex, built once; null when skipped. */
+    const ScenePrimitive* scenePrimitive(int meshIndex, int primitiveIndex) {
+        const auto [it, inserted] = m_scenePrimitives.try_emplace({meshIndex, primitiveIndex});
+        if (inserted) {
+            m_targetNames = targetNames(m_model.meshes[static_cast<std::size_t>(meshIndex)]);
+            std::optional<ImportedPrimitive> built =
+                buildPrimitive(meshIndex, primitiveIndex, glm::dmat4(1.0),
+                               meshName(meshIndex) + "#" + std::to_string(primitiveIndex));
+            if (built) {
+                it->second = ScenePrimitive{std::move(built->mesh), std::move(built->material),
+                                            primitiveIndex};
+            }
+        }
+        return it->second ? &*it->second : nullptr;
+    }
+
+    /** The records of an EXT_mesh_gpu_instancing node. */
+    struct InstanceSet {
+        std::vector<glm::mat4> transforms;  ///< node-from-instance, T * R * S
+        std::vector<glm::vec4> colors;      ///< _COLOR_0 or white
+        std::vector<InstanceAttribute> attributes;
+    };
+
+    /** Reads the extension object of node @p nodeIndex (EXT_mesh_gpu_instancing, "Extending
+     *  Nodes"): every attribute accessor validated like a vertex attribute, all with one count,
+     *  at most ImportOptions::maxInstances. */
+    InstanceSet readInstances(int nodeIndex, const tinygltf::Value& extension) const {
+        const std::string where = describeNode(nodeIndex) + ": EXT_mesh_gpu_instancing";
+        if (!extension.IsObject() || !extension.Has("attributes") ||
+            !extension.Get("attributes").IsObject() ||
+            extension.Get("attributes").Keys().empty()) {
+            fail(where + " has no attributes (at least one of TRANSLATION, ROTATION, SCALE is "
+                         "needed to know the instance count)");
+        }
+        const tinygltf::Value& attributes = extension.Get("attributes");
+        std::optional<std::uint64_t> count;
+        std::string countFrom;
+        auto view = [&](const std::string& name, const AccessorRule& rule) {
+            const tinygltf::Value& value = attributes.Get(name);
+            if (!value.IsInt()) {
+                fail(where + ": attribute " + name + " is not an accessor index");
+            }
+            ElementView elements = readAccessor(value.Get<int>(), name, rule,
+                                                m_options.maxInstances, "maxInstances", false,
+                                                where);
+            if (!count) {
+                count = elements.count;
+                countFrom = name;
+            } else if (elements.count != *count) {
+                fail(where + ": attribute " + name + " has " + std::to_string(elements.count) +
+                     " elements, " + countFrom + " has " + std::to_string(*count) +
+                     "; every instancing attribute must have one element per instance");
+            }
+            return elements;
+        };
+        std::vector<glm::vec3> translations;
+        std::vector<glm::vec4> rotations;
+        std::vector<glm::vec3> scales;
+        InstanceSet set;
+        for (const std::string& name : attributes.Keys()) {  // sorted: deterministic messages
+            if (name == "TRANSLATION") {
+                translations = readVectors<3>(view(name, kTranslationRule), glm::vec3(0.0f));
+            } else if (name == "ROTATION") {
+                rotations = readVectors<4>(view(name, kRotationRule), glm::vec4(0, 0, 0, 1));
+            } else if (name == "SCALE") {
+                scales = readVectors<3>(view(name, kScaleRule), glm::vec3(1.0f));
+            } else if (name == "_COLOR_0") {
+                set.colors = readVectors<4>(view(name, kColorRule), glm::vec4(1.0f));
+            } else if (!name.empty() && name.front() == '_') {
+                const ElementView elements = view(name, kCustomInstanceRule);
+                set.attributes.push_back(
+                    {name, elements.components, readVectors<4>(elements, glm::vec4(0.0f))});
+            } else {
+                fail(where + ": attribute '" + name + "' is neither TRANSLATION, ROTATION, SCALE "
+                             "nor a custom attribute (a name starting with '_')");
+            }
+        }
+        const std::uint64_t instanceCount = *count;  // set: there was at least one attribute
+        set.transforms.reserve(instanceCount);
+        if (set.colors.empty()) {
+            set.colors.assign(instanceCount, glm::vec4(1.0f));
+        }
+        for (std::uint64_t i = 0; i < instanceCount; ++i) {
+            const std::string instance = where + ": instance " + std::to_string(i);
+            glm::dquat rotation(1.0, 0.0, 0.0, 0.0);
+            if (!rotations.empty()) {
+                const glm::vec4& r = rotations[i];  // x, y, z, w in the file
+                rotation = glm::dquat(r.w, r.x, r.y, r.z);
+                const double length = glm::length(rotation);
+                if (!std::isfinite(length) || length == 0.0) {
+                    fail(instance + ": ROTATION is not a unit quaternion");
+                }
+                rotation /= length;  // quantized and rounded values are not exactly unit
+            }
+            const glm::dvec3 translation = translations.empty() ? glm::dvec3(0.0)
+                                                                : glm::dvec3(translations[i]);
+            const glm::dvec3 scale = scales.empty() ? glm::dvec3(1.0) : glm::dvec3(scales[i]);
+            const glm::mat4 transform(detail::composeTrs(translation, rotation, scale));
+            bool finite = true;
+            for (int c = 0; c < 4; ++c) {
+                finite = finite && allFinite(transform[c]);
+            }
+            if (!finite) {
+                fail(instance + ": TRANSLATION or SCALE is NaN or infinite");
+            }
+            if (!allFinite(set.colors[i]) ||
+                glm::any(glm::lessThan(set.colors[i], glm::vec4(0.0f)))) {
+                fail(instance + ": _COLOR_0 is negative, NaN or infinite");
+            }
+            set.transforms.push_back(transform);
+        }
+        std::sort(set.attributes.begin(), set.attributes.end(),
+                  [](const InstanceAttribute& a, const InstanceAttribute& b) {
+                      return a.name < b.name;
+                  });
+        if (!set.attributes.empty()) {
+            std::string names;
+            for (const InstanceAttribute& attribute : set.attributes) {
+                names += (names.empty() ? "" : ", ") + attribute.name;
+            }
+            log(LogLevel::Info, m_path + ": " + where + ": custom instance attributes " + names +
+                                    " kept in ImportedScene::instancing (myriad has no "
+                                    "per-instance lanes to draw them with yet)");
+        }
+        return set;
+    }
+
+    /** Gives @p target node @p index's local transform: TRS as stored, or its matrix split
+     *  into TRS (3.5.3: a matrix MUST be decomposable; shear is dropped with a warning). */
+    void applyNodeTransform(int index, SceneNode& target) const {
+        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(index)];
+        glm::dvec3 translation(0.0);
+        glm::dquat rotation(1.0, 0.0, 0.0, 0.0);
+        glm::dvec3 scale(1.0);
+        if (!node.matrix.empty()) {  // 16 values: traverseScene() checked
+            const glm::dmat4 matrix = glm::make_mat4(node.matrix.data());
+            for (int c = 0; c < 4; ++c) {
+                if (!allFinite(matrix[c])) {
+                    fail(describeNode(index) + ": matrix has NaN or infinite values");
+                }
+            }
+            const detail::Trs trs = detail::decomposeAffine(matrix);
+            if (trs.lossy) {
+                warn(describeNode(index) + ": matrix is not translation * rotation * scale "
+                     "(shear or a projective row); the shear is dropped");
+            }
+            translation = trs.translation;
+            rotation = trs.rotation;
+            scale = trs.scale;
+        } else {  // sizes checked by traverseScene()
+            if (!node.translation.empty()) {
+                translation = glm::dvec3(node.translation[0], node.translation[1],
+                                         node.translation[2]);
+            }
+            if (!node.rotation.empty()) {
+                rotation = glm::dquat(node.rotation[3], node.rotation[0], node.rotation[1],
+                                      node.rotation[2]);
+            }
+            if (!node.scale.empty()) {
+                scale = glm::dvec3(node.scale[0], node.scale[1], node.scale[2]);
+            }
+        }
+        try {
+            target.setPosition(translation);
+            target.setRotation(glm::quat(rotation));
+            target.setScale(glm::vec3(scale));
+        } catch (const InvalidArgument& e) {
+            fail(describeNode(index) + ": " + e.what());
+        }
+    }
+
+    /** Builds glTF node @p index (see importScene()), adds it under @p parent and returns it,
+     *  the place for its glTF children. */
+    SceneNode& buildNode(int index, SceneNode& parent, SceneNode& root, ImportedScene& result,
+                         std::size_t& drawn) {
+        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(index)];
+        const std::string name = nodeName(index);
+        std::vector<const ScenePrimitive*> pieces;
+        if (node.mesh >= 0) {
+            const tinygltf::Mesh& mesh = meshOfNode(index);
+            for (std::size_t i = 0; i < mesh.primitives.size(); ++i) {
+                if (const ScenePrimitive* piece = scenePrimitive(node.mesh, static_cast<int>(i))) {
+                    pieces.push_back(piece);
+                }
+            }
+        }
+        std::optional<InstanceSet> instances;
+        if (const auto it = node.extensions.find(std::string(kInstancingExtension));
+            it != node.extensions.end()) {
+            if (node.mesh < 0) {
+                warn(describeNode(index) + " has EXT_mesh_gpu_instancing but no mesh; ignored");
+            } else {
+                instances = readInstances(index, it->second);
+            }
+        }
+        // 3.7.3.2: a skinned node's own transform MUST be ignored, and with the skin ignored the
+        // mesh is drawn in its bind pose at identity. A childless scene root can be that node;
+        // elsewhere the node keeps its transform for its children and the mesh goes to root.
+        const bool skinned = node.skin >= 0 && !pieces.empty();
+        const bool skinnedInPlace = skinned && &parent == &root && node.children.empty();
+        const bool skinnedAside = skinned && !skinnedInPlace;
+
+        std::vector<MeshNode*> drawNodes;
+        std::vector<InstancedMeshNode*> batches;
+        auto makeDrawNode = [&](const ScenePrimitive& piece,
+                                std::string drawName) -> std::unique_ptr<SceneNode> {
+            if (!instances) {
+                auto single = std::make_unique<MeshNode>(piece.mesh, piece.material,
+                                                         std::move(drawName));
+                drawNodes.push_back(single.get());
+                return single;
+            }
+            std::unique_ptr<InstancedMeshNode> batch;
+            try {
+                batch = std::make_unique<InstancedMeshNode>(
+                    piece.mesh, piece.material, instances->transforms.size(), std::move(drawName));
+                for (std::size_t i = 0; i < instances->transforms.size(); ++i) {
+                    batch->addInstance(instances->transforms[i], instances->colors[i]);
+                }
+            } catch (const Error& e) {  // CapacityError past maxCapacity; checked values else
+                fail(describeNode(index) + ": EXT_mesh_gpu_instancing: " + e.what());
+            }
+            drawNodes.push_back(batch.get());
+            batches.push_back(batch.get());
+            return batch;
+        };
+        auto pieceName = [&](const ScenePrimitive& piece) {
+            return name + "/" + meshName(node.mesh) + "#" + std::to_string(piece.index);
+        };
+
+        std::unique_ptr<SceneNode> made;
+        if (pieces.size() == 1 && !skinnedAside) {
+            made = makeDrawNode(*pieces.front(), name);
+        } else {
+            made = std::make_unique<SceneNode>(name);
+            // One child per primitive, each with its own copy of the instance records. This is
+            // where "one node, several primitives sharing one instance stream" will replace the
+            // children once the core has it.
+            SceneNode& holder = skinnedAside ? root : *made;
+            for (const ScenePrimitive* piece : pieces) {
+                std::string drawName = skinnedAside && pieces.size() == 1 ? name : pieceName(*piece);
+                if (skinnedAside) {
+                    drawName += " (bind pose)";
+                }
+                holder.add(makeDrawNode(*piece, std::move(drawName)));
+            }
+        }
+        if (!skinnedInPlace) {
+            applyNodeTransform(index, *made);
+        }
+        drawn += drawNodes.size();
+        if (instances) {
+            result.instancing.push_back(
+                {name, index, std::move(batches), std::move(instances->attributes)});
+        }
+        if (!pieces.empty() && pieces.front()->mesh->morphTargetCount() > 0) {
+            m_targetCountOfNode.try_emplace(index, pieces.front()->mesh->morphTargetCount());
+            m_morphNodesOfNode[index] = drawNodes;
+        }
+        return parent.add(std::move(made));
     }
 
     /** Expands every attribute through @p indices so no vertex is shared, then makes the
@@ -1174,12 +1588,19 @@ private:
     std::vector<std::shared_ptr<const Image>> m_images;
     std::vector<std::string> m_targetNames;  ///< of the mesh being imported
     std::map<int, std::vector<std::size_t>> m_primitivesOfNode;  ///< morphing primitives per node
+    std::map<int, std::size_t> m_targetCountOfNode;  ///< morph targets of a node's mesh, if any
+    std::map<int, std::vector<MeshNode*>> m_morphNodesOfNode;  ///< importScene: morphing nodes
+    std::map<std::pair<int, int>, std::optional<ScenePrimitive>> m_scenePrimitives;
 };
 
 } // namespace
 
 ImportedModel importModel(const std::string& path, const ImportOptions& options) {
     return Importer(path, options).run();
+}
+
+ImportedScene importScene(const std::string& path, const ImportOptions& options) {
+    return Importer(path, options).runScene();
 }
 
 } // namespace myriad::gltf

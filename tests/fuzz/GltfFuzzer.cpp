@@ -1,4 +1,4 @@
-// libFuzzer target: myriad::gltf::importModel on arbitrary bytes.
+// libFuzzer target: myriad::gltf::importModel and importScene on arbitrary bytes.
 //
 // The importer reads files (tinygltf resolves external buffers and images relative to the
 // file), so each input is written to a scratch file first: "input.glb" when it starts with the
@@ -79,15 +79,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::abort();  // not the importer's fault, but the run would test nothing
         }
     }
-    try {
-        (void)myriad::gltf::importModel(path.string());
-    } catch (const myriad::ImportError&) {
-        // the documented outcome for a broken file
-    } catch (const myriad::Error& e) {
-        if (!reportedOtherError) {
-            reportedOtherError = true;
-            std::fprintf(stderr, "GltfFuzzer: note: importModel threw a myriad::Error that is "
-                                 "not an ImportError: %s\n", e.what());
+    // Both entry points: importScene() has its own paths (node tree, instancing extension).
+    for (const bool scene : {false, true}) {
+        try {
+            if (scene) {
+                (void)myriad::gltf::importScene(path.string());
+            } else {
+                (void)myriad::gltf::importModel(path.string());
+            }
+        } catch (const myriad::ImportError&) {
+            // the documented outcome for a broken file
+        } catch (const myriad::Error& e) {
+            if (!reportedOtherError) {
+                reportedOtherError = true;
+                std::fprintf(stderr, "GltfFuzzer: note: %s threw a myriad::Error that is not an "
+                                     "ImportError: %s\n", scene ? "importScene" : "importModel",
+                             e.what());
+            }
         }
     }
     return 0;

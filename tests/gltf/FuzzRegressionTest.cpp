@@ -89,6 +89,8 @@ TEST_CASE("fuzz regressions: every glTF crash input is refused with ImportError"
         INFO("regression input " << input.string());
         CHECK_THROWS_AS((void)myriad::gltf::importModel(asFuzzerInput(input)),
                         myriad::ImportError);
+        CHECK_THROWS_AS((void)myriad::gltf::importScene(asFuzzerInput(input)),
+                        myriad::ImportError);
     }
     SUCCEED(inputs.size() << " glTF regression input(s)");
 }
@@ -114,6 +116,9 @@ TEST_CASE("fuzz seeds: the hand-made glTF and image seeds are valid", "[gltf][fu
         myriad::gltf::ImportedModel model;
         REQUIRE_NOTHROW(model = myriad::gltf::importModel(asFuzzerInput(seed)));
         CHECK_FALSE(model.primitives.empty());
+        myriad::gltf::ImportedScene scene;
+        REQUIRE_NOTHROW(scene = myriad::gltf::importScene(asFuzzerInput(seed)));
+        CHECK(scene.root->childCount() > 0);
     }
     const std::vector<fs::path> images = filesIn(kFuzzDir / "seeds" / "image");
     CHECK(images.size() >= 4);

@@ -1,5 +1,6 @@
 // glTF import on the CPU: the shared sample models, small hand-made files for each feature, and
 // one hostile file per error the importer promises to catch.
+#include "gltf/TestFiles.h"
 #include "myriad/gltf/GltfImporter.h"
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
@@ -30,120 +31,13 @@ using myriad::IndexType;
 using myriad::gltf::ImportedModel;
 using myriad::gltf::ImportOptions;
 using myriad::gltf::importModel;
+using namespace myriad::test::gltf;
 
 namespace {
 
 const fs::path kAssets{MYRIAD_ASSETS_DIR};
 
 std::string asset(const char* relative) { return (kAssets / relative).string(); }
-
-// ---- Helpers to write small .gltf files with an embedded buffer ----
-
-std::string base64(std::span<const std::uint8_t> bytes) {
-    static constexpr char kAlphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    for (std::size_t i = 0; i < bytes.size(); i += 3) {
-        const std::size_t left = bytes.size() - i;
-        const std::uint32_t chunk = (std::uint32_t{bytes[i]} << 16) |
-                                    (left > 1 ? std::uint32_t{bytes[i + 1]} << 8 : 0u) |
-                                    (left > 2 ? std::uint32_t{bytes[i + 2]} : 0u);
-        out += kAlphabet[(chunk >> 18) & 63];
-        out += kAlphabet[(chunk >> 12) & 63];
-        out += left > 1 ? kAlphabet[(chunk >> 6) & 63] : '=';
-        out += left > 2 ? kAlphabet[chunk & 63] : '=';
-    }
-    return out;
-}
-
-/** Little-endian binary data for one glTF buffer; each block starts 4-byte aligned. */
-struct Blob {
-    std::vector<std::uint8_t> bytes;
-
-    template <class T>
-    std::size_t add(std::initializer_list<T> values) {
-        while (bytes.size() % 4 != 0) {
-            bytes.push_back(0);
-        }
-        const std::size_t offset = bytes.size();
-        bytes.resize(offset + values.size() * sizeof(T));
-        std::memcpy(bytes.data() + offset, std::data(values), values.size() * sizeof(T));
-        return offset;
-    }
-};
-
-/** A glTF document put together from JSON fragments. */
-struct Doc {
-    Blob buffer;
-    std::string bufferViews = "[]";
-    std::string accessors = "[]";
-    std::string meshes = "[]";
-    std::string nodes = R"([{"mesh": 0}])";
-    std::string scenes = R"([{"nodes": [0]}])";
-    std::string extra;  ///< more top-level members, each followed by a comma
-
-    [[nodiscard]] std::string json() const {
-        return R"({"asset": {"version": "2.0"}, )" + extra + R"("scene": 0, "scenes": )" + scenes +
-               R"(, "nodes": )" + nodes + R"(, "meshes": )" + meshes + R"(, "accessors": )" +
-               accessors + R"(, "bufferViews": )" + bufferViews +
-               R"(, "buffers": [{"byteLength": )" + std::to_string(buffer.bytes.size()) +
-               R"(, "uri": "data:application/octet-stream;base64,)" + base64(buffer.bytes) +
-               R"("}]})";
-    }
-};
-
-/** Replaces the one occurrence of @p from in @p text; fails the test when it is not there. */
-void replaceOnce(std::string& text, const std::string& from, const std::string& to) {
-    const std::size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    REQUIRE(text.find(from, at + 1) == std::string::npos);
-    text.replace(at, from.size(), to);
-}
-
-/** The minimal triangle (0,0,0) (1,0,0) (0,1,0): accessor 0 POSITION, accessor 1 indices. */
-Doc triangle() {
-    Doc doc;
-    doc.buffer.add<float>({0, 0, 0, 1, 0, 0, 0, 1, 0});
-    doc.buffer.add<std::uint16_t>({0, 1, 2});
-    doc.bufferViews = R"([{"buffer": 0, "byteOffset": 0, "byteLength": 36},
-                          {"buffer": 0, "byteOffset": 36, "byteLength": 6}])";
-    doc.accessors = R"([{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
-                         "min": [0, 0, 0], "max": [1, 1, 0]},
-                        {"bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR"}])";
-    doc.meshes = R"([{"name": "tri",
-                      "primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}])";
-    return doc;
-}
-
-/** A folder of its own under the system temp folder, removed when the test process ends. */
-const fs::path& tempDir() {
-    struct Dir {
-        fs::path path;
-        Dir() {
-            path = fs::temp_directory_path() /
-                   ("myriad-gltf-test-" +
-                    std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-            fs::create_directories(path);
-        }
-        ~Dir() {
-            std::error_code ec;
-            fs::remove_all(path, ec);
-        }
-    };
-    static const Dir dir;
-    return dir.path;
-}
-
-std::string writeFile(const std::string& name, const std::string& text) {
-    const fs::path path = tempDir() / name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path.string();
-}
-
-std::string writeDoc(const std::string& name, const Doc& doc) {
-    return writeFile(name, doc.json());
-}
 
 /** The ImportError message for @p path, or a note that none was thrown. Other exception types
  *  propagate and fail the test. */
@@ -182,31 +76,6 @@ glm::vec3 size(const myriad::Aabb& box) { return box.max - box.min; }
 bool near(const glm::vec3& a, const glm::vec3& b, float tolerance = 1e-5f) {
     return glm::all(glm::lessThanEqual(glm::abs(a - b), glm::vec3(tolerance)));
 }
-
-/** Collects log messages for the lifetime of the object. */
-class LogCapture {
-public:
-    LogCapture() {
-        myriad::setLogCallback([this](myriad::LogLevel level, std::string_view message) {
-            std::lock_guard lock(m_mutex);
-            if (level == myriad::LogLevel::Warning) {
-                m_warnings.emplace_back(message);
-            }
-        });
-    }
-    ~LogCapture() { myriad::setLogCallback({}); }
-    LogCapture(const LogCapture&) = delete;
-    LogCapture& operator=(const LogCapture&) = delete;
-
-    [[nodiscard]] std::vector<std::string> warnings() const {
-        std::lock_guard lock(m_mutex);
-        return m_warnings;
-    }
-
-private:
-    mutable std::mutex m_mutex;
-    std::vector<std::string> m_warnings;
-};
 
 /** A 2x1 RGBA PNG: pixel 0 opaque red, pixel 1 green with alpha 128. */
 constexpr const char* kTinyPng = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAD0lEQVR4nGP4z8Dw"

@@ -1,11 +1,15 @@
 #pragma once
 /** @file
  *  glTF 2.0 import (.gltf with external or embedded buffers, and .glb), via tinygltf. */
+#include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Material.h"
 #include "myriad/core/MeshData.h"
+#include "myriad/core/MeshNode.h"
 #include "myriad/core/MorphAnimation.h"
+#include "myriad/core/SceneNode.h"
 
 #include <glm/mat4x4.hpp>
+#include <glm/vec4.hpp>
 
 #include <memory>
 #include <string>
@@ -36,6 +40,7 @@ struct ImportOptions {
     std::uint32_t maxImageSide = 8192;       ///< a texture wider or taller is refused
     std::uint64_t maxVertices = 1u << 24;    ///< per primitive (16 Mi)
     std::uint64_t maxIndices = 1u << 26;     ///< per primitive (64 Mi)
+    std::uint64_t maxInstances = 1u << 24;   ///< per EXT_mesh_gpu_instancing node (16 Mi)
 };
 
 /** Loads @p path (.gltf or .glb) into meshes and materials.
@@ -48,13 +53,97 @@ struct ImportOptions {
  *  shared between primitives that use the same image), alphaMode, alphaCutoff, doubleSided.
  *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data.
  *  Primitives that are not triangle lists (points, lines, strips, fans) are skipped with a
- *  warning through myriad::log. Skins and node (TRS) animations are ignored here.
+ *  warning through myriad::log. Also warned about, and otherwise ignored: skins (the mesh is
+ *  drawn in its bind pose), animation channels of node translation / rotation / scale,
+ *  extensions in extensionsUsed that are not understood, and EXT_mesh_gpu_instancing (this flat
+ *  list draws one copy per node: use importScene() to get the instances).
  *
  *  @throws ImportError, the message starting with the path, when the file is missing or
  *  unreadable, the JSON is malformed, a primitive has no POSITION, an accessor (offset + count
  *  x stride) runs past its buffer view or buffer, a component type is not allowed by the spec
  *  for its attribute, an index is past the vertex count, a count exceeds the limits in
- *  @p options, or an image is corrupt or too large. Nothing is returned then. */
+ *  @p options, an image is corrupt or too large, or extensionsRequired lists an extension
+ *  this function does not implement (the message names it; EXT_mesh_gpu_instancing is
+ *  implemented by importScene() only). Nothing is returned then. */
 [[nodiscard]] ImportedModel importModel(const std::string& path, const ImportOptions& options = {});
+
+/** A custom per-instance attribute of an EXT_mesh_gpu_instancing node (any attribute whose
+ *  name starts with '_' other than _COLOR_0, e.g. _ID, _LANE0.._LANE3). myriad has no
+ *  per-instance shader data for them yet, so they are kept here instead of being dropped. */
+struct InstanceAttribute {
+    std::string name;               ///< as in the file, e.g. "_ID"
+    int components = 1;             ///< 1 (SCALAR) to 4 (VEC4)
+    /** One per instance, in instance order. Components past `components` are 0. Integers are
+     *  converted to float (normalized ones to [0, 1] or [-1, 1]); an unsigned int above 2^24
+     *  loses its low bits. */
+    std::vector<glm::vec4> values;
+};
+
+/** One glTF node that carried EXT_mesh_gpu_instancing, and what it became. */
+struct ImportedInstancing {
+    std::string nodeName;  ///< the glTF node's name, or "node<index>"
+    int gltfNode = -1;     ///< index into the file's nodes array
+    /** Non-owning, inside ImportedScene::root: one batch per triangle primitive of the node's
+     *  mesh, all holding the same records (same transforms, same colours). Valid while the
+     *  nodes live (moving ImportedScene::root, or adding it under another node, keeps them). */
+    std::vector<InstancedMeshNode*> batches;
+    std::vector<InstanceAttribute> attributes;  ///< custom attributes, sorted by name
+};
+
+/** A morph-weights animation and the nodes it drives in an ImportedScene. */
+struct SceneMorphAnimation {
+    MorphAnimation animation;      ///< its `primitives` member is empty here; see `nodes`
+    std::vector<MeshNode*> nodes;  ///< non-owning, inside ImportedScene::root; one per primitive
+};
+
+/** A glTF scene as a myriad node tree. See importScene(). */
+struct ImportedScene {
+    std::string path;
+    /** A group node named after the glTF scene (or "scene"), holding the scene's root nodes.
+     *  Add it under a Scene with `scene.root().add(std::move(imported.root))`. */
+    std::unique_ptr<SceneNode> root;
+    std::vector<ImportedInstancing> instancing;          ///< in node order
+    std::vector<SceneMorphAnimation> morphAnimations;   ///< "weights" channels, as importModel
+};
+
+/** Loads @p path (.gltf or .glb) as a node tree: what importModel() reads, but with nothing
+ *  flattened, meshes shared between the nodes that use them, and instances kept as instances.
+ *
+ *  Each glTF node of the scene (default scene, else scene 0, else every root node) becomes one
+ *  myriad node with the glTF node's name ("node<index>" if unnamed) and local transform: TRS,
+ *  or a matrix decomposed into TRS (glTF 2.0 section 3.5.3 requires matrices to be
+ *  decomposable; a sheared one loses its shear, with a warning). Its kind:
+ *  - no mesh: a SceneNode (group);
+ *  - a mesh with one triangle primitive: a MeshNode, or with EXT_mesh_gpu_instancing an
+ *    InstancedMeshNode with one record per instance;
+ *  - a mesh with several triangle primitives: a group holding one such node per primitive,
+ *    named "<node>/<mesh>#<primitive>", at identity (instanced ones all get the same records).
+ *  glTF children go under their parent's node. Mesh data stays in mesh space (the transforms
+ *  live on the nodes), and one glTF mesh primitive becomes one MeshGeometry shared by every node
+ *  that uses it.
+ *
+ *  EXT_mesh_gpu_instancing: instance i's record is T(i) * R(i) * S(i) from the TRANSLATION
+ *  (float VEC3), ROTATION (float, normalized byte or normalized short VEC4 quaternion, x y z w;
+ *  renormalised) and SCALE (float VEC3) accessors, each optional (identity when absent), in
+ *  node space: its world placement is the node's world matrix times the record, parents
+ *  included. The record's colour comes from _COLOR_0 (VEC3 or VEC4, float or normalized
+ *  unsigned byte/short; alpha 1 for VEC3), white without it. Other attributes starting with
+ *  '_' go to ImportedScene::instancing (logged at Info level); any other name is refused.
+ *
+ *  Skinned nodes (3.7.3.2: their own transform MUST be ignored): the mesh is drawn in its bind
+ *  pose at identity. A skinned node that is a scene root without children becomes a MeshNode
+ *  at identity in place; otherwise its place in the tree is a group with its transform (for its
+ *  children) and its mesh nodes are added under `root`, named "<node> (bind pose)".
+ *  Warnings (myriad::log, Warning): as importModel(), minus the instancing one, plus a node
+ *  matrix with shear. docs/gltf.md has the tables.
+ *
+ *  @throws ImportError, the message starting with the path, for everything importModel()
+ *  refuses, and when: an instancing attribute accessor has a count other than the others, a
+ *  count above ImportOptions::maxInstances, a type or component type the extension does not
+ *  allow, a NaN/Inf value or a zero-length quaternion (naming the instance); the extension
+ *  has no attributes, or an attribute other than TRANSLATION/ROTATION/SCALE whose name does
+ *  not start with '_'; a node transform is not finite. The extension on a node without a mesh
+ *  is ignored with a warning. Nothing is returned then. */
+[[nodiscard]] ImportedScene importScene(const std::string& path, const ImportOptions& options = {});
 
 } // namespace myriad::gltf
