@@ -108,9 +108,7 @@ void InstancedMeshNode::refreshInstanceMeshBox() const noexcept {
             }
         }
     }
-    m_instanceMeshBox = targets == 0 ? mesh()->localBounds()
-                                     : mesh()->morphedBounds({m_morphWeightLow.data(), targets},
-                                                             {m_morphWeightHigh.data(), targets});
+    m_instanceMeshBox = primitivesBounds({m_morphWeightLow.data(), targets}, {m_morphWeightHigh.data(), targets});
     m_instanceMeshBoxVersion = meshBoundsVersion();
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace myriad {
 
@@ -21,7 +22,7 @@ MeshNode::MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, 
         throw InvalidArgument("MeshNode('" + this->name() + "'): mesh is null");
     }
     m_morphWeights = m_mesh->defaultMorphWeights();
-    m_meshBounds = m_mesh->morphedBounds(m_morphWeights);
+    m_meshBounds = primitivesBounds(m_morphWeights, m_morphWeights);
 }
 
 void MeshNode::setMorphWeights(std::span<const float> weights) {
@@ -39,7 +40,7 @@ void MeshNode::setMorphWeights(std::span<const float> weights) {
     }
     std::fill(m_morphWeights.begin(), m_morphWeights.end(), 0.0f);
     std::copy(weights.begin(), weights.end(), m_morphWeights.begin());
-    m_meshBounds = m_mesh->morphedBounds(m_morphWeights);
+    m_meshBounds = primitivesBounds(m_morphWeights, m_morphWeights);
     ++m_meshBoundsVersion;
 }
 
@@ -66,12 +67,69 @@ void MeshNode::setMesh(std::shared_ptr<const MeshGeometry> mesh) {
     if (!mesh) {
         throw InvalidArgument("MeshNode::setMesh: mesh is null");
     }
+    if (!m_extraPrimitives.empty() && mesh->morphTargetCount() != m_mesh->morphTargetCount()) {
+        throw InvalidArgument("MeshNode::setMesh: '" + mesh->name() + "' has " +
+                              std::to_string(mesh->morphTargetCount()) + " morph targets, the node's other primitives " +
+                              std::to_string(m_mesh->morphTargetCount()));
+    }
     std::vector<float> weights = mesh->defaultMorphWeights();
-    const Aabb bounds = mesh->morphedBounds(weights);
-    m_mesh = std::move(mesh);
+    std::shared_ptr<const MeshGeometry> old = std::exchange(m_mesh, std::move(mesh));
+    Aabb bounds;
+    try {
+        bounds = primitivesBounds(weights, weights);
+    } catch (...) {
+        m_mesh = std::move(old);
+        throw;
+    }
     m_morphWeights = std::move(weights);
     m_meshBounds = bounds;
     ++m_meshBoundsVersion;
+}
+
+void MeshNode::addPrimitive(std::shared_ptr<const MeshGeometry> mesh, Material material) {
+    if (!mesh) {
+        throw InvalidArgument("MeshNode::addPrimitive: mesh is null");
+    }
+    if (mesh->morphTargetCount() != m_mesh->morphTargetCount()) {
+        throw InvalidArgument("MeshNode::addPrimitive: '" + mesh->name() + "' has " +
+                              std::to_string(mesh->morphTargetCount()) + " morph targets, the node's mesh " +
+                              std::to_string(m_mesh->morphTargetCount()));
+    }
+    Aabb bounds = m_meshBounds;
+    bounds.extend(mesh->morphedBounds(m_morphWeights));
+    m_extraPrimitives.push_back({std::move(mesh), std::move(material)});  // may throw: nothing changed
+    m_meshBounds = bounds;
+    ++m_meshBoundsVersion;
+}
+
+void MeshNode::checkPrimitive(std::size_t index, const char* function) const {
+    if (index >= primitiveCount()) {
+        throw OutOfRange(std::string(function) + ": primitive " + std::to_string(index) + " >= primitiveCount " +
+                         std::to_string(primitiveCount()));
+    }
+}
+
+const std::shared_ptr<const MeshGeometry>& MeshNode::primitiveMesh(std::size_t index) const {
+    checkPrimitive(index, "MeshNode::primitiveMesh");
+    return index == 0 ? m_mesh : m_extraPrimitives[index - 1].mesh;
+}
+
+const Material& MeshNode::primitiveMaterial(std::size_t index) const {
+    checkPrimitive(index, "MeshNode::primitiveMaterial");
+    return index == 0 ? m_material : m_extraPrimitives[index - 1].material;
+}
+
+Material& MeshNode::primitiveMaterial(std::size_t index) {
+    checkPrimitive(index, "MeshNode::primitiveMaterial");
+    return index == 0 ? m_material : m_extraPrimitives[index - 1].material;
+}
+
+Aabb MeshNode::primitivesBounds(std::span<const float> low, std::span<const float> high) const {
+    Aabb bounds = m_mesh->morphedBounds(low, high);
+    for (const Primitive& primitive : m_extraPrimitives) {
+        bounds.extend(primitive.mesh->morphedBounds(low, high));
+    }
+    return bounds;
 }
 
 } // namespace myriad

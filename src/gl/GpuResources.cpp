@@ -193,30 +193,39 @@ const BatchGpu* GpuResources::findBatch(const InstancedMeshNode& node) const noe
 }
 
 BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
-    MeshGpu& meshGpu = mesh(node.mesh());
     BatchGpu& batch = m_batches[node.id()];
     batch.lastUsedFrame = m_frame;
     if (batch.alive.expired()) {
         batch.alive = node.lifetime();
         batch.node = &node;
     }
-    const bool newMesh = batch.meshId != node.mesh()->id();
     for (std::size_t s = 0; s < InstanceStreamId::Count; ++s) {
         const InstanceStream& stream = node.streams()[s];
         if (stream.allocated()) {
             uploadStream(node, stream, batch.streams[s]);
         }
     }
-    StreamGpu& records = batch.streams[InstanceStreamId::Record];
-    if (newMesh || batch.vertexArray.id() == 0 || records.cursor == 0) {
-        batch.vertexArray = VertexArray(meshLayout(true, labelFor(node, "InstancedMeshNode.vertex-array")));
-        batch.vertexArray.setVertexBuffer(kVertexBinding, meshGpu.vertices);
-        batch.vertexArray.setIndexBuffer(meshGpu.indices, node.mesh()->indexType(),
-                                         node.mesh()->vertexCount() - 1);
-        batch.meshId = node.mesh()->id();
-    }
-    if (records.buffer.id() != 0) {
-        batch.vertexArray.setVertexBuffer(kInstanceBinding, records.buffer);
+    // One vertex array per primitive: its own mesh, the batch's one record buffer. Remade when
+    // the primitive's mesh changed (setMesh) or a primitive was added.
+    const StreamGpu& records = batch.streams[InstanceStreamId::Record];
+    const std::size_t primitives = node.primitiveCount();
+    batch.meshIds.resize(primitives, 0);
+    batch.vertexArrays.resize(primitives);
+    for (std::size_t p = 0; p < primitives; ++p) {
+        const std::shared_ptr<const MeshGeometry>& geometry = node.primitiveMesh(p);
+        VertexArray& vertexArray = batch.vertexArrays[p];
+        if (batch.meshIds[p] != geometry->id() || vertexArray.id() == 0) {
+            const MeshGpu& meshGpu = mesh(geometry);
+            vertexArray = VertexArray(meshLayout(true, labelFor(node, "InstancedMeshNode.vertex-array#" + std::to_string(p))));
+            vertexArray.setVertexBuffer(kVertexBinding, meshGpu.vertices);
+            vertexArray.setIndexBuffer(meshGpu.indices, geometry->indexType(), geometry->vertexCount() - 1);
+            batch.meshIds[p] = geometry->id();
+        } else {
+            (void)mesh(geometry);  // marks it used this frame
+        }
+        if (records.buffer.id() != 0) {
+            vertexArray.setVertexBuffer(kInstanceBinding, records.buffer);
+        }
     }
     return batch;
 }

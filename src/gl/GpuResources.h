@@ -48,8 +48,8 @@ struct StreamGpu {
 struct BatchGpu {
     const InstancedMeshNode* node = nullptr;
     std::weak_ptr<const void> alive;  // SceneNode::lifetime(): expires with the node
-    std::uint64_t meshId = 0;
-    VertexArray vertexArray;          // mesh bindings + the record stream at kInstanceBinding
+    std::vector<std::uint64_t> meshIds;     // per primitive: the mesh its vertex array binds
+    std::vector<VertexArray> vertexArrays;  // per primitive: its mesh + the shared record stream
     std::array<StreamGpu, InstanceStreamId::Count> streams;
     std::uint64_t lastUsedFrame = 0;
 };

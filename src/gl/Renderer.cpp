@@ -112,7 +112,7 @@ struct Renderer::Impl {
     /** The feature set a node needs in a view. */
     static std::uint32_t featuresOf(const detail::DrawItem& item, const View& view) {
         const MeshNode& node = *item.node;
-        const Material& material = node.material();
+        const Material& material = node.primitiveMaterial(item.primitive);
         std::uint32_t features = 0;
         if (item.instanced) {
             features |= detail::kInstanced;
@@ -122,7 +122,7 @@ struct Renderer::Impl {
                 features |= detail::kMixedMirroring;
             }
         }
-        if (node.mesh()->morphTargetCount() > 0) {
+        if (node.primitiveMesh(item.primitive)->morphTargetCount() > 0) {
             features |= detail::kMorph;
             if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasInstanceMorphWeights()) {
                 features |= detail::kInstanceMorphWeights;
@@ -137,7 +137,7 @@ struct Renderer::Impl {
             if (material.shading == Shading::Lit) {
                 features |= detail::kLit;
             }
-            if (node.drawsTransparent()) {
+            if (node.primitiveDrawsTransparent(item.primitive)) {
                 features |= detail::kBlend;
             }
         }
@@ -149,10 +149,11 @@ struct Renderer::Impl {
         for (const detail::ViewPass& pass : passes) {
             for (const auto* list : {&pass.opaque(), &pass.blended()}) {
                 for (const detail::DrawItem& item : *list) {
-                    (void)shaders.get(featuresOf(item, pass.view()), item.node->material().surface);
+                    const Material& material = item.node->primitiveMaterial(item.primitive);
+                    (void)shaders.get(featuresOf(item, pass.view()), material.surface);
                     const PhaseTimer timer(stats.uploadMs);
-                    (void)resources.mesh(item.node->mesh());
-                    (void)resources.texture(item.node->material());
+                    (void)resources.mesh(item.node->primitiveMesh(item.primitive));
+                    (void)resources.texture(material);
                     if (item.instanced) {
                         (void)resources.batch(static_cast<const InstancedMeshNode&>(*item.node));
                     }
@@ -174,7 +175,7 @@ struct Renderer::Impl {
     // mixes mirrored and ordinary instances (kMixedMirroring), none for double-sided materials.
     static void setFaceCulling(const detail::DrawItem& item, std::uint32_t features) {
         const MeshNode& node = *item.node;
-        if (node.material().doubleSided || (features & detail::kMixedMirroring) != 0) {
+        if (node.primitiveMaterial(item.primitive).doubleSided || (features & detail::kMixedMirroring) != 0) {
             glDisable(GL_CULL_FACE);
             return;
         }
@@ -188,7 +189,7 @@ struct Renderer::Impl {
 
     void draw(const detail::DrawItem& item, const detail::ViewPass& pass, const Scene& scene) {
         const MeshNode& node = *item.node;
-        const Material& material = node.material();
+        const Material& material = node.primitiveMaterial(item.primitive);
         const std::uint32_t features = featuresOf(item, pass.view());
         detail::SurfaceProgram& chosen = shaders.get(features, material.surface);
         const Program& program = chosen.program;
@@ -208,8 +209,9 @@ struct Renderer::Impl {
             chosen.viewSerial = viewSerial;
         }
 
-        const MeshGeometry& geometry = *node.mesh();
-        detail::MeshGpu& mesh = resources.mesh(node.mesh());
+        const std::shared_ptr<const MeshGeometry>& primitiveMesh = node.primitiveMesh(item.primitive);
+        const MeshGeometry& geometry = *primitiveMesh;
+        detail::MeshGpu& mesh = resources.mesh(primitiveMesh);
         if ((features & detail::kMorph) != 0) {
             glBindTextureUnit(1, mesh.morphTargets.id());
             program.setUniform(u.morphTargetCount, static_cast<int>(geometry.morphTargetCount()));
@@ -238,7 +240,7 @@ struct Renderer::Impl {
             if ((features & detail::kInstanceMorphWeights) != 0) {
                 glBindTextureUnit(2, batch.streams[InstanceStreamId::MorphWeights].texture.id());
             }
-            vertexArray = &batch.vertexArray;
+            vertexArray = &batch.vertexArrays[item.primitive];
             ++stats.batches;
         } else {
             ++stats.meshNodes;

@@ -79,17 +79,22 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
             item.firstInstance = static_cast<std::uint32_t>(drawn.begin);
             item.instanceCount = static_cast<std::uint32_t>(drawn.end - drawn.begin);
         }
-        const bool blended = meshNode.drawsTransparent();
-        // Depth-only views skip blended nodes: they write no depth.
-        if (item.instanceCount > 0 && !(blended && m_view->depthOnly)) {
-            // The whole batch is one sphere around every instance (never the mesh's own sphere
-            // at the node origin), tested camera-relative in float.
+        if (item.instanceCount > 0) {
+            // The whole batch is one sphere around every instance and primitive (never the
+            // mesh's own sphere at the node origin), tested camera-relative in float.
             const glm::vec3 centre(meshNode.worldBoundsCentre() - m_camera.eye);
             if (meshNode.frustumCulled() && !frustum.intersectsSphere(centre, meshNode.worldBoundsRadius())) {
                 ++stats.culledNodes;
             } else {
                 item.distance = glm::length(centre);
-                (blended ? m_blended : m_opaque).push_back(item);
+                for (std::size_t p = 0; p < meshNode.primitiveCount(); ++p) {
+                    item.primitive = static_cast<std::uint32_t>(p);
+                    const bool blended = meshNode.primitiveDrawsTransparent(p);
+                    // Depth-only views skip blended primitives: they write no depth.
+                    if (!(blended && m_view->depthOnly)) {
+                        (blended ? m_blended : m_opaque).push_back(item);
+                    }
+                }
             }
         }
     }

@@ -31,6 +31,7 @@ struct DrawItem {
     const MeshNode* node = nullptr;
     float distance = 0.0f;     ///< eye to the node's bounds centre, for back-to-front blending
     bool instanced = false;
+    std::uint32_t primitive = 0;  ///< MeshNode::primitiveMesh() / primitiveMaterial() index
     std::uint32_t firstInstance = 0;
     std::uint32_t instanceCount = 1;
 };

@@ -221,13 +221,8 @@ private:
         return static_cast<int>(m_model.materials.size() - 1);
     }
 
-    int meshIndex(const MeshNode& node) {
-        const int material = materialIndex(node.material());
-        const auto key = std::make_pair(node.mesh().get(), material);
-        if (const auto found = m_meshes.find(key); found != m_meshes.end()) {
-            return found->second;
-        }
-        const MeshGeometry& geometry = *node.mesh();
+    /** One glTF primitive: the geometry's attributes, indices and morph targets. */
+    tinygltf::Primitive makePrimitive(const MeshGeometry& geometry, int material) {
         const MeshData& data = geometry.data();
         tinygltf::Primitive primitive;
         primitive.mode = TINYGLTF_MODE_TRIANGLES;
@@ -250,9 +245,6 @@ private:
             data.indices16.empty()
                 ? addIndexAccessor(data.indices32, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
                 : addIndexAccessor(data.indices16, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
-        tinygltf::Mesh mesh;
-        mesh.name = geometry.name();
-        tinygltf::Value::Array targetNames;
         for (const MorphTarget& target : data.morphTargets) {
             std::map<std::string, int> attributes;
             attributes["POSITION"] =
@@ -262,18 +254,40 @@ private:
                     addFloatAccessor(target.normalDeltas, TINYGLTF_TYPE_VEC3, kArrayBuffer);
             }
             primitive.targets.push_back(std::move(attributes));
-            targetNames.emplace_back(target.name);
         }
+        return primitive;
+    }
+
+    /** The glTF mesh of @p node: one primitive per MeshNode primitive (glTF 2.0 section
+     *  3.7.2), written once per distinct list of (mesh, material). */
+    int meshIndex(const MeshNode& node) {
+        MeshKey key;
+        for (std::size_t p = 0; p < node.primitiveCount(); ++p) {
+            key.emplace_back(node.primitiveMesh(p).get(), materialIndex(node.primitiveMaterial(p)));
+        }
+        if (const auto found = m_meshes.find(key); found != m_meshes.end()) {
+            return found->second;
+        }
+        const MeshGeometry& geometry = *node.mesh();
+        tinygltf::Mesh mesh;
+        mesh.name = geometry.name();
+        for (const auto& [primitiveMesh, material] : key) {
+            mesh.primitives.push_back(makePrimitive(*primitiveMesh, material));
+        }
+        const MeshData& data = geometry.data();
         if (!data.morphTargets.empty()) {
+            tinygltf::Value::Array targetNames;
+            for (const MorphTarget& target : data.morphTargets) {
+                targetNames.emplace_back(target.name);
+            }
             const std::vector<float>& weights = geometry.defaultMorphWeights();
             mesh.weights.assign(weights.begin(), weights.end());
             mesh.extras = tinygltf::Value(tinygltf::Value::Object{
                 {"targetNames", tinygltf::Value(std::move(targetNames))}});
         }
-        mesh.primitives.push_back(std::move(primitive));
         m_model.meshes.push_back(std::move(mesh));
         const int index = static_cast<int>(m_model.meshes.size() - 1);
-        m_meshes.emplace(key, index);
+        m_meshes.emplace(std::move(key), index);
         return index;
     }
 
@@ -327,7 +341,8 @@ private:
     ExportOptions m_options;
     tinygltf::Model m_model;
     std::vector<Material> m_materials;  ///< parallel to m_model.materials
-    std::map<std::pair<const MeshGeometry*, int>, int> m_meshes;
+    using MeshKey = std::vector<std::pair<const MeshGeometry*, int>>;
+    std::map<MeshKey, int> m_meshes;
 };
 
 } // namespace

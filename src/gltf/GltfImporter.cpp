@@ -1330,25 +1330,27 @@ private:
             batches.push_back(batch.get());
             return batch;
         };
-        auto pieceName = [&](const ScenePrimitive& piece) {
-            return name + "/" + meshName(node.mesh) + "#" + std::to_string(piece.index);
+        // Several primitives are one node drawing each of them (MeshNode::addPrimitive): an
+        // instanced node keeps its records once, every primitive draws all of them.
+        auto makeAllPrimitives = [&](std::string drawName) -> std::unique_ptr<SceneNode> {
+            std::unique_ptr<SceneNode> drawNode = makeDrawNode(*pieces.front(), std::move(drawName));
+            auto& meshNode = static_cast<MeshNode&>(*drawNode);
+            for (std::size_t k = 1; k < pieces.size(); ++k) {
+                try {
+                    meshNode.addPrimitive(pieces[k]->mesh, pieces[k]->material);
+                } catch (const Error& e) {  // primitives with different morph-target counts
+                    fail(describeNode(index) + ": " + e.what());
+                }
+            }
+            return drawNode;
         };
-
         std::unique_ptr<SceneNode> made;
-        if (pieces.size() == 1 && !skinnedAside) {
-            made = makeDrawNode(*pieces.front(), name);
+        if (!pieces.empty() && !skinnedAside) {
+            made = makeAllPrimitives(name);
         } else {
             made = std::make_unique<SceneNode>(name);
-            // One child per primitive, each with its own copy of the instance records. This is
-            // where "one node, several primitives sharing one instance stream" will replace the
-            // children once the core has it.
-            SceneNode& holder = skinnedAside ? root : *made;
-            for (const ScenePrimitive* piece : pieces) {
-                std::string drawName = skinnedAside && pieces.size() == 1 ? name : pieceName(*piece);
-                if (skinnedAside) {
-                    drawName += " (bind pose)";
-                }
-                holder.add(makeDrawNode(*piece, std::move(drawName)));
+            if (skinnedAside) {
+                root.add(makeAllPrimitives(name + " (bind pose)"));
             }
         }
         if (!skinnedInPlace) {

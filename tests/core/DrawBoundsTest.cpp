@@ -4,6 +4,7 @@
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
+#include "myriad/util/Error.h"
 
 #include <catch2/catch.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -258,4 +259,31 @@ TEST_CASE("the culling sphere holds every transformed corner for random affine m
             }
         }
     }
+}
+
+TEST_CASE("added primitives widen the bounds and refuse a mesh with other morph targets", "[bounds][primitives]") {
+    MeshData far = shapes::quad(1.0f, 1.0f);
+    for (glm::vec3& p : far.positions) {
+        p.x += 10.0f;
+    }
+    MeshNode node(MeshGeometry::create(shapes::quad(1.0f, 1.0f), "near"), Material{}, "two");
+    CHECK(node.meshBounds().max.x == Approx(0.5f));
+    node.addPrimitive(MeshGeometry::create(far, "far"), Material{});
+    CHECK(node.primitiveCount() == 2);
+    CHECK(node.drawBounds().max.x == Approx(10.5f));
+    CHECK(node.drawBounds().min.x == Approx(-0.5f));
+
+    MeshData morphing = shapes::quad(1.0f, 1.0f);
+    morphing.morphTargets.push_back({"lift", std::vector<glm::vec3>(4, glm::vec3(0, 1, 0)), {}});
+    CHECK_THROWS_AS(node.addPrimitive(MeshGeometry::create(morphing, "morphing"), Material{}), InvalidArgument);
+    CHECK_THROWS_AS(node.addPrimitive(nullptr, Material{}), InvalidArgument);
+    CHECK_THROWS_AS(node.setMesh(MeshGeometry::create(morphing, "morphing")), InvalidArgument);
+    CHECK(node.primitiveCount() == 2);  // refused calls changed nothing
+    CHECK_THROWS_AS(node.primitiveMesh(2), OutOfRange);
+
+    InstancedMeshNode batch(MeshGeometry::create(shapes::quad(1.0f, 1.0f), "near"), Material{}, 4, "batch");
+    batch.addInstance(glm::mat4(1.0f));
+    CHECK(batch.localBounds().max.x == Approx(0.5f));
+    batch.addPrimitive(MeshGeometry::create(far, "far"), Material{});
+    CHECK(batch.localBounds().max.x == Approx(10.5f));  // current with no recompute call
 }

@@ -480,3 +480,38 @@ TEST_CASE("a user surface function paints stripes by world position and instance
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.125f, kSize), pixelY(0.5f, kSize), kBlack);  // [-0.25, 0): floor = -1
     CHECK(fixture.renderer.programCount() >= 3);  // two built-in variants + the striped ones
 }
+
+TEST_CASE("a batch with two primitives draws both at every instance from one record stream", "[primitives][pixels]") {
+    RenderFixture fixture;
+    // Primitive 0: a red quad left of the instance origin; primitive 1: a blue one right of it.
+    MeshData left = shapes::quad(0.2f, 0.2f);
+    MeshData right = shapes::quad(0.2f, 0.2f);
+    for (glm::vec3& p : left.positions) {
+        p.x -= 0.15f;
+    }
+    for (glm::vec3& p : right.positions) {
+        p.x += 0.15f;
+    }
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(left, "left"),
+                                                          unlit(glm::vec4(1, 0, 0, 1)), 2, "two-part");
+    batch.addPrimitive(MeshGeometry::create(right, "right"), unlit(glm::vec4(0, 0, 1, 1)));
+    batch.addInstance(at(-0.5f, 0.5f));
+    batch.addInstance(at(0.5f, -0.5f));
+    const Image image = fixture.render(scene);
+    const gl::FrameStats& stats = fixture.renderer.lastFrameStats();
+    CHECK(stats.drawCalls == 2);  // one per primitive
+    CHECK(stats.instances == 4);
+    CHECK(stats.bytesUploaded == 2 * 64 + 2 * (4 * 48 + 6 * 2));  // records once, two meshes
+    for (const glm::vec2 origin : {glm::vec2(-0.5f, 0.5f), glm::vec2(0.5f, -0.5f)}) {
+        MYRIAD_CHECK_PIXEL(image, pixelX(origin.x - 0.15f, kSize), pixelY(origin.y, kSize), kRed);
+        MYRIAD_CHECK_PIXEL(image, pixelX(origin.x + 0.15f, kSize), pixelY(origin.y, kSize), kBlue);
+    }
+    // Bounds cover both primitives: the batch is kept when only the right quad is in view.
+    batch.setPosition({-1.6f, 0.0f, 0.0f});
+    batch.setTransform(0, at(1.0f, 0.0f));
+    batch.setTransform(1, at(1.0f, 0.0f));
+    const Image shifted = fixture.render(scene);
+    CHECK(fixture.renderer.lastFrameStats().culledNodes == 0);
+    MYRIAD_CHECK_PIXEL(shifted, pixelX(-0.45f, kSize), pixelY(0.0f, kSize), kBlue);
+}

@@ -389,42 +389,32 @@ TEST_CASE("Box: a matrix node becomes TRS with the same world matrix", "[gltf][s
     CHECK(nearMatrix(group.child(0).worldMatrix(), expected, 1e-6f));
 }
 
-TEST_CASE("several primitives: a group with one child per primitive, instances shared",
+TEST_CASE("several primitives: one node drawing each, instances stored once",
           "[gltf][scene][hierarchy]") {
     SECTION("MorphPrimitivesTest: node 'mesh' holds mesh 'mesh' with two primitives") {
         const ImportedScene scene = importScene(asset("MorphPrimitivesTest/MorphPrimitivesTest.gltf"));
         SceneNode* node = scene.root->findByName("mesh");
         REQUIRE(node != nullptr);
-        CHECK(node->kind() == NodeKind::Group);
-        REQUIRE(node->childCount() == 2);
-        CHECK(node->child(0).name() == "mesh/mesh#0");
-        CHECK(node->child(1).name() == "mesh/mesh#1");
-        CHECK(node->child(0).kind() == NodeKind::Mesh);
-        CHECK(nearMatrix(node->child(1).worldMatrix(), node->worldMatrix()));
+        REQUIRE(node->kind() == NodeKind::Mesh);
+        CHECK(node->childCount() == 0);
+        const auto& mesh = static_cast<const MeshNode&>(*node);
+        REQUIRE(mesh.primitiveCount() == 2);
+        CHECK(mesh.primitiveMesh(0) != mesh.primitiveMesh(1));
+        CHECK(mesh.primitiveMesh(1)->morphTargetCount() == mesh.mesh()->morphTargetCount());
     }
-    SECTION("instanced: every primitive's batch gets the same records") {
+    SECTION("instanced: one batch whose two primitives share its records") {
         Builder b = instancedTriangle();
         replaceOnce(b.doc.meshes, R"("indices": 1}])", R"("indices": 1}, {"attributes": {"POSITION": 0}}])");
         const ImportedScene scene = importScene(writeDoc("instanced-two.gltf", b.doc));
         SceneNode* node = scene.root->findByName("batch");
         REQUIRE(node != nullptr);
-        CHECK(node->kind() == NodeKind::Group);
-        REQUIRE(node->childCount() == 2);
+        REQUIRE(node->kind() == NodeKind::InstancedMesh);
         REQUIRE(scene.instancing.size() == 1);
-        REQUIRE(scene.instancing[0].batches.size() == 2);
-        const InstancedMeshNode& first = *scene.instancing[0].batches[0];
-        const InstancedMeshNode& second = *scene.instancing[0].batches[1];
-        CHECK(&first == &node->child(0));
-        CHECK(first.name() == "batch/tri#0");
-        CHECK(second.name() == "batch/tri#1");
-        REQUIRE(first.count() == 3);
-        REQUIRE(second.count() == 3);
-        for (std::size_t i = 0; i < 3; ++i) {
-            CHECK(first.record(i).row0 == second.record(i).row0);
-            CHECK(first.record(i).row1 == second.record(i).row1);
-            CHECK(first.record(i).row2 == second.record(i).row2);
-        }
-        CHECK(nearMatrix(first.worldMatrix(), node->worldMatrix()));
+        REQUIRE(scene.instancing[0].batches.size() == 1);
+        const InstancedMeshNode& batch = *scene.instancing[0].batches[0];
+        CHECK(&batch == node);
+        CHECK(batch.primitiveCount() == 2);
+        CHECK(batch.count() == 3);
     }
 }
 

@@ -29,11 +29,37 @@ public:
     MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::string name = {});
 
     [[nodiscard]] const std::shared_ptr<const MeshGeometry>& mesh() const noexcept { return m_mesh; }
-    /** @throws InvalidArgument if @p mesh is null (the old mesh stays). */
+    /** Replaces primitive 0's mesh; the node's weights become its default weights.
+     *  @throws InvalidArgument if @p mesh is null, or the node has more primitives and the new
+     *  mesh's morph-target count differs from theirs (the old mesh stays). */
     void setMesh(std::shared_ptr<const MeshGeometry> mesh);
     [[nodiscard]] const Material& material() const noexcept { return m_material; }
     /** Editable in place; the renderer reads it at each draw. */
     [[nodiscard]] Material& material() noexcept { return m_material; }
+
+    // ---- several primitives (a glTF mesh with several materials) ---------------------------
+
+    /** Adds a primitive: another mesh with its own material drawn with this node's transform,
+     *  morph weights and (for an InstancedMeshNode) every instance — one draw per primitive,
+     *  all reading the same instance streams, so the instances are stored once. glTF 2.0 mesh
+     *  primitives (section 3.7.2) map to this. Primitive 0 is mesh() / material().
+     *  @throws InvalidArgument if @p mesh is null or its morph-target count differs from
+     *  mesh()'s (glTF requires every primitive of a mesh to have the same targets); nothing
+     *  changes then. */
+    void addPrimitive(std::shared_ptr<const MeshGeometry> mesh, Material material);
+    /** Primitives drawn by this node: 1 + those added. */
+    [[nodiscard]] std::size_t primitiveCount() const noexcept { return 1 + m_extraPrimitives.size(); }
+    /** The mesh of primitive @p index (0: mesh()). @throws OutOfRange if index >= primitiveCount(). */
+    [[nodiscard]] const std::shared_ptr<const MeshGeometry>& primitiveMesh(std::size_t index) const;
+    /** The material of primitive @p index (0: material()). @throws OutOfRange as primitiveMesh(). */
+    [[nodiscard]] const Material& primitiveMaterial(std::size_t index) const;
+    /** Editable material of primitive @p index. @throws OutOfRange as primitiveMesh(). */
+    [[nodiscard]] Material& primitiveMaterial(std::size_t index);
+    /** True when primitive @p index draws in the transparent pass (its material blends, or the
+     *  node's tint alpha is below 1). @throws OutOfRange as primitiveMesh(). */
+    [[nodiscard]] bool primitiveDrawsTransparent(std::size_t index) const {
+        return primitiveMaterial(index).alphaMode == AlphaMode::Blend || tint().a < 1.0f;
+    }
 
     /** What each of the mesh's morph targets is worth now, one weight per target (usually
      *  0..1; any finite value blends linearly). Starts as the mesh's default weights. For an
@@ -55,8 +81,9 @@ public:
      *  through. Covers the morphed geometry (MeshGeometry::morphedBounds()). */
     [[nodiscard]] const Aabb& drawBounds() const;
     /** The mesh's box with the node's morph weights applied (MeshGeometry::morphedBounds() of
-     *  morphWeights()), in the mesh's model space; kept by setMesh() and setMorphWeights(),
-     *  O(morph targets) each. Never empty. */
+     *  morphWeights()), united over every primitive, in the mesh's model space; kept by
+     *  setMesh(), addPrimitive() and setMorphWeights(), O(primitives x morph targets) each.
+     *  Never empty. */
     [[nodiscard]] const Aabb& meshBounds() const noexcept { return m_meshBounds; }
     /** drawBounds() in world space (Arvo's transformed box; float, so far from the origin it
      *  is coarse: use worldBoundsCentre() and worldBoundsRadius() there). Empty if nothing is
@@ -84,7 +111,18 @@ protected:
      *  meshBounds() compares this number instead of relying on being told. */
     [[nodiscard]] std::uint64_t meshBoundsVersion() const noexcept { return m_meshBoundsVersion; }
 
+    /** The union over every primitive of its mesh's box morphed by weights in [@p low, @p high]
+     *  per target (MeshGeometry::morphedBounds()), model space. */
+    [[nodiscard]] Aabb primitivesBounds(std::span<const float> low, std::span<const float> high) const;
+
 private:
+    struct Primitive {
+        std::shared_ptr<const MeshGeometry> mesh;
+        Material material;
+    };
+    void checkPrimitive(std::size_t index, const char* function) const;
+
+    std::vector<Primitive> m_extraPrimitives;  ///< primitives 1..n
     std::shared_ptr<const MeshGeometry> m_mesh;
     Material m_material;
     std::vector<float> m_morphWeights;  ///< one per morph target of m_mesh
