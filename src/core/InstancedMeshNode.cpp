@@ -515,34 +515,46 @@ void InstancedMeshNode::refreshDerived() const noexcept {
     const Aabb& mesh = this->mesh()->localBounds();
     const glm::vec3 c = mesh.centre();
     const glm::vec3 e = mesh.halfExtent();
+    const float* records = m_streams[InstanceStreamId::Record].data().data();
+    const std::size_t n = m_count;
+    // Three branch-free loops (bounds and mirrored, bounds only, mirrored only): a test inside
+    // the loop keeps the compiler from vectorising it.
     constexpr float kInf = std::numeric_limits<float>::infinity();
     float minX = kInf, minY = kInf, minZ = kInf, maxX = -kInf, maxY = -kInf, maxZ = -kInf;
     std::size_t negative = 0;
-    const float* r = m_streams[InstanceStreamId::Record].data().data();
-    const std::size_t n = m_count;
-    for (std::size_t i = 0; i < n; ++i, r += floatsPerInstance) {
-        const float a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3];
-        const float b0 = r[4], b1 = r[5], b2 = r[6], b3 = r[7];
-        const float d0 = r[8], d1 = r[9], d2 = r[10], d3 = r[11];
-        if (bounds) {
-            const float cx = a0 * c.x + a1 * c.y + a2 * c.z + a3;
-            const float cy = b0 * c.x + b1 * c.y + b2 * c.z + b3;
-            const float cz = d0 * c.x + d1 * c.y + d2 * c.z + d3;
-            const float ex = std::abs(a0) * e.x + std::abs(a1) * e.y + std::abs(a2) * e.z;
-            const float ey = std::abs(b0) * e.x + std::abs(b1) * e.y + std::abs(b2) * e.z;
-            const float ez = std::abs(d0) * e.x + std::abs(d1) * e.y + std::abs(d2) * e.z;
-            minX = std::min(minX, cx - ex);
-            minY = std::min(minY, cy - ey);
-            minZ = std::min(minZ, cz - ez);
-            maxX = std::max(maxX, cx + ex);
-            maxY = std::max(maxY, cy + ey);
-            maxZ = std::max(maxZ, cz + ez);
+    auto pass = [&]<bool kBounds, bool kMirrored>() {
+        const float* r = records;
+        for (std::size_t i = 0; i < n; ++i, r += floatsPerInstance) {
+            const float a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3];
+            const float b0 = r[4], b1 = r[5], b2 = r[6], b3 = r[7];
+            const float d0 = r[8], d1 = r[9], d2 = r[10], d3 = r[11];
+            if constexpr (kBounds) {
+                const float cx = a0 * c.x + a1 * c.y + a2 * c.z + a3;
+                const float cy = b0 * c.x + b1 * c.y + b2 * c.z + b3;
+                const float cz = d0 * c.x + d1 * c.y + d2 * c.z + d3;
+                const float ex = std::abs(a0) * e.x + std::abs(a1) * e.y + std::abs(a2) * e.z;
+                const float ey = std::abs(b0) * e.x + std::abs(b1) * e.y + std::abs(b2) * e.z;
+                const float ez = std::abs(d0) * e.x + std::abs(d1) * e.y + std::abs(d2) * e.z;
+                minX = std::min(minX, cx - ex);
+                minY = std::min(minY, cy - ey);
+                minZ = std::min(minZ, cz - ez);
+                maxX = std::max(maxX, cx + ex);
+                maxY = std::max(maxY, cy + ey);
+                maxZ = std::max(maxZ, cz + ez);
+            }
+            if constexpr (kMirrored) {
+                // det of the 3x3 rows = row0 . (row1 x row2), as isMirrored().
+                const float det = a0 * (b1 * d2 - b2 * d1) + a1 * (b2 * d0 - b0 * d2) + a2 * (b0 * d1 - b1 * d0);
+                negative += det < 0.0f ? 1 : 0;
+            }
         }
-        if (mirrored) {
-            // det of the 3x3 rows = row0 . (row1 x row2), as isMirrored().
-            const float det = a0 * (b1 * d2 - b2 * d1) + a1 * (b2 * d0 - b0 * d2) + a2 * (b0 * d1 - b1 * d0);
-            negative += det < 0.0f ? 1 : 0;
-        }
+    };
+    if (bounds && mirrored) {
+        pass.template operator()<true, true>();
+    } else if (bounds) {
+        pass.template operator()<true, false>();
+    } else {
+        pass.template operator()<false, true>();
     }
     if (bounds) {
         m_bounds = n == 0 ? Aabb{} : Aabb{glm::vec3(minX, minY, minZ), glm::vec3(maxX, maxY, maxZ)};
