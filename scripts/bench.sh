@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the benchmark suite in Release, runs it, and writes bench-results.md and
 # bench-plot.png (CPU ms per frame against N, instanced vs one draw per node, log-log).
-# Usage: scripts/bench.sh [--quick]
+# Usage: scripts/bench.sh [--quick] [--only SECTIONS]
 # About 2 minutes on 2 cores after the Release build; --quick stops the scene tables at 10k.
+# Ogre's InstanceManager (the peer benchmark in ../shared/peers/ogre, or $MYRIAD_OGRE_PEER) is
+# built once into the build folder and run in the same run, under xvfb-run; its per-phase
+# figures are printed beside myriad's. MYRIAD_SKIP_OGRE=1 leaves it out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -15,10 +18,50 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 
 build=build/bench
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=OFF \
-    -DMYRIAD_BUILD_BENCHMARKS=ON
+    -DMYRIAD_BUILD_BENCHMARKS=ON "${launcher[@]}"
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite
-"$build/bench/myriad_suite" "$@" --out bench-results.md --plot-data "$build/bench-plot.dat"
+
+# ---- Ogre 1.12 InstanceManager (HWInstancingBasic), the same scene, in this run ----------------
+ogre_args=()
+peer=${MYRIAD_OGRE_PEER:-../shared/peers/ogre}
+if [ "${MYRIAD_SKIP_OGRE:-0}" != 1 ] && [ -f "$peer/ogre_inst_bench.cpp" ]; then
+    missing=()
+    dpkg -s libogre-1.12-dev >/dev/null 2>&1 || missing+=(libogre-1.12-dev)
+    command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb xauth)
+    dpkg -s libgl-dev >/dev/null 2>&1 || missing+=(libgl-dev)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "myriad: installing ${missing[*]} for the Ogre peer"
+        sudo_cmd=()
+        [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+        "${sudo_cmd[@]}" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+    # Built once into our own build folder (the peer's folder is read-only); cmake skips it after.
+    cmake -S "$peer" -B "$build/ogre-peer" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+    cmake --build "$build/ogre-peer" -j "$(nproc 2>/dev/null || echo 2)"
+    ogre_bin="$(pwd)/$build/ogre-peer/ogre_inst_bench"
+    ogre_results="$(pwd)/$build/ogre-results.txt"
+    mkdir -p "$build/ogre-run"   # Ogre writes its log into the working folder
+    : > "$ogre_results"
+    sizes=(1000 10000 100000)
+    case " $* " in *" --quick "*) sizes=(1000 10000) ;; esac
+    for n in "${sizes[@]}"; do
+        case $n in 1000) frames="--warmup 5 --frames 30" ;; 10000) frames="--warmup 3 --frames 10" ;; *) frames="--warmup 2 --frames 5" ;; esac
+        for motion in static anim; do
+            # shellcheck disable=SC2086
+            (cd "$build/ogre-run" && xvfb-run -a -s "-screen 0 640x480x24" "$ogre_bin" --mode hw --motion "$motion" \
+                -n "$n" --res 64 $frames 2>&1 | grep "^RESULT" >> "$ogre_results") || echo "myriad: the Ogre peer failed at N=$n $motion"
+        done
+    done
+    ogre_args=(--ogre "$ogre_results")
+else
+    echo "myriad: Ogre peer not run (MYRIAD_SKIP_OGRE=1, or no $peer): Ogre's figures are the ones typed in from issue 5"
+fi
+
+"$build/bench/myriad_suite" "$@" "${ogre_args[@]}" --out bench-results.md --plot-data "$build/bench-plot.dat"
 
 gnuplot <<PLOT
 set terminal pngcairo size 900,600

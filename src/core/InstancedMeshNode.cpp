@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace myriad {
@@ -30,6 +31,19 @@ bool isMirrored(const InstanceRecord& r) noexcept {
 }
 
 void checkTransform(const glm::mat4& transform, const char* function) {
+    // One branch-free pass accepts the usual good matrix (x * 0 is 0 exactly when x is finite;
+    // the bottom row within requireAffine's tolerance); the detailed checks run only to word a
+    // refusal. setTransform runs this once per instance per frame.
+    const float* f = &transform[0][0];
+    float zero = 0.0f;
+    for (int i = 0; i < 16; ++i) {
+        zero += f[i] * 0.0f;
+    }
+    constexpr float kTolerance = 1e-5f;
+    if (zero == 0.0f && std::abs(transform[0][3]) <= kTolerance && std::abs(transform[1][3]) <= kTolerance &&
+        std::abs(transform[2][3]) <= kTolerance && std::abs(transform[3][3] - 1.0f) <= kTolerance) {
+        return;
+    }
     detail::requireFinite(transform, function, "transform");
     detail::requireAffine(transform, function);
 }
@@ -56,7 +70,7 @@ InstancedMeshNode::InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, M
                                      std::size_t capacity, std::string name,
                                      const InstancedMeshOptions& options)
     : MeshNode(std::move(mesh), std::move(material), std::move(name), NodeKind::InstancedMesh),
-      m_growth(options.growth) {
+      m_growth(options.growth), m_uploadMode(options.uploadMode) {
     checkCapacity(capacity, "InstancedMeshNode");
     m_streams[InstanceStreamId::Record].allocate(capacity);
     m_handleOfRecord.assign(capacity, kNoHandle);
@@ -224,7 +238,7 @@ void InstancedMeshNode::clear() noexcept {
     m_ownWeights = 0;  // rows keep their weights, as records keep theirs
     m_count = 0;
     m_bounds = Aabb{};
-    m_boundsValid = true;
+    m_boundsValid = !m_hasBoundsOverride;
     m_mirroredCount = 0;
     m_mirroredValid = true;
     ++m_dataVersion;
@@ -268,6 +282,11 @@ std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm
     checkTransform(transform, "InstancedMeshNode::addInstance");
     detail::requireFinite(color, "InstancedMeshNode::addInstance", "color");
     prepareAppend("InstancedMeshNode::addInstance");
+    appendUnchecked(transform, color);
+    return m_count - 1;
+}
+
+void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::vec4& color) {
     const std::size_t index = m_count;
     InstanceRecord& record = records()[index];
     record = packTransform(transform, color);
@@ -275,7 +294,9 @@ std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm
     // A new instance starts with every side stream's default (the node's morph weights, ...),
     // not what an earlier clear() or smaller count left in the row.
     for (std::size_t stream = InstanceStreamId::Record + 1; stream < m_streams.size(); ++stream) {
-        m_streams[stream].reset(index);
+        if (m_streams[stream].allocated()) {
+            m_streams[stream].reset(index);
+        }
     }
     if (m_boundsValid) {
         m_bounds.extend(instanceBox(record));
@@ -286,7 +307,6 @@ std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm
     ++m_count;
     enterDrawn(index, index + 1);
     ++m_dataVersion;
-    return index;
 }
 
 void InstancedMeshNode::noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept {
@@ -307,7 +327,7 @@ void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transfo
     checkTransform(transform, "InstancedMeshNode::setTransform");
     InstanceRecord& record = records()[index];
     const Aabb oldBox = m_boundsValid ? instanceBox(record) : Aabb{};
-    const bool wasMirrored = isMirrored(record);
+    const bool wasMirrored = m_mirroredValid && isMirrored(record);
     record = packTransform(transform, record.color);
     if (m_boundsValid) {
         noteMovedFrom(oldBox, instanceBox(record));
@@ -351,7 +371,9 @@ InstanceHandle InstancedMeshNode::acquire(const InstanceDesc& desc) {
         // costs O(N) in all (reserve(size + 1) would reallocate on every call).
         m_handleSlots.reserve(std::max<std::size_t>(16, m_handleSlots.capacity() * 2));
     }
-    const std::size_t index = addInstance(desc.transform, desc.color);
+    // Checked above: append without checking the transform a second time.
+    const std::size_t index = m_count;
+    appendUnchecked(desc.transform, desc.color);
     std::uint32_t slot = m_freeSlot;
     if (slot != kNoHandle) {
         m_freeSlot = m_handleSlots[slot].index;
@@ -401,23 +423,37 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     HandleSlot& released = m_handleSlots[handle.slot];
     const std::size_t index = released.index;
     const std::size_t last = m_count - 1;
-    const InstanceRecord* all = records();
-    if (m_boundsValid && touches(instanceBox(all[index]), m_bounds)) {
-        m_boundsValid = false;
-    }
-    if (m_mirroredValid && isMirrored(all[index])) {
-        --m_mirroredCount;
+    InstanceRecord* all = records();
+    // The removed record is read only to keep valid bounds valid. With the bounds already
+    // stale (a moving batch), the mirrored count goes stale too: the one recompute pass does
+    // both, and the record is then only written, a store that does not wait for memory (at 1M
+    // instances a random record read is a full cache and TLB miss, 300+ ns on a VM).
+    if (m_boundsValid) {
+        if (touches(instanceBox(all[index]), m_bounds)) {
+            m_boundsValid = false;
+        }
+        if (m_mirroredValid && isMirrored(all[index])) {
+            --m_mirroredCount;
+        }
+    } else {
+        m_mirroredValid = false;
     }
     if (hasOwnWeights(index)) {
         --m_ownWeights;
     }
     // Swap-remove in every stream alike: the last drawn row (and whatever names it) moves into
     // the hole, and the vacated row goes back to its default, marked changed like any other.
-    for (InstanceStream& stream : m_streams) {
-        if (index != last) {
-            stream.move(last, index);
-        }
-        if (&stream != &m_streams[InstanceStreamId::Record]) {
+    // The record stream (always allocated) inline; streams never used are not touched.
+    if (index != last) {
+        all[index] = all[last];
+        m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
+    }
+    for (std::size_t s = InstanceStreamId::Record + 1; s < m_streams.size(); ++s) {
+        InstanceStream& stream = m_streams[s];
+        if (stream.allocated()) {
+            if (index != last) {
+                stream.move(last, index);
+            }
             stream.reset(last);
         }
     }
@@ -436,6 +472,40 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     --m_liveHandles;
     --m_count;
     ++m_dataVersion;
+}
+
+void InstancedMeshNode::release(std::span<const InstanceHandle> handles) {
+    // Validate all first (strong guarantee): each checked handle is marked not live for the
+    // check, so one given twice is refused as released; the marks are undone either way.
+    std::size_t checked = 0;
+    try {
+        for (; checked < handles.size(); ++checked) {
+            checkHandle(handles[checked], "InstancedMeshNode::release");
+            m_handleSlots[handles[checked].slot].live = false;
+        }
+    } catch (...) {
+        for (std::size_t i = 0; i < checked; ++i) {
+            m_handleSlots[handles[i].slot].live = true;
+        }
+        throw;
+    }
+    for (const InstanceHandle& handle : handles) {
+        m_handleSlots[handle.slot].live = true;
+    }
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+        // Memory-level parallelism: the slot of a handle a few ahead is fetched while this one
+        // is removed (a release is a chain of dependent loads: handle -> slot -> record).
+        constexpr std::size_t kAhead = 8;
+        if (i + kAhead < handles.size()) {
+            __builtin_prefetch(&m_handleSlots[handles[i + kAhead].slot], 1);
+        }
+        if (i + kAhead / 2 < handles.size()) {
+            const HandleSlot& ahead = m_handleSlots[handles[i + kAhead / 2].slot];
+            __builtin_prefetch(records() + ahead.index, 1);
+            __builtin_prefetch(&m_handleOfRecord[ahead.index], 1);
+        }
+        release(handles[i]);
+    }
 }
 
 std::span<float> InstancedMeshNode::instanceData() noexcept {
@@ -467,31 +537,106 @@ void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t coun
     ++m_dataVersion;
 }
 
-const Aabb& InstancedMeshNode::localBounds() const {
-    if (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()) {
-        // meshBoundsVersion() moves with setMesh() and the node's setMorphWeights(), which are
-        // not virtual: comparing it catches them however they were called.
-        refreshInstanceMeshBox();
-        Aabb bounds;
-        for (std::size_t i = 0; i < m_count; ++i) {
-            bounds.extend(instanceBox(records()[i]));
+void InstancedMeshNode::refreshDerived() const noexcept {
+    // One pass over the records for whatever is stale: the bounds (Arvo's box per record, as
+    // instanceBox()) and the mirrored count. After a bulk rewrite both are stale, and two passes
+    // would read every record twice. Plain float arithmetic with no calls and no branches in
+    // the loop, so the compiler keeps it in registers and vectorises it (-O3).
+    const bool bounds = !m_boundsValid && !m_hasBoundsOverride;
+    const bool mirrored = !m_mirroredValid;
+    if (!bounds && !mirrored) {
+        return;
+    }
+    if (bounds) {
+        refreshInstanceMeshBox();  // the (morphed, every-primitive) mesh box of each instance
+    }
+    const Aabb& mesh = m_instanceMeshBox;
+    const glm::vec3 c = mesh.centre();
+    const glm::vec3 e = mesh.halfExtent();
+    const float* records = m_streams[InstanceStreamId::Record].data().data();
+    const std::size_t n = m_count;
+    // Three branch-free loops (bounds and mirrored, bounds only, mirrored only): a test inside
+    // the loop keeps the compiler from vectorising it.
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    float minX = kInf, minY = kInf, minZ = kInf, maxX = -kInf, maxY = -kInf, maxZ = -kInf;
+    std::size_t negative = 0;
+    auto pass = [&]<bool kBounds, bool kMirrored>() {
+        const float* r = records;
+        for (std::size_t i = 0; i < n; ++i, r += floatsPerInstance) {
+            const float a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3];
+            const float b0 = r[4], b1 = r[5], b2 = r[6], b3 = r[7];
+            const float d0 = r[8], d1 = r[9], d2 = r[10], d3 = r[11];
+            if constexpr (kBounds) {
+                const float cx = a0 * c.x + a1 * c.y + a2 * c.z + a3;
+                const float cy = b0 * c.x + b1 * c.y + b2 * c.z + b3;
+                const float cz = d0 * c.x + d1 * c.y + d2 * c.z + d3;
+                const float ex = std::abs(a0) * e.x + std::abs(a1) * e.y + std::abs(a2) * e.z;
+                const float ey = std::abs(b0) * e.x + std::abs(b1) * e.y + std::abs(b2) * e.z;
+                const float ez = std::abs(d0) * e.x + std::abs(d1) * e.y + std::abs(d2) * e.z;
+                minX = std::min(minX, cx - ex);
+                minY = std::min(minY, cy - ey);
+                minZ = std::min(minZ, cz - ez);
+                maxX = std::max(maxX, cx + ex);
+                maxY = std::max(maxY, cy + ey);
+                maxZ = std::max(maxZ, cz + ez);
+            }
+            if constexpr (kMirrored) {
+                // det of the 3x3 rows = row0 . (row1 x row2), as isMirrored().
+                const float det = a0 * (b1 * d2 - b2 * d1) + a1 * (b2 * d0 - b0 * d2) + a2 * (b0 * d1 - b1 * d0);
+                negative += det < 0.0f ? 1 : 0;
+            }
         }
-        m_bounds = bounds;
+    };
+    if (bounds && mirrored) {
+        pass.template operator()<true, true>();
+    } else if (bounds) {
+        pass.template operator()<true, false>();
+    } else {
+        pass.template operator()<false, true>();
+    }
+    if (bounds) {
+        m_bounds = n == 0 ? Aabb{} : Aabb{glm::vec3(minX, minY, minZ), glm::vec3(maxX, maxY, maxZ)};
         m_boundsValid = true;
+    }
+    if (mirrored) {
+        m_mirroredCount = negative;
+        m_mirroredValid = true;
+    }
+}
+
+const Aabb& InstancedMeshNode::localBounds() const {
+    if (m_hasBoundsOverride) {
+        return m_boundsOverride;
+    }
+    if (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()) {
+        // meshBoundsVersion() moves with setMesh(), addPrimitive() and the node's
+        // setMorphWeights(), which are not virtual: comparing it catches them however called.
+        m_boundsValid = false;
+        refreshDerived();
     }
     return m_bounds;
 }
 
 std::size_t InstancedMeshNode::mirroredCount() const {
     if (!m_mirroredValid) {
-        std::size_t mirrored = 0;
-        for (std::size_t i = 0; i < m_count; ++i) {
-            mirrored += isMirrored(records()[i]) ? 1 : 0;
-        }
-        m_mirroredCount = mirrored;
-        m_mirroredValid = true;
+        refreshDerived();
     }
     return m_mirroredCount;
+}
+
+void InstancedMeshNode::setBoundsOverride(const Aabb& bounds) {
+    if (bounds.empty() || !detail::allFinite(bounds.min) || !detail::allFinite(bounds.max)) {
+        throw InvalidArgument("InstancedMeshNode::setBoundsOverride: the box is empty or has NaN/Inf");
+    }
+    m_boundsOverride = bounds;
+    m_hasBoundsOverride = true;
+    // Writes keep no computed bounds while overridden (they test m_boundsValid first).
+    m_boundsValid = false;
+}
+
+void InstancedMeshNode::clearBoundsOverride() noexcept {
+    m_hasBoundsOverride = false;
+    m_boundsValid = false;  // recomputed on the next read
 }
 
 } // namespace myriad

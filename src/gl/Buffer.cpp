@@ -21,7 +21,10 @@ Buffer::Buffer(const BufferDesc& desc) {
     requireCurrentContext("gl::Buffer");
     glCreateBuffers(1, &m_id);
     detail::countObject(detail::ObjectKind::Buffer, 1);
-    const GLbitfield flags = desc.usage == BufferUsage::Dynamic ? GL_DYNAMIC_STORAGE_BIT : 0;
+    constexpr GLbitfield kPersistent = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    const GLbitfield flags = desc.usage == BufferUsage::Dynamic            ? GL_DYNAMIC_STORAGE_BIT
+                             : desc.usage == BufferUsage::PersistentMapped ? kPersistent
+                                                                           : 0;
     if (desc.initialData.size() == size) {
         glNamedBufferStorage(m_id, static_cast<GLsizeiptr>(size), desc.initialData.data(), flags);
     } else {
@@ -32,6 +35,15 @@ Buffer::Buffer(const BufferDesc& desc) {
         if (!desc.initialData.empty()) {
             glNamedBufferSubData(m_id, 0, static_cast<GLsizeiptr>(desc.initialData.size()),
                                  desc.initialData.data());
+        }
+    }
+    if (desc.usage == BufferUsage::PersistentMapped) {
+        m_mapped = static_cast<std::byte*>(glMapNamedBufferRange(m_id, 0, static_cast<GLsizeiptr>(size), kPersistent));
+        if (m_mapped == nullptr) {
+            glDeleteBuffers(1, &m_id);
+            detail::countObject(detail::ObjectKind::Buffer, -1);
+            m_id = 0;
+            throw GlError("gl::Buffer: could not map a " + std::to_string(size) + "-byte persistent buffer");
         }
     }
     m_size = size;
@@ -49,7 +61,7 @@ Buffer::~Buffer() {
 
 Buffer::Buffer(Buffer&& other) noexcept
     : m_id(std::exchange(other.m_id, 0)), m_size(std::exchange(other.m_size, 0)),
-      m_usage(other.m_usage), m_label(std::move(other.m_label)) {}
+      m_mapped(std::exchange(other.m_mapped, nullptr)), m_usage(other.m_usage), m_label(std::move(other.m_label)) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
     if (this != &other) {
@@ -59,6 +71,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
         }
         m_id = std::exchange(other.m_id, 0);
         m_size = std::exchange(other.m_size, 0);
+        m_mapped = std::exchange(other.m_mapped, nullptr);
         m_usage = other.m_usage;
         m_label = std::move(other.m_label);
     }

@@ -5,6 +5,7 @@
 #include "myriad/util/Error.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace myriad::gl::detail {
@@ -49,7 +50,33 @@ std::string labelFor(const SceneNode& node, std::string_view role) {
            std::string(role);
 }
 
+/** Waits until @p fence has signalled, flushing the first time so it can. */
+bool waitForFence(GLsync fence) {
+    GLenum result = glClientWaitSync(fence, 0, 0);
+    if (result == GL_ALREADY_SIGNALED || result == GL_CONDITION_SATISFIED) {
+        return false;
+    }
+    while (true) {
+        result = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1'000'000'000);
+        if (result == GL_ALREADY_SIGNALED || result == GL_CONDITION_SATISFIED) {
+            return true;
+        }
+        if (result == GL_WAIT_FAILED) {
+            throw GlError("gl::Renderer: glClientWaitSync failed on a streaming batch");
+        }
+    }
+}
+
 } // namespace
+
+StreamingRecords::~StreamingRecords() {
+    for (GLsync& fence : fences) {
+        if (fence != nullptr) {
+            glDeleteSync(fence);
+            countObject(ObjectKind::Sync, -1);
+        }
+    }
+}
 
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes)
     : m_consumer(consumer), m_ring(stagingBytes) {
@@ -90,6 +117,18 @@ void GpuResources::beginFrame(FrameStats& stats) noexcept {
 
 void GpuResources::endFrame() noexcept {
     m_ring.endFrame();
+    // Each streaming part written this frame is fenced after the frame's draws that read it.
+    for (const std::uint64_t id : m_streamedThisFrame) {
+        const auto it = m_batches.find(id);
+        if (it == m_batches.end() || !it->second.streaming || !it->second.streaming->fencePending) {
+            continue;
+        }
+        StreamingRecords& streaming = *it->second.streaming;
+        streaming.fences[streaming.part] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        countObject(ObjectKind::Sync, 1);
+        streaming.fencePending = false;
+    }
+    m_streamedThisFrame.clear();
     std::erase_if(m_batches, [](const auto& entry) { return entry.second.alive.expired(); });
     std::erase_if(m_meshes, [](const auto& entry) { return entry.second.mesh.expired(); });
     std::erase_if(m_textures, [](const auto& entry) { return entry.second.image.expired(); });
@@ -199,14 +238,32 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         batch.alive = node.lifetime();
         batch.node = &node;
     }
+    const UploadMode mode = node.uploadMode();
+    const bool streaming = mode == UploadMode::Streaming || (mode == UploadMode::Automatic && batch.denseUploads >= 3);
+    if (!streaming && batch.streaming) {
+        // Back to staged (the option changed): the staged copy re-sends everything.
+        batch.streaming.reset();
+        batch.streams[InstanceStreamId::Record] = StreamGpu{};
+        batch.denseUploads = 0;
+    }
     for (std::size_t s = 0; s < InstanceStreamId::Count; ++s) {
         const InstanceStream& stream = node.streams()[s];
-        if (stream.allocated()) {
-            uploadStream(node, stream, batch.streams[s]);
+        if (!stream.allocated()) {
+            continue;
+        }
+        if (s == InstanceStreamId::Record && streaming) {
+            uploadStreaming(node, batch);
+            continue;
+        }
+        const std::uint64_t before = batch.streams[s].cursor;
+        const std::size_t rows = uploadStream(node, stream, batch.streams[s]);
+        if (s == InstanceStreamId::Record && mode == UploadMode::Automatic && before != batch.streams[s].cursor) {
+            batch.denseUploads = rows * 2 >= node.count() && rows != 0 ? batch.denseUploads + 1 : 0;
         }
     }
-    // One vertex array per primitive: its own mesh, the batch's one record buffer. Remade when
-    // the primitive's mesh changed (setMesh) or a primitive was added.
+    // One vertex array per primitive: its own mesh, the batch's one record buffer (staged, or
+    // this frame's part of the streaming buffer). Remade when the primitive's mesh changed
+    // (setMesh) or a primitive was added.
     const StreamGpu& records = batch.streams[InstanceStreamId::Record];
     const std::size_t primitives = node.primitiveCount();
     batch.meshIds.resize(primitives, 0);
@@ -214,26 +271,72 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
     for (std::size_t p = 0; p < primitives; ++p) {
         const std::shared_ptr<const MeshGeometry>& geometry = node.primitiveMesh(p);
         VertexArray& vertexArray = batch.vertexArrays[p];
+        const MeshGpu& meshGpu = mesh(geometry);  // also marks it used this frame
         if (batch.meshIds[p] != geometry->id() || vertexArray.id() == 0) {
-            const MeshGpu& meshGpu = mesh(geometry);
             vertexArray = VertexArray(meshLayout(true, labelFor(node, "InstancedMeshNode.vertex-array#" + std::to_string(p))));
             vertexArray.setVertexBuffer(kVertexBinding, meshGpu.vertices);
             vertexArray.setIndexBuffer(meshGpu.indices, geometry->indexType(), geometry->vertexCount() - 1);
             batch.meshIds[p] = geometry->id();
-        } else {
-            (void)mesh(geometry);  // marks it used this frame
         }
-        if (records.buffer.id() != 0) {
+        if (streaming) {
+            if (batch.streaming && batch.streaming->buffer) {
+                vertexArray.setVertexBuffer(kInstanceBinding, batch.streaming->buffer, batch.streaming->partOffset());
+            }
+        } else if (records.buffer.id() != 0) {
             vertexArray.setVertexBuffer(kInstanceBinding, records.buffer);
         }
     }
     return batch;
 }
 
-void GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStream& stream,
-                                StreamGpu& gpu) {
+void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batch) {
+    const InstanceStream& stream = node.streams()[InstanceStreamId::Record];
+    if (!batch.streaming || batch.streaming->capacity < stream.capacity()) {
+        // First use or grown: three parts of the whole capacity. The old buffer's pending draws
+        // keep it alive (deferred deletion); its fences go with it.
+        auto fresh = std::make_unique<StreamingRecords>();
+        fresh->buffer = Buffer({.sizeBytes = StreamingRecords::kParts * stream.capacity() * InstancedMeshNode::strideInBytes,
+                                .usage = BufferUsage::PersistentMapped,
+                                .label = labelFor(node, "InstancedMeshNode.record-streaming")});
+        fresh->capacity = stream.capacity();
+        fresh->part = StreamingRecords::kParts - 1;  // the first write goes to part 0
+        batch.streaming = std::move(fresh);
+        batch.streams[InstanceStreamId::Record] = StreamGpu{};  // the staged copy is not used
+    }
+    StreamingRecords& streaming = *batch.streaming;
+    if (streaming.cursor == stream.version()) {
+        return;  // nothing changed: keep drawing from the current part
+    }
+    const std::size_t next = (streaming.part + 1) % StreamingRecords::kParts;
+    if (streaming.fences[next] != nullptr) {
+        // The GPU may still read this part for a frame two frames back: wait for it.
+        if (waitForFence(streaming.fences[next])) {
+            ++m_streamingWaits;
+        }
+        glDeleteSync(streaming.fences[next]);
+        countObject(ObjectKind::Sync, -1);
+        streaming.fences[next] = nullptr;
+    }
+    streaming.part = next;
+    // Every drawn row, whatever changed: one straight copy into memory the GPU reads.
+    const std::span<const std::byte> rows = node.instanceBytes();
+    if (!rows.empty()) {
+        std::memcpy(streaming.buffer.mapped().data() + streaming.partOffset(), rows.data(), rows.size());
+    }
+    m_stats->bytesUploaded += rows.size();
+    ++m_stats->uploadRanges;
+    if (!streaming.fencePending) {
+        streaming.fencePending = true;
+        m_streamedThisFrame.push_back(node.id());
+    }
+    streaming.cursor = stream.version();
+    stream.changes().acknowledge(m_consumer, stream.version());
+}
+
+std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStream& stream,
+                                       StreamGpu& gpu) {
     if (gpu.cursor == stream.version() && gpu.capacity >= stream.capacity()) {
-        return;  // nothing changed since this renderer's last upload
+        return 0;  // nothing changed since this renderer's last upload
     }
     const InstanceStreamDesc& desc = stream.desc();
     const std::size_t rowBytes = desc.floatsPerInstance * sizeof(float);
@@ -271,6 +374,7 @@ void GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStr
     // Only drawn rows: every row entering [0, count) is logged as changed in every stream, so
     // rows past count can wait until they are drawn.
     const std::size_t drawn = node.count();
+    std::size_t sent = 0;
     const std::span<const float> data = stream.data();
     for (const IndexRange& range : m_ranges) {
         const std::size_t end = std::min(range.end, drawn);
@@ -281,9 +385,11 @@ void GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStr
         m_ring.copy(gpu.buffer.id(), range.begin * rowBytes, data.data() + range.begin * desc.floatsPerInstance, bytes);
         m_stats->bytesUploaded += bytes;
         ++m_stats->uploadRanges;
+        sent += end - range.begin;
     }
     gpu.cursor = stream.version();
     stream.changes().acknowledge(m_consumer, stream.version());
+    return sent;
 }
 
 } // namespace myriad::gl::detail

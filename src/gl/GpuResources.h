@@ -45,12 +45,33 @@ struct StreamGpu {
     TextureHandle texture;     ///< buffer-texture view (StreamBinding::BufferTexture)
 };
 
+/** The record stream of a batch in UploadMode::Streaming: one persistently mapped buffer of
+ *  three parts of `capacity` rows. A frame with a change writes rows [0, count) into the next
+ *  part, after the fence of the last frame that drew from that part has signalled, and draws
+ *  from it; endFrame() fences it. The GPU never reads a part while the CPU writes it. */
+struct StreamingRecords {
+    static constexpr std::size_t kParts = 3;
+    Buffer buffer;
+    std::size_t capacity = 0;  ///< rows per part
+    std::size_t part = 0;      ///< the part drawn from now
+    std::array<GLsync, kParts> fences{};
+    std::uint64_t cursor = 0;  ///< the record-stream version the current part holds
+    bool fencePending = false; ///< written this frame: fence the part at endFrame()
+    StreamingRecords() = default;
+    StreamingRecords(const StreamingRecords&) = delete;
+    StreamingRecords& operator=(const StreamingRecords&) = delete;
+    ~StreamingRecords();
+    [[nodiscard]] std::size_t partOffset() const noexcept { return part * capacity * InstancedMeshNode::strideInBytes; }
+};
+
 struct BatchGpu {
     const InstancedMeshNode* node = nullptr;
     std::weak_ptr<const void> alive;  // SceneNode::lifetime(): expires with the node
     std::vector<std::uint64_t> meshIds;     // per primitive: the mesh its vertex array binds
     std::vector<VertexArray> vertexArrays;  // per primitive: its mesh + the shared record stream
     std::array<StreamGpu, InstanceStreamId::Count> streams;
+    std::unique_ptr<StreamingRecords> streaming;  ///< UploadMode::Streaming (or chosen by Automatic)
+    int denseUploads = 0;  ///< staged uploads in a row that changed at least half the rows (Automatic)
     std::uint64_t lastUsedFrame = 0;
 };
 
@@ -86,10 +107,14 @@ public:
     /** The batch's copy if one exists (no upload). */
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
+    /** How many times a streaming batch had to wait for the GPU before writing a part. */
+    [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
 
 private:
     MeshGpu createMesh(const std::shared_ptr<const MeshGeometry>& geometry);
-    void uploadStream(const InstancedMeshNode& node, const InstanceStream& stream, StreamGpu& gpu);
+    /** @return rows sent. */
+    std::size_t uploadStream(const InstancedMeshNode& node, const InstanceStream& stream, StreamGpu& gpu);
+    void uploadStreaming(const InstancedMeshNode& node, BatchGpu& batch);
     void forgetBatch(BatchGpu& batch) noexcept;
 
     std::uint64_t m_consumer;
@@ -101,6 +126,8 @@ private:
     std::unordered_map<const Image*, TextureGpu> m_textures;
     std::array<GLuint, 2> m_samplers{};  // linear, nearest
     std::vector<IndexRange> m_ranges;    // scratch, reused: no per-frame allocation
+    std::vector<std::uint64_t> m_streamedThisFrame;  // batches whose streaming part needs a fence
+    std::uint64_t m_streamingWaits = 0;
 };
 
 } // namespace myriad::gl::detail

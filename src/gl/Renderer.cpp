@@ -387,6 +387,9 @@ void Renderer::trim() {
 
 std::uint32_t Renderer::instanceBuffer(const InstancedMeshNode& batch) const noexcept {
     const detail::BatchGpu* gpu = m_impl->resources.findBatch(batch);
+    if (gpu != nullptr && gpu->streaming) {
+        return gpu->streaming->buffer.id();  // UploadMode::Streaming: three parts, one drawn per frame
+    }
     return gpu == nullptr ? 0u : gpu->streams[InstanceStreamId::Record].buffer.id();
 }
 

@@ -73,7 +73,7 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
     }
     if (node.kind() != NodeKind::Group && (node.layerMask() & m_camera.layerMask) != 0) {
         const auto& meshNode = static_cast<const MeshNode&>(node);
-        DrawItem item{&meshNode, 0.0f, node.kind() == NodeKind::InstancedMesh, 0, 1};
+        DrawItem item{.node = &meshNode, .instanced = node.kind() == NodeKind::InstancedMesh};
         if (item.instanced) {
             const IndexRange drawn = static_cast<const InstancedMeshNode&>(node).drawnInstances();
             item.firstInstance = static_cast<std::uint32_t>(drawn.begin);

@@ -339,3 +339,41 @@ TEST_CASE("a row vacated by release reaches the GPU again when an instance takes
     CHECK(weights.row(1)[0] == InstancedMeshNode::kUseNodeMorphWeights);
     CHECK(batch.morphWeightsOf(1)[0] == 0.0f);  // node weights: the mesh default
 }
+
+TEST_CASE("release(span) removes every handle as one-by-one release does, and refuses a bad list whole", "[handles]") {
+    auto mesh = MeshGeometry::create(shapes::box(1.0f), "box");
+    InstancedMeshNode one(mesh, Material{}, 64, "one");
+    InstancedMeshNode many(mesh, Material{}, 64, "many");
+    std::vector<InstanceHandle> a, b;
+    for (int i = 0; i < 40; ++i) {
+        const InstanceDesc desc{glm::translate(glm::mat4(1.0f), glm::vec3(static_cast<float>(i), 0, 0)), glm::vec4(1.0f)};
+        a.push_back(one.acquire(desc));
+        b.push_back(many.acquire(desc));
+    }
+    const std::vector<std::size_t> gone = {3, 39, 0, 17, 22, 5, 38, 11, 12, 30};
+    std::vector<InstanceHandle> list;
+    for (const std::size_t k : gone) {
+        one.release(a[k]);
+        list.push_back(b[k]);
+    }
+    // A list with a stale handle, or one handle twice, changes nothing.
+    std::vector<InstanceHandle> twice = {b[1], b[2], b[1]};
+    const std::uint64_t version = many.dataVersion();
+    CHECK_THROWS_AS(many.release(twice), InvalidArgument);
+    CHECK(many.count() == 40);
+    CHECK(many.isLive(b[1]));
+    CHECK(many.isLive(b[2]));
+    CHECK(many.dataVersion() == version);
+    many.release(list);
+    REQUIRE(many.count() == one.count());
+    for (std::size_t i = 0; i < many.count(); ++i) {
+        CHECK(many.readTransform(i) == one.readTransform(i));
+    }
+    for (std::size_t k = 0; k < 40; ++k) {
+        CHECK(many.isLive(b[k]) == one.isLive(a[k]));
+        if (one.isLive(a[k])) {
+            CHECK(many.indexOf(b[k]) == one.indexOf(a[k]));
+        }
+    }
+    CHECK_THROWS_AS(many.release(list), InvalidArgument);  // all released already
+}

@@ -204,3 +204,63 @@ TEST_CASE("mesh with bad data is refused", "[mesh]") {
     data.indices16 = {0, 1, 3};
     CHECK_THROWS_AS(MeshGeometry(data), OutOfRange);
 }
+
+TEST_CASE("a bounds override replaces the computed bounds until cleared", "[bounds]") {
+    auto batch = makeBatch(16);
+    batch.addInstance(translation(0, 0, 0));
+    batch.addInstance(translation(10, 0, 0));
+    const Aabb volume{glm::vec3(-50.0f), glm::vec3(50.0f)};
+    batch.setBoundsOverride(volume);
+    CHECK(batch.hasBoundsOverride());
+    CHECK(batch.localBounds() == volume);
+    CHECK(batch.worldBounds() == volume);  // what culling and picking read
+    // Writes, bulk writes, releases and clear() leave the override in place.
+    batch.setTransform(1, translation(200, 0, 0));
+    batch.instanceData()[3] = -300.0f;
+    batch.markInstancesChanged();
+    CHECK(batch.localBounds() == volume);
+    batch.clear();
+    CHECK(batch.localBounds() == volume);
+    // Cleared: computed again from the records (the writes made while overridden included).
+    batch.addInstance(translation(0, 0, 0));
+    batch.addInstance(translation(200, 0, 0));
+    batch.clearBoundsOverride();
+    CHECK_FALSE(batch.hasBoundsOverride());
+    CHECK(batch.localBounds().max.x == 200.5f);
+    CHECK(batch.localBounds().min.x == -0.5f);
+    // Refused: empty or non-finite boxes, leaving the batch as it was.
+    CHECK_THROWS_AS(batch.setBoundsOverride(Aabb{}), InvalidArgument);
+    CHECK_THROWS_AS(batch.setBoundsOverride({glm::vec3(0.0f), glm::vec3(std::nanf(""))}), InvalidArgument);
+    CHECK_FALSE(batch.hasBoundsOverride());
+    CHECK(batch.localBounds().max.x == 200.5f);
+}
+
+TEST_CASE("after a bulk rewrite one recompute gives both the bounds and the mirrored count", "[bounds]") {
+    auto batch = makeBatch(64);
+    for (int i = 0; i < 40; ++i) {
+        batch.addInstance(translation(static_cast<float>(i), 0, 0));
+    }
+    // Rewrite through instanceData: every 4th instance mirrored (x scale -2), one far away.
+    float* data = batch.instanceData().data();
+    for (std::size_t i = 0; i < 40; ++i) {
+        data[i * 16 + 0] = i % 4 == 0 ? -2.0f : 1.0f;
+        data[i * 16 + 7] = static_cast<float>(i);  // row 1 translation: y = i
+    }
+    data[17 * 16 + 11] = -7.0f;  // instance 17, z = -7
+    batch.markInstancesChanged();
+    CHECK(batch.mirroredCount() == 10);  // this read recomputes both
+    const Aabb& bounds = batch.localBounds();
+    CHECK(bounds.min.x == -1.0f);        // instance 0: x scale 2 about x = 0
+    CHECK(bounds.max.x == 39.5f);
+    CHECK(bounds.min.y == -0.5f);
+    CHECK(bounds.max.y == 39.5f);
+    CHECK(bounds.min.z == -7.5f);
+    CHECK(bounds.max.z == 0.5f);
+    // Matches the union of the instances' boxes, as the incremental path keeps it.
+    Aabb expected;
+    for (std::size_t i = 0; i < 40; ++i) {
+        const glm::mat4 m = batch.readTransform(i);
+        expected.extend(batch.mesh()->localBounds().transformed(m));
+    }
+    CHECK(bounds == expected);
+}

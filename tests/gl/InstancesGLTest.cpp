@@ -10,6 +10,12 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <span>
 #include <vector>
 
 using namespace myriad;
@@ -286,4 +292,132 @@ TEST_CASE("translucent nodes are sorted back to front; tint and layer masks appl
     f.camera.setLayerMask(0b11);
     image = f.render(tinted);
     MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kWhite);
+}
+
+TEST_CASE("a bounds override decides culling: the batch is culled or drawn by the given box", "[culling][pixels]") {
+    Fixture f;
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.5f, 0.5f), "quad");
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 1, "swarm");
+    batch.addInstance(at(0.0f, 0.0f), glm::vec4(1, 0, 0, 1));
+    // The game promises a volume far out of view: the batch is culled although its instance
+    // is in view (the promise is the caller's to keep).
+    batch.setBoundsOverride({glm::vec3(90.0f, -1.0f, -1.0f), glm::vec3(92.0f, 1.0f, 1.0f)});
+    Image image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().culledNodes == 1);
+    CHECK(f.renderer.lastFrameStats().drawCalls == 0);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kBlack);
+    // Cleared: the computed bounds are in view again.
+    batch.clearBoundsOverride();
+    image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().culledNodes == 0);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kRed);
+    // A volume around the view keeps it drawn wherever the instance is inside it.
+    batch.setBoundsOverride({glm::vec3(-2.0f), glm::vec3(2.0f)});
+    batch.setTransform(0, at(0.5f, 0.0f));
+    image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().drawCalls == 1);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kRed);
+}
+
+namespace {
+
+// A minimal interception of glad's sync entry points: fences are logged, and a wait on a fence
+// reports "not yet" twice before asking the driver, as a GPU that is behind would. While it
+// says "not yet", the streaming buffer must not change.
+struct SyncSpy {
+    static inline PFNGLFENCESYNCPROC realFence = nullptr;
+    static inline PFNGLCLIENTWAITSYNCPROC realWait = nullptr;
+    static inline std::map<GLsync, int> notYet;  // fence -> "not yet" answers given
+    static inline int fences = 0;
+    static inline int waitsUntilSignalled = 0;
+    static inline GLuint buffer = 0;
+    static inline std::size_t bytes = 0;
+    static inline std::vector<std::byte> snapshot;
+    static inline bool changedWhileWaiting = false;
+
+    static std::span<const std::byte> contents() {
+        void* pointer = nullptr;
+        glGetNamedBufferPointerv(buffer, GL_BUFFER_MAP_POINTER, &pointer);
+        return {static_cast<const std::byte*>(pointer), pointer != nullptr ? bytes : 0};
+    }
+    static GLsync fence(GLenum condition, GLbitfield flags) {
+        ++fences;
+        return realFence(condition, flags);
+    }
+    static GLenum wait(GLsync sync, GLbitfield flags, GLuint64 timeout) {
+        int& given = notYet[sync];
+        const std::span<const std::byte> now = buffer != 0 ? contents() : std::span<const std::byte>{};
+        if (given == 0) {
+            snapshot.assign(now.begin(), now.end());
+        } else if (!std::equal(now.begin(), now.end(), snapshot.begin(), snapshot.end())) {
+            changedWhileWaiting = true;
+        }
+        if (given < 2) {
+            ++given;
+            return GL_TIMEOUT_EXPIRED;
+        }
+        ++waitsUntilSignalled;
+        return realWait(sync, flags, timeout);
+    }
+};
+
+} // namespace
+
+TEST_CASE("a streaming batch rewritten every frame draws each frame's records and never writes a part before its fence", "[streaming][pixels]") {
+    Fixture f;
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.4f, 0.4f), "quad");
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 4, "swarm",
+                                                          InstancedMeshOptions{.uploadMode = UploadMode::Streaming});
+    for (int i = 0; i < 4; ++i) {
+        batch.addInstance(at(0.0f, 0.0f));
+    }
+    const std::array<glm::vec2, 4> places{glm::vec2(-0.5f, 0.5f), glm::vec2(0.5f, 0.5f), glm::vec2(-0.5f, -0.5f),
+                                          glm::vec2(0.5f, -0.5f)};
+    const std::array<glm::vec4, 3> colours{glm::vec4(1, 0, 0, 1), glm::vec4(0, 1, 0, 1), glm::vec4(0, 0, 1, 1)};
+    const std::array<Rgba, 3> expected{kRed, kGreen, kBlue};
+    SyncSpy::realFence = glad_glFenceSync;
+    SyncSpy::realWait = glad_glClientWaitSync;
+    glad_glFenceSync = &SyncSpy::fence;
+    glad_glClientWaitSync = &SyncSpy::wait;
+    for (int frame = 0; frame < 8; ++frame) {
+        // Every record rewritten in bulk: instance i goes to place (i + frame) % 4 with a colour
+        // that changes every frame.
+        float* data = batch.instanceData().data();
+        for (std::size_t i = 0; i < 4; ++i) {
+            const glm::vec2 place = places[(i + static_cast<std::size_t>(frame)) % 4];
+            const glm::vec4 colour = colours[(i + static_cast<std::size_t>(frame)) % 3];
+            float* record = data + i * 16;
+            record[3] = place.x;
+            record[7] = place.y;
+            std::copy(&colour[0], &colour[0] + 4, record + 12);
+        }
+        batch.markInstancesChanged();
+        const Image image = f.render(scene);
+        if (frame == 0) {
+            SyncSpy::buffer = f.renderer.instanceBuffer(batch);
+            SyncSpy::bytes = 3 * 4 * 64;
+        }
+        INFO("frame " << frame);
+        if (frame > 0) {  // the first frame also uploads the mesh
+            CHECK(f.renderer.lastFrameStats().bytesUploaded == 4 * 64);
+        }
+        for (std::size_t i = 0; i < 4; ++i) {
+            const glm::vec2 place = places[(i + static_cast<std::size_t>(frame)) % 4];
+            MYRIAD_CHECK_PIXEL(image, pixelX(place.x, kSize), pixelY(place.y, kSize),
+                               expected[(i + static_cast<std::size_t>(frame)) % 3]);
+        }
+    }
+    glad_glFenceSync = SyncSpy::realFence;
+    glad_glClientWaitSync = SyncSpy::realWait;
+    // One fence per frame that wrote a part; from the fourth frame on, each write first waited
+    // (through the "not yet" answers) for the fence of the frame three back.
+    CHECK(SyncSpy::fences >= 8);
+    CHECK(SyncSpy::waitsUntilSignalled >= 5);
+    CHECK_FALSE(SyncSpy::changedWhileWaiting);
+    // A frame without a change sends nothing and keeps drawing the last part.
+    const Image still = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 0);
+    MYRIAD_CHECK_PIXEL(still, pixelX(places[3].x, kSize), pixelY(places[3].y, kSize), expected[(0 + 7) % 3]);
 }

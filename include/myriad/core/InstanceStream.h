@@ -69,8 +69,19 @@ public:
     static constexpr std::size_t kMaxEntries = 4096;
     static constexpr std::size_t kMaxConsumers = 4;
 
-    /** Records that rows [begin, end) changed at @p version (> every earlier version). */
-    void add(std::size_t begin, std::size_t end, std::uint64_t version);
+    /** Records that rows [begin, end) changed at @p version (> every earlier version).
+     *  Inline fast path: a range that touches the newest entry, or the one before it (a
+     *  release + acquire pair alternates between a hole and the last row), joins it. */
+    void add(std::size_t begin, std::size_t end, std::uint64_t version) {
+        const std::size_t n = m_entries.size();
+        if (n != 0 && begin < end) {
+            if (joins(m_entries[n - 1], begin, end, version) ||
+                (n > 1 && joins(m_entries[n - 2], begin, end, version))) {
+                return;
+            }
+        }
+        addSlow(begin, end, version);
+    }
     /** Appends to @p out the ranges changed after @p since, merged within kDirtyRangeMergeGap.
      *  @return false when the log no longer reaches back to @p since (a new or evicted
      *  consumer): send every row then. */
@@ -95,6 +106,16 @@ private:
         std::uint64_t consumer = 0;  ///< 0: free slot
         std::uint64_t version = 0;
     };
+    static bool joins(Entry& entry, std::size_t begin, std::size_t end, std::uint64_t version) noexcept {
+        if (begin <= entry.end + kDirtyRangeMergeGap && end + kDirtyRangeMergeGap >= entry.begin) {
+            entry.begin = begin < entry.begin ? begin : entry.begin;
+            entry.end = end > entry.end ? end : entry.end;
+            entry.version = version;
+            return true;
+        }
+        return false;
+    }
+    void addSlow(std::size_t begin, std::size_t end, std::uint64_t version);
     void trim();
 
     std::vector<Entry> m_entries;
@@ -140,8 +161,12 @@ public:
     void move(std::size_t from, std::size_t to);
     /** Puts row @p index back to the default row and marks it changed. */
     void reset(std::size_t index);
-    /** Marks rows [begin, end) changed: bumps version(), logs the range. */
-    void markChanged(std::size_t begin, std::size_t end);
+    /** Marks rows [begin, end) changed: bumps version(), logs the range. Inline: it runs once
+     *  per setTransform and per stream on every release. */
+    void markChanged(std::size_t begin, std::size_t end) {
+        ++m_version;
+        m_changes.add(begin, end, m_version);
+    }
 
     /** Bumped by every change. */
     [[nodiscard]] std::uint64_t version() const noexcept { return m_version; }

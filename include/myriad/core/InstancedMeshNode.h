@@ -48,9 +48,28 @@ enum class Growth : std::uint8_t {
     Double,  ///< ensureCapacity(max(16, 2 * capacity)): amortised O(1) per add
 };
 
-/** Options of an InstancedMeshNode. Defaults: Growth::Fixed. */
+/** How a renderer sends a batch's records to the GPU. */
+enum class UploadMode : std::uint8_t {
+    /** Changed rows go through the renderer's staging ring into one GPU buffer (the default):
+     *  a static or sparsely changing batch costs nothing or only its changed rows. GPU memory:
+     *  capacity() * 64 bytes. */
+    Staged,
+    /** For batches whose every instance moves every frame (a swarm, a crowd, debris): each
+     *  frame the drawn records are written straight into the next third of a persistently
+     *  mapped buffer of 3 * capacity() * 64 bytes, after waiting on the fence of the frame that
+     *  last read that third (triple buffering, as in "Approaching Zero Driver Overhead", GDC
+     *  2014). One CPU copy per frame instead of staging copy + GPU copy; a frame with no change
+     *  sends nothing. GPU memory: 3 * capacity() * 64 bytes (a 1M-instance batch: 192 MiB). */
+    Streaming,
+    /** Staged until three frames in a row each changed at least half of the drawn records, then
+     *  Streaming for the rest of the batch's life in that renderer (its memory cost then). */
+    Automatic,
+};
+
+/** Options of an InstancedMeshNode. Defaults: Growth::Fixed, UploadMode::Staged. */
 struct InstancedMeshOptions {
     Growth growth = Growth::Fixed;
+    UploadMode uploadMode = UploadMode::Staged;
 };
 
 /** A batch: one mesh and material, and `capacity()` instance records of which the first
@@ -91,6 +110,9 @@ public:
     [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
     [[nodiscard]] std::size_t count() const noexcept { return m_count; }
     [[nodiscard]] Growth growth() const noexcept { return m_growth; }
+    [[nodiscard]] UploadMode uploadMode() const noexcept { return m_uploadMode; }
+    /** Changes how renderers send the records from the next frame on (see UploadMode). */
+    void setUploadMode(UploadMode mode) noexcept { m_uploadMode = mode; }
     /** Draws the first @p count records (whatever they hold). Handles of instances at or past
      *  the new count are released (they become stale).
      *  @throws CapacityError if count > capacity(). */
@@ -130,6 +152,12 @@ public:
      *  @throws InvalidArgument if the handle is null, from another batch, already released or
      *  stale (its instance fell past a smaller count); nothing changes then. */
     void release(InstanceHandle handle);
+    /** Releases every handle of @p handles, in order, as release() one by one, but fetching the
+     *  handle slots and records of the next few ahead while removing one: at a million live
+     *  instances a random release waits on memory, and this overlaps those waits (several
+     *  times faster than a loop of release() there). Check-all-first: @throws InvalidArgument
+     *  if any handle is invalid as for release(), or appears twice; nothing changes then. */
+    void release(std::span<const InstanceHandle> handles);
     /** Current index of @p handle's instance. @throws InvalidArgument as release(). */
     [[nodiscard]] std::size_t indexOf(InstanceHandle handle) const;
     /** True when @p handle belongs to this batch and its instance is still there. */
@@ -221,8 +249,23 @@ public:
      *  Always current, with no call to make: writes grow it in O(1); a write that moves an
      *  instance touching the boundary inward, a release, a smaller count, instance weights
      *  outside the current range, markInstancesChanged(), setMesh() or the node's
-     *  setMorphWeights() mark it stale, and the next read recomputes it in O(count * targets). */
+     *  setMorphWeights() mark it stale, and the next read recomputes it in one pass over the
+     *  records, O(count * targets) (which also recounts mirroredCount() if that is stale too).
+     *  With a bounds override set, returns the override instead and computes nothing. */
     [[nodiscard]] const Aabb& localBounds() const;
+
+    /** Supplies the batch's bounds instead of having them computed: a swarm that stays inside
+     *  a known volume pays no bounds pass however much it moves (three.js lets a
+     *  `boundingSphere` be set the same way). @p bounds is in node space, like localBounds();
+     *  it is what culling (MeshNode::worldBounds(), worldBoundsCentre(), worldBoundsRadius())
+     *  and picking see. Instances outside it may be culled while visible: keeping them inside
+     *  is the caller's promise. @throws InvalidArgument if @p bounds is empty or has NaN/Inf
+     *  (nothing changes then). */
+    void setBoundsOverride(const Aabb& bounds);
+    /** Back to computed bounds (recomputed on the next read). */
+    void clearBoundsOverride() noexcept;
+    /** True while setBoundsOverride() is in effect. */
+    [[nodiscard]] bool hasBoundsOverride() const noexcept { return m_hasBoundsOverride; }
     /** Number of drawn instances whose matrix has a negative determinant (mirrored). */
     [[nodiscard]] std::size_t mirroredCount() const;
 
@@ -235,6 +278,8 @@ private:
     void noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept;
     void dropHandlesFrom(std::size_t index) noexcept;
     void enterDrawn(std::size_t begin, std::size_t end);
+    void appendUnchecked(const glm::mat4& transform, const glm::vec4& color);
+    void refreshDerived() const noexcept;
     [[nodiscard]] InstanceRecord* records() noexcept {
         return reinterpret_cast<InstanceRecord*>(m_streams[InstanceStreamId::Record].data().data());
     }
@@ -260,6 +305,7 @@ private:
     std::size_t m_drawFirst = 0;
     std::size_t m_drawCount = SIZE_MAX;
     Growth m_growth = Growth::Fixed;
+    UploadMode m_uploadMode = UploadMode::Staged;
     std::uint64_t m_dataVersion = 1;
     mutable Aabb m_bounds;
     mutable bool m_boundsValid = true;
@@ -269,6 +315,8 @@ private:
     mutable std::array<float, kMaxMorphTargets> m_morphWeightLow{};
     mutable std::array<float, kMaxMorphTargets> m_morphWeightHigh{};
     mutable std::uint64_t m_instanceMeshBoxVersion = 0;
+    bool m_hasBoundsOverride = false;
+    Aabb m_boundsOverride;
     // Handles: slot table, free list, and per record the slot that names it (or kNoHandle).
     std::vector<HandleSlot> m_handleSlots;
     std::vector<std::uint32_t> m_handleOfRecord;

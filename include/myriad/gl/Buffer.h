@@ -13,6 +13,11 @@ namespace myriad::gl {
 enum class BufferUsage : std::uint8_t {
     Static,   ///< written once, at creation (no GL_DYNAMIC_STORAGE_BIT)
     Dynamic,  ///< rewritten with update() (GL_DYNAMIC_STORAGE_BIT)
+    /** Mapped once for writing, for the buffer's whole life (GL_MAP_WRITE_BIT |
+     *  GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT, ARB_buffer_storage): the CPU writes through
+     *  mapped() while the GPU may read other parts; the caller fences what the GPU reads
+     *  before writing there again. */
+    PersistentMapped,
 };
 
 /** Creation parameters; defaults in field order: size 0, no data, Static, label "buffer#<id>". */
@@ -51,6 +56,10 @@ public:
     [[nodiscard]] std::uint32_t id() const noexcept { return m_id; }
     /** Fixed size in bytes (immutable storage). */
     [[nodiscard]] std::size_t sizeBytes() const noexcept { return m_size; }
+    /** The whole buffer as mapped for writing (BufferUsage::PersistentMapped); empty for
+     *  other usages. Write-only: reading it back is allowed but slow on many drivers. Valid
+     *  while the buffer lives. */
+    [[nodiscard]] std::span<std::byte> mapped() const noexcept { return {m_mapped, m_mapped ? m_size : 0}; }
     /** The usage given at creation. */
     [[nodiscard]] BufferUsage usage() const noexcept { return m_usage; }
     /** The label given to glObjectLabel. */
@@ -61,6 +70,7 @@ public:
 private:
     std::uint32_t m_id = 0;
     std::size_t m_size = 0;
+    std::byte* m_mapped = nullptr;
     BufferUsage m_usage = BufferUsage::Static;
     std::string m_label;
 };

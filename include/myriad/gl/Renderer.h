@@ -102,7 +102,9 @@ public:
     void trim();
 
     /** The GL name of @p batch's record buffer (capacity() records of 64 bytes) in this
-     *  renderer, or 0 before it first drew the batch. For interop and tests. */
+     *  renderer, or 0 before it first drew the batch. For a batch in UploadMode::Streaming,
+     *  the streaming buffer: three parts of capacity() records, the part drawn moving on with
+     *  each frame that changed the records. For interop and tests. */
     [[nodiscard]] std::uint32_t instanceBuffer(const InstancedMeshNode& batch) const noexcept;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, read by instance index), or 0 while the batch
