@@ -157,7 +157,7 @@ PopulationId GpuPopulations::add(GpuResources& resources, std::shared_ptr<const 
                              static_cast<GLsizeiptr>(desc.instanceCount * kLaneRowBytes));
         setLabel(GL_TEXTURE, population->lanes.id(), population->name + "/lanes-texture");
     }
-    (void)vertexArray(resources, *population);
+    (void)resources;  // the vertex array is made by the first frame that draws it (prepare)
     ++transforms.users;
     if (lanes != nullptr) {
         ++lanes->users;
