@@ -7,6 +7,7 @@
 // scripts/bench.sh builds it in Release, runs it and draws the plot.
 #include "BenchSupport.h"
 
+#include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
@@ -96,6 +97,99 @@ glm::mat4 animatedTransform(std::size_t i, std::size_t side, float time) {
     const float phase = time + static_cast<float>(i) * 0.37f;
     return glm::translate(glm::mat4(1.0f), p + glm::vec3(0.0f, 0.25f * std::sin(phase), 0.0f)) *
            glm::rotate(glm::mat4(1.0f), phase, glm::vec3(0.0f, 1.0f, 0.0f));
+}
+
+// Section 8: shader data. Lane writes per second (CPU), bytes uploaded per frame with 1% of
+// the lanes changing, and a GPU swarm's frame cost (a compute dispatch moving every record, then
+// the draw) at 100k and 1M (llvmpipe here: CPU-bound).
+void lanesRows(Report& report, gl::Renderer& renderer, bool quick) {
+    report.blank();
+    report.line("## 8. Shader data: lanes and GPU-driven populations");
+    report.blank();
+    report.line("| row | N | measured |");
+    report.line("|---|---|---|");
+    const std::size_t n = quick ? 10000 : 100000;
+    auto cube = MeshGeometry::create(shapes::box(0.5f), "cube");
+    Material material;
+    material.shading = Shading::Unlit;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(cube, material, n, "lanes");
+    for (std::size_t i = 0; i < n; ++i) {
+        batch.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(i, 317)));
+    }
+    auto start = Clock::now();
+    constexpr int kRounds = 10;
+    for (int round = 0; round < kRounds; ++round) {
+        for (std::size_t i = 0; i < n; ++i) {
+            batch.setLane(i, static_cast<std::size_t>(round) % 4, glm::vec4(static_cast<float>(i), 1, 2, 3));
+        }
+    }
+    const double writeMs = millisecondsSince(start);
+    report.line("| lane writes per second (setLane by index) | %zu | %.1f M/s |", n,
+                static_cast<double>(n) * kRounds / (writeMs * 1000.0));
+    gl::OffscreenTarget target(64, 64);
+    const PhaseTimes t = runFrames(renderer, scene, gridCamera(317), target, 5,
+                                   [&](int frame) {
+                                       for (std::size_t i = static_cast<std::size_t>(frame) % 100; i < n; i += 100) {
+                                           batch.setLane(i, 0, glm::vec4(static_cast<float>(frame)));
+                                       }
+                                   },
+                                   {});
+    report.line("| bytes uploaded per frame, 1%% of lanes changing (64 bytes a row) | %zu | %llu bytes (%.2f%% of the lanes) |",
+                n, static_cast<unsigned long long>(t.bytesUploaded),
+                100.0 * static_cast<double>(t.bytesUploaded) / (static_cast<double>(n) * 64.0));
+
+    constexpr const char* kStep = R"(#version 450 core
+layout(local_size_x = 256) in;
+struct Record { vec4 row0; vec4 row1; vec4 row2; vec4 color; };
+layout(std430, binding = 0) buffer Records { Record records[]; };
+uniform int u_count;
+uniform float u_time;
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    if (i >= u_count) { return; }
+    records[i].row0.w += 0.01 * sin(u_time + float(i));
+    records[i].row1.w += 0.01 * cos(u_time + float(i));
+}
+)";
+    const gl::ComputeProgram step("bench-swarm.comp", kStep);
+    for (const std::size_t count : {std::size_t{100000}, std::size_t{1000000}}) {
+        if (quick && count > 100000) {
+            continue;
+        }
+        const std::string name = "bench-swarm-" + std::to_string(count);
+        std::vector<InstanceRecord> records(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            const glm::vec3 p = gridPosition(i, 1000);
+            records[i] = {glm::vec4(1, 0, 0, p.x), glm::vec4(0, 1, 0, p.y), glm::vec4(0, 0, 1, p.z), glm::vec4(1.0f)};
+        }
+        gl::GpuBufferDesc desc;
+        desc.name = name;
+        desc.elementType = gl::GpuElementType::InstanceRecord;
+        desc.length = count;
+        desc.initialData = std::as_bytes(std::span(records));
+        renderer.createBuffer(desc);
+        gl::PopulationDesc population;
+        population.transformBuffer = name;
+        population.instanceCount = count;
+        population.material = material;
+        const gl::PopulationId id = renderer.drawInstanced(MeshGeometry::create(shapes::triangle(), "tri"), population);
+        step.program().setUniform(step.program().uniformLocation("u_count"), static_cast<int>(count));
+        const gl::BufferBinding binding{0, name};
+        Scene empty;
+        const PhaseTimes swarm = runFrames(renderer, empty, gridCamera(1000), target, 5,
+                                           [&](int frame) {
+                                               step.program().setUniform(step.program().uniformLocation("u_time"),
+                                                                         static_cast<float>(frame));
+                                               renderer.dispatch(step, std::span(&binding, 1),
+                                                                 static_cast<std::uint32_t>((count + 255) / 256));
+                                           },
+                                           {});
+        report.line("| GPU swarm frame (dispatch + draw, finished), llvmpipe | %zu | %.3f ms myriad + %.3f ms driver, %llu bytes uploaded |",
+                    count, swarm.myriad, swarm.driver, static_cast<unsigned long long>(swarm.bytesUploaded));
+        renderer.removePopulation(id);
+        renderer.destroyBuffer(name);
+    }
 }
 
 // Section 7: the library's vertex stage against the same stage with normals through mat3
@@ -514,6 +608,7 @@ int main(int argc, char** argv) {
     }
 
     cofactorRow(report, options.quick);
+    lanesRows(report, renderer, options.quick);
 
     // ---- Targets ---------------------------------------------------------------------------
     report.blank();
