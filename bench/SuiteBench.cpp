@@ -1,4 +1,4 @@
-// The benchmark suite of docs/performance.md (issue 5): myriad's own CPU cost per phase against
+// The benchmark suite of docs/performance.md: myriad's own CPU cost per phase against
 // the driver's, instanced against one draw per node, static and animated scenes from 1k to 1M
 // instances, update rates, partial updates, morph weights and culling. Every figure is a
 // median of several frames measured in this run; targets are printed with PASS / MISS.
@@ -7,8 +7,10 @@
 // (--only: the listed sections alone, for working on one of them; targets of skipped sections
 // are not printed)
 // scripts/bench.sh builds it in Release, runs it and draws the plot.
+#include "gl/ShaderLibrary.h"
 #include "BenchSupport.h"
 
+#include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
@@ -136,6 +138,96 @@ glm::mat4 animatedTransform(std::size_t i, std::size_t side, float time) {
            glm::rotate(glm::mat4(1.0f), phase, glm::vec3(0.0f, 1.0f, 0.0f));
 }
 
+// Section 8: shader data. Lane writes per second (CPU), bytes uploaded per frame with 1% of
+// the lanes changing, and a GPU swarm's frame cost (a compute dispatch moving every record, then
+// the draw) at 100k and 1M (llvmpipe here: CPU-bound).
+void lanesRows(Report& report, gl::Renderer& renderer, bool quick) {
+    report.blank();
+    report.line("## 8. Shader data: lanes and GPU-driven populations");
+    report.blank();
+    report.line("| row | N | measured |");
+    report.line("|---|---|---|");
+    const std::size_t n = quick ? 10000 : 100000;
+    auto cube = MeshGeometry::create(shapes::box(0.5f), "cube");
+    Material material;
+    material.shading = Shading::Unlit;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(cube, material, n, "lanes");
+    for (std::size_t i = 0; i < n; ++i) {
+        batch.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(i, 317)));
+    }
+    auto start = Clock::now();
+    constexpr int kRounds = 10;
+    for (int round = 0; round < kRounds; ++round) {
+        for (std::size_t i = 0; i < n; ++i) {
+            batch.setLane(i, static_cast<std::size_t>(round) % 4, glm::vec4(static_cast<float>(i), 1, 2, 3));
+        }
+    }
+    const double writeMs = millisecondsSince(start);
+    report.line("| lane writes per second (setLane by index) | %zu | %.1f M/s |", n,
+                static_cast<double>(n) * kRounds / (writeMs * 1000.0));
+    gl::OffscreenTarget target(64, 64);
+    const PhaseTimes t = runFrames(renderer, scene, gridCamera(317), target, 5,
+                                   [&](int frame) {
+                                       for (std::size_t i = static_cast<std::size_t>(frame) % 100; i < n; i += 100) {
+                                           batch.setLane(i, 0, glm::vec4(static_cast<float>(frame)));
+                                       }
+                                   },
+                                   {});
+    report.line("| bytes uploaded per frame, 1%% of lanes changing (64 bytes a row) | %zu | %llu bytes (%.2f%% of the lanes) |",
+                n, static_cast<unsigned long long>(t.bytesUploaded),
+                100.0 * static_cast<double>(t.bytesUploaded) / (static_cast<double>(n) * 64.0));
+
+    constexpr const char* kStep = R"(#version 450 core
+layout(local_size_x = 256) in;
+struct Record { vec4 row0; vec4 row1; vec4 row2; vec4 color; };
+layout(std430, binding = 0) buffer Records { Record records[]; };
+uniform int u_count;
+uniform float u_time;
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    if (i >= u_count) { return; }
+    records[i].row0.w += 0.01 * sin(u_time + float(i));
+    records[i].row1.w += 0.01 * cos(u_time + float(i));
+}
+)";
+    const gl::ComputeProgram step("bench-swarm.comp", kStep);
+    for (const std::size_t count : {std::size_t{100000}, std::size_t{1000000}}) {
+        const std::string name = "bench-swarm-" + std::to_string(count);
+        std::vector<InstanceRecord> records(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            const glm::vec3 p = gridPosition(i, 1000);
+            records[i] = {glm::vec4(1, 0, 0, p.x), glm::vec4(0, 1, 0, p.y), glm::vec4(0, 0, 1, p.z), glm::vec4(1.0f)};
+        }
+        gl::GpuBufferDesc desc;
+        desc.name = name;
+        desc.elementType = gl::GpuElementType::InstanceRecord;
+        desc.length = count;
+        desc.initialData = std::as_bytes(std::span(records));
+        renderer.createBuffer(desc);
+        gl::PopulationDesc population;
+        population.transformBuffer = name;
+        population.instanceCount = count;
+        population.material = material;
+        const gl::PopulationId id = renderer.drawInstanced(MeshGeometry::create(shapes::triangle(), "tri"), population);
+        step.program().setUniform(step.program().uniformLocation("u_count"), static_cast<int>(count));
+        const gl::BufferBinding binding{0, name};
+        Scene empty;
+        const PhaseTimes swarm = runFrames(renderer, empty, gridCamera(1000), target, 5,
+                                           [&](int frame) {
+                                               step.program().setUniform(step.program().uniformLocation("u_time"),
+                                                                         static_cast<float>(frame));
+                                               renderer.dispatch(step, std::span(&binding, 1),
+                                                                 static_cast<std::uint32_t>((count + 255) / 256));
+                                           },
+                                           {});
+        report.line("| GPU swarm frame (dispatch + draw, finished), llvmpipe | %zu | %.3f ms myriad + %.3f ms driver, %llu bytes uploaded |",
+                    count, swarm.myriad, swarm.driver, static_cast<unsigned long long>(swarm.bytesUploaded));
+        renderer.removePopulation(id);
+        renderer.destroyBuffer(name);
+    }
+}
+
 // Section 7: the library's vertex stage against the same stage with normals through mat3
 // (right only for uniform scale), drawn through the low-level layer: what exact normals cost.
 void cofactorRow(Report& report, bool quick) {
@@ -145,27 +237,27 @@ void cofactorRow(Report& report, bool quick) {
     {
         // The library's instanced vertex shader, and the same with the usual shortcut
         // (normal * mat3, right only for uniform scale), drawn through the low-level layer.
-        std::string exact;
-        try {
-            exact = std::string(gl::embeddedShaderText("instanced_mesh.vert"));
-        } catch (const std::exception& error) {
-            report.line("(skipped: %s; the renderer's shaders were restructured)", error.what());
-            return;
-        }
+        // The renderer's lit instanced variant, with the stream declarations it generates.
+        const std::uint32_t features = gl::detail::kInstanced | gl::detail::kLit;
+        const std::string fragmentDefines = gl::detail::ShaderLibrary::featureDefines(features);
+        const std::string vertexDefines = fragmentDefines + gl::detail::ShaderLibrary::streamDeclarations(features);
+        const std::string exact(gl::embeddedShaderText("surface.vert"));
         std::string shortcut = exact;
         const std::string body = "mat3 cofactor = mat3(cross(m[1], m[2]), cross(m[2], m[0]), cross(m[0], m[1]));\n"
                                  "    return cofactor * n * sign(determinant(m));";
         const std::size_t at = shortcut.find(body);
         if (at == std::string::npos) {
-            report.line("(instanced_mesh.vert changed; cofactor row skipped)");
+            report.line("(surface.vert changed; cofactor row skipped)");
             return;
         }
         shortcut.replace(at, body.size(), "return m * n;");
-        const std::string fragment(gl::embeddedShaderText("mesh.frag"));
-        const gl::ShaderSource exactStages[] = {{gl::ShaderStage::Vertex, "instanced_mesh.vert", exact},
-                                                {gl::ShaderStage::Fragment, "mesh.frag", fragment}};
-        const gl::ShaderSource shortcutStages[] = {{gl::ShaderStage::Vertex, "shortcut.vert", shortcut},
-                                                   {gl::ShaderStage::Fragment, "mesh.frag", fragment}};
+        const std::string fragment(gl::embeddedShaderText("surface.frag"));
+        const gl::ShaderSource exactStages[] = {
+            {gl::ShaderStage::Vertex, "surface.vert", exact, vertexDefines},
+            {gl::ShaderStage::Fragment, "surface.frag", fragment, fragmentDefines}};
+        const gl::ShaderSource shortcutStages[] = {
+            {gl::ShaderStage::Vertex, "shortcut.vert", shortcut, vertexDefines},
+            {gl::ShaderStage::Fragment, "surface.frag", fragment, fragmentDefines}};
         gl::Program exactProgram(exactStages, "bench.cofactor");
         gl::Program shortcutProgram(shortcutStages, "bench.shortcut");
         const MeshGeometry sphere(shapes::uvSphere(0.5f, 24, 12), "sphere");
@@ -737,8 +829,11 @@ int main(int argc, char** argv) {
     }
     }
 
+    if (want('8')) {
+        lanesRows(report, renderer, options.quick);
+    }
     if (want('7')) {
-    cofactorRow(report, options.quick);
+        cofactorRow(report, options.quick);
     }
 
     // ---- Targets ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ in vec4 v_color;
 in vec3 v_relativePosition;
 flat in float v_handedness;
 flat in int v_instanceIndex;
+flat in vec4 v_lanes[4];
 
 uniform vec4 u_baseColor;        // linear RGBA, the material's factor
 uniform int u_hasTexture;        // 1: multiply by u_baseColorTexture
@@ -26,6 +27,23 @@ uniform vec3 u_eye;              // world position of the eye (float; the rest i
 uniform vec3 u_lightDirection;   // world space, normalised, the way light travels
 uniform vec3 u_lightColor;       // linear RGB * intensity
 uniform vec3 u_ambient;          // linear RGB
+uniform int u_materialIndex;     // the material's index in the renderer's identity table
+
+// The renderer's material table, indexed by material index (0: no material), std430, the
+// same buffer compute passes can bind (Renderer::kMaterialTableBuffer). Row layout, 32 bytes:
+// base colour (linear RGBA), alpha cutoff, shading (0 lit, 1 unlit), alpha mode (0 opaque,
+// 1 mask, 2 blend), flags (1 double-sided, 2 textured).
+struct MyriadMaterial {
+    vec4 baseColor;
+    float alphaCutoff;
+    int shading;
+    int alphaMode;
+    int flags;
+};
+layout(std430, binding = 0) readonly buffer MyriadMaterialTable {
+    MyriadMaterial myriad_materialTable[];
+};
+MyriadMaterial myriad_material(int index) { return myriad_materialTable[index]; }
 
 out vec4 o_color;
 
@@ -38,6 +56,10 @@ struct SurfaceInput {
     vec3 viewDirection;   // world space, unit length, from the surface towards the eye
     int instanceIndex;    // index of the instance in its batch; 0 for a MeshNode
     vec2 screenPosition;  // window coordinates in pixels (gl_FragCoord.xy)
+    vec4 lanes[4];        // shader data: the instance's (or MeshNode's) four lanes, exact;
+                          // (0, 0, 0, 0) where never given. myriad gives them no meaning.
+    int materialIndex;    // the material's index in the renderer's identity table (0: none);
+                          // the same in every fragment of a draw
 };
 
 // What a surface function returns: base colour (linear RGB) and alpha (opacity 0..1).
@@ -85,6 +107,8 @@ void main() {
     s.viewDirection = normalize(-v_relativePosition);
     s.instanceIndex = v_instanceIndex;
     s.screenPosition = gl_FragCoord.xy;
+    s.lanes = v_lanes;
+    s.materialIndex = u_materialIndex;
     SurfaceOutput surfaceOut = surface(s);
     vec4 albedo = vec4(surfaceOut.baseColor, surfaceOut.alpha) * u_tint;
 #ifdef MYRIAD_ALPHA_MASK

@@ -4,6 +4,8 @@
 //   MYRIAD_INSTANCED               per-instance streams are declared (generated, see below)
 //   MYRIAD_MORPH                   the mesh has morph targets (read by gl_VertexID)
 //   MYRIAD_INSTANCE_MORPH_WEIGHTS  some instance has morph weights of its own
+//   MYRIAD_INSTANCE_LANES          lanes come from the per-instance lanes stream (unit 3);
+//                                  otherwise from u_lanes (a MeshNode's shader data, or zeros)
 //   MYRIAD_DEPTH_ONLY              depth-only view
 // The per-instance stream declarations are generated from each stream's InstanceStreamDesc
 // (one declaration drives the GL binding and the GLSL): the record stream arrives as
@@ -54,6 +56,13 @@ out vec4 v_color;             // vertex colour * instance colour, linear
 out vec3 v_relativePosition;  // world position minus the eye
 flat out float v_handedness;  // +1, or -1 for a mirrored (negative determinant) transform
 flat out int v_instanceIndex;
+// Shader-data lanes, flat: every fragment reads the exact floats written (docs/lanes.md).
+// Never read from an unbound attribute (a disabled one reads (0, 0, 0, 1)): either the lanes
+// stream or the uniform below, which holds zeros when nothing was given.
+flat out vec4 v_lanes[4];
+#ifndef MYRIAD_INSTANCE_LANES
+uniform vec4 u_lanes[4];
+#endif
 
 // Normals transform by the cofactor of the 3x3 part (det * inverse transpose): exact under
 // non-uniform scale with no per-vertex inverse. Its sign is flipped for mirrored (det < 0)
@@ -88,4 +97,11 @@ void main() {
     v_uv0 = a_uv0;
     v_color = color;
     v_instanceIndex = myriad_instanceIndex();
+    for (int lane = 0; lane < 4; ++lane) {
+#ifdef MYRIAD_INSTANCE_LANES
+        v_lanes[lane] = myriad_lanes_read(myriad_instanceIndex(), lane);
+#else
+        v_lanes[lane] = u_lanes[lane];
+#endif
+    }
 }

@@ -207,6 +207,16 @@ const InstanceStreamDesc kMorphWeights{
     "per-instance morph-target weights; a first weight of -1e30 means the node's weights",
 };
 
+const InstanceStreamDesc kLanes{
+    "lanes",
+    16,
+    StreamBinding::BufferTexture,
+    0,
+    3,
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    "four vec4 lanes of shader data per instance; a lane never given reads (0, 0, 0, 0)",
+};
+
 } // namespace streams
 
 } // namespace myriad

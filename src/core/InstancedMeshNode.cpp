@@ -174,6 +174,65 @@ std::span<const float> InstancedMeshNode::morphWeightsOf(std::size_t index) cons
     return morphWeights();
 }
 
+namespace {
+void checkLane(std::size_t lane, const char* function) {
+    if (lane >= InstancedMeshNode::laneCount) {
+        throw OutOfRange(std::string(function) + ": lane " + std::to_string(lane) + " >= laneCount " +
+                         std::to_string(InstancedMeshNode::laneCount));
+    }
+}
+} // namespace
+
+void InstancedMeshNode::setLane(std::size_t index, std::size_t lane, const glm::vec4& value) {
+    checkIndex(index, "InstancedMeshNode::setLane");
+    checkLane(lane, "InstancedMeshNode::setLane");
+    detail::requireFinite(value, "InstancedMeshNode::setLane", "value");
+    InstanceStream& stream = m_streams[InstanceStreamId::Lanes];
+    if (!stream.allocated()) {
+        stream.allocate(m_capacity);  // may throw: nothing changed; a renderer's first
+    }                                 // upload of a new stream sends every drawn row
+    const std::span<float> row = stream.row(index);
+    for (int k = 0; k < 4; ++k) {
+        row[lane * 4 + static_cast<std::size_t>(k)] = value[k];
+    }
+    stream.markChanged(index, index + 1);
+    ++m_dataVersion;
+}
+
+glm::vec4 InstancedMeshNode::lane(std::size_t index, std::size_t lane) const {
+    checkIndex(index, "InstancedMeshNode::lane");
+    checkLane(lane, "InstancedMeshNode::lane");
+    const InstanceStream& stream = m_streams[InstanceStreamId::Lanes];
+    if (!stream.allocated()) {
+        return glm::vec4(0.0f);
+    }
+    const std::span<const float> row = stream.row(index);
+    return {row[lane * 4], row[lane * 4 + 1], row[lane * 4 + 2], row[lane * 4 + 3]};
+}
+
+void InstancedMeshNode::clearLanes(std::size_t index) {
+    checkIndex(index, "InstancedMeshNode::clearLanes");
+    if (m_streams[InstanceStreamId::Lanes].allocated()) {
+        m_streams[InstanceStreamId::Lanes].reset(index);
+        ++m_dataVersion;
+    }
+}
+
+void InstancedMeshNode::setLane(InstanceHandle handle, std::size_t lane, const glm::vec4& value) {
+    checkHandle(handle, "InstancedMeshNode::setLane");
+    setLane(m_handleSlots[handle.slot].index, lane, value);
+}
+
+glm::vec4 InstancedMeshNode::lane(InstanceHandle handle, std::size_t lane) const {
+    checkHandle(handle, "InstancedMeshNode::lane");
+    return this->lane(m_handleSlots[handle.slot].index, lane);
+}
+
+void InstancedMeshNode::clearLanes(InstanceHandle handle) {
+    checkHandle(handle, "InstancedMeshNode::clearLanes");
+    clearLanes(m_handleSlots[handle.slot].index);
+}
+
 void InstancedMeshNode::enterDrawn(std::size_t begin, std::size_t end) {
     // Rows entering [0, count()) must reach the GPU in every stream, whatever it held there
     // before (a row vacated by release() was reset on the CPU only).

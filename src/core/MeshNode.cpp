@@ -44,6 +44,31 @@ void MeshNode::setMorphWeights(std::span<const float> weights) {
     ++m_meshBoundsVersion;
 }
 
+void MeshNode::setShaderData(std::size_t lane, const glm::vec4& value) {
+    if (lane >= m_shaderData.size()) {
+        throw OutOfRange("MeshNode::setShaderData: lane " + std::to_string(lane) + " >= 4");
+    }
+    for (int k = 0; k < 4; ++k) {
+        if (!std::isfinite(value[k])) {
+            throw InvalidArgument("MeshNode::setShaderData: a component of lane " + std::to_string(lane) +
+                                  " is NaN or Inf");
+        }
+    }
+    if (kind() == NodeKind::InstancedMesh) {
+        throw InvalidArgument("MeshNode::setShaderData: '" + name() +
+                              "' is an InstancedMeshNode; its instances have lanes of their own "
+                              "(InstancedMeshNode::setLane)");
+    }
+    m_shaderData[lane] = value;
+}
+
+glm::vec4 MeshNode::shaderData(std::size_t lane) const {
+    if (lane >= m_shaderData.size()) {
+        throw OutOfRange("MeshNode::shaderData: lane " + std::to_string(lane) + " >= 4");
+    }
+    return m_shaderData[lane];
+}
+
 const Aabb& MeshNode::drawBounds() const {
     if (kind() == NodeKind::InstancedMesh) {
         return static_cast<const InstancedMeshNode&>(*this).localBounds();

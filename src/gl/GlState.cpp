@@ -72,6 +72,10 @@ GlStateSnapshot GlStateSnapshot::capture() {
     s.unpackSkipRows = integer(GL_UNPACK_SKIP_ROWS);
     s.unpackSkipImages = integer(GL_UNPACK_SKIP_IMAGES);
     s.pixelUnpackBuffer = integer(GL_PIXEL_UNPACK_BUFFER_BINDING);
+    s.shaderStorageBuffer = integer(GL_SHADER_STORAGE_BUFFER_BINDING);
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, kMaterialTableBinding, &s.materialTableBuffer);
+    glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, kMaterialTableBinding, &s.materialTableStart);
+    glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, kMaterialTableBinding, &s.materialTableSize);
     return s;
 }
 
@@ -125,6 +129,14 @@ void GlStateSnapshot::apply() const {
     glPixelStorei(GL_UNPACK_SKIP_ROWS, unpackSkipRows);
     glPixelStorei(GL_UNPACK_SKIP_IMAGES, unpackSkipImages);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(pixelUnpackBuffer));
+    if (materialTableBuffer != 0 && materialTableSize != 0) {
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kMaterialTableBinding, static_cast<GLuint>(materialTableBuffer),
+                          static_cast<GLintptr>(materialTableStart), static_cast<GLsizeiptr>(materialTableSize));
+    } else {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMaterialTableBinding, static_cast<GLuint>(materialTableBuffer));
+    }
+    // Indexed binds also set the generic binding: put it back after them.
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(shaderStorageBuffer));
 }
 
 void applyRenderState() {

@@ -9,8 +9,11 @@
 
 namespace myriad::gl::detail {
 
-/** Texture units the renderer binds (base colour, morph targets, instance streams). */
-inline constexpr std::array<GLuint, 3> kRendererTextureUnits{0, 1, 2};
+/** Texture units the renderer binds (base colour, morph targets, per-instance morph weights,
+ *  per-instance lanes). */
+inline constexpr std::array<GLuint, 4> kRendererTextureUnits{0, 1, 2, 3};
+/** The shader-storage binding of the material table (surface.frag's MyriadMaterialTable). */
+inline constexpr GLuint kMaterialTableBinding = 0;
 
 /** Every piece of GL state render() changes, as glGet* reads it. */
 struct GlStateSnapshot {
@@ -58,6 +61,10 @@ struct GlStateSnapshot {
     GLint unpackSkipRows = 0;
     GLint unpackSkipImages = 0;
     GLint pixelUnpackBuffer = 0;
+    GLint shaderStorageBuffer = 0;        ///< the generic GL_SHADER_STORAGE_BUFFER binding
+    GLint materialTableBuffer = 0;        ///< indexed binding kMaterialTableBinding
+    GLint64 materialTableStart = 0;
+    GLint64 materialTableSize = 0;        ///< 0: bound whole (glBindBufferBase)
 
     /** Reads the current state (about 60 glGet calls). */
     [[nodiscard]] static GlStateSnapshot capture();

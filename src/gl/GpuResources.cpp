@@ -78,6 +78,13 @@ StreamingRecords::~StreamingRecords() {
     }
 }
 
+VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry, std::string_view label) {
+    VertexArray vertexArray(meshLayout(true, label));
+    vertexArray.setVertexBuffer(kVertexBinding, mesh.vertices);
+    vertexArray.setIndexBuffer(mesh.indices, geometry.indexType(), geometry.vertexCount() - 1);
+    return vertexArray;
+}
+
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes)
     : m_consumer(consumer), m_ring(stagingBytes) {
     glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
@@ -168,6 +175,7 @@ MeshGpu GpuResources::createMesh(const std::shared_ptr<const MeshGeometry>& geom
                                                       : geometry->name();
     MeshGpu gpu;
     gpu.mesh = geometry;
+    gpu.serial = ++m_meshSerial;
     gpu.vertices = Buffer({.initialData = std::as_bytes(std::span(vertices)),
                            .label = name + "/MeshGeometry.vertices"});
     const std::span<const std::byte> indexBytes =

@@ -34,6 +34,8 @@ struct MeshGpu {
     Buffer morphDeltas;                      // 2 RGBA32F texels per (target, vertex)
     TextureHandle morphTargets;              // GL_TEXTURE_BUFFER view of morphDeltas
     std::uint64_t lastUsedFrame = 0;
+    std::uint64_t serial = 0;                // unique per copy: a vertex array made over
+                                             // another copy's buffers must be rebuilt
 };
 
 /** One stream of one batch on the GPU. Written only by GPU copies from the staging ring, never
@@ -81,6 +83,12 @@ struct TextureGpu {
     std::uint64_t lastUsedFrame = 0;
 };
 
+/** A vertex array over @p mesh's vertices and indices with the record stream's attributes at
+ *  kInstanceBinding (no buffer there yet): a batch's layout, for populations whose records
+ *  live in a named buffer. */
+[[nodiscard]] VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry,
+                                               std::string_view label);
+
 class GpuResources {
 public:
     /** @param consumer this renderer's id in the nodes' change logs (non-zero, unique). */
@@ -121,6 +129,7 @@ private:
     StagingRing m_ring;
     FrameStats* m_stats = nullptr;
     std::uint64_t m_frame = 0;
+    std::uint64_t m_meshSerial = 0;
     std::unordered_map<std::uint64_t, MeshGpu> m_meshes;
     std::unordered_map<std::uint64_t, BatchGpu> m_batches;
     std::unordered_map<const Image*, TextureGpu> m_textures;

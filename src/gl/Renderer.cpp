@@ -2,7 +2,9 @@
 
 #include "gl/GlCommon.h"
 #include "gl/GlState.h"
+#include "gl/GpuPopulations.h"
 #include "gl/GpuResources.h"
+#include "gl/MaterialTable.h"
 #include "gl/ShaderLibrary.h"
 #include "gl/ViewPass.h"
 #include "myriad/core/Camera.h"
@@ -76,6 +78,8 @@ struct Renderer::Impl {
     std::uint64_t id;
     detail::GpuResources resources;
     detail::ShaderLibrary shaders;
+    detail::MaterialTable materials;
+    detail::GpuPopulations populations;
     std::vector<detail::ViewPass> passes;
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
@@ -128,6 +132,9 @@ struct Renderer::Impl {
                 features |= detail::kInstanceMorphWeights;
             }
         }
+        if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasLanes()) {
+            features |= detail::kInstanceLanes;
+        }
         if (material.alphaMode == AlphaMode::Mask) {
             features |= detail::kAlphaMask;
         }
@@ -144,8 +151,39 @@ struct Renderer::Impl {
         return features;
     }
 
+    /** The feature set a population needs in a view (no morphing: a population draws its
+     *  mesh's base shape). */
+    static std::uint32_t featuresOf(const detail::Population& population, const View& view) {
+        const Material& material = population.material;
+        std::uint32_t features = detail::kInstanced;
+        if (!population.laneBuffer.empty()) {
+            features |= detail::kInstanceLanes;
+        }
+        if (material.alphaMode == AlphaMode::Mask) {
+            features |= detail::kAlphaMask;
+        }
+        if (view.depthOnly) {
+            features |= detail::kDepthOnly;
+        } else {
+            if (material.shading == Shading::Lit) {
+                features |= detail::kLit;
+            }
+            if (material.alphaMode == AlphaMode::Blend) {
+                features |= detail::kBlend;
+            }
+        }
+        return features;
+    }
+
     /** Compiles every program and uploads every stream the passes need, before any draw. */
     void prepare() {
+        for (const detail::ViewPass& pass : passes) {
+            for (const auto& population : populations.populations()) {
+                (void)shaders.get(featuresOf(*population, pass.view()), population->material.surface);
+                (void)resources.texture(population->material);
+                (void)populations.vertexArray(resources, *population);
+            }
+        }
         for (const detail::ViewPass& pass : passes) {
             for (const auto* list : {&pass.opaque(), &pass.blended()}) {
                 for (const detail::DrawItem& item : *list) {
@@ -187,11 +225,8 @@ struct Renderer::Impl {
         glCullFace(mirrored ? GL_FRONT : GL_BACK);
     }
 
-    void draw(const detail::DrawItem& item, const detail::ViewPass& pass, const Scene& scene) {
-        const MeshNode& node = *item.node;
-        const Material& material = node.primitiveMaterial(item.primitive);
-        const std::uint32_t features = featuresOf(item, pass.view());
-        detail::SurfaceProgram& chosen = shaders.get(features, material.surface);
+    /** Uses @p chosen and gives it the view's camera and light (once per program and view). */
+    void useForView(detail::SurfaceProgram& chosen, const detail::ViewPass& pass, const Scene& scene) {
         const Program& program = chosen.program;
         const detail::SurfaceUniforms& u = chosen.uniforms;
         useProgram(chosen);
@@ -208,6 +243,39 @@ struct Renderer::Impl {
             program.setUniform(u.ambient, scene.ambient);
             chosen.viewSerial = viewSerial;
         }
+    }
+
+    /** The material's uniforms, texture and sampler, and its index. */
+    void setMaterial(const detail::SurfaceProgram& chosen, const Material& material) {
+        const Program& program = chosen.program;
+        const detail::SurfaceUniforms& u = chosen.uniforms;
+        const Texture2D* baseColorTexture = resources.texture(material);
+        if (baseColorTexture != nullptr) {
+            baseColorTexture->bind(0);
+            glBindSampler(0, resources.sampler(material));
+        }
+        program.setUniform(u.baseColor, material.baseColor);
+        program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
+        program.setUniform(u.alphaCutoff, material.alphaCutoff);
+        program.setUniform(u.materialIndex, static_cast<int>(materials.indexOf(material)));
+    }
+
+    /** Lanes from uniforms: a MeshNode's shader data, or zeros (a batch or population without
+     *  lanes; never an unbound attribute, which would read (0, 0, 0, 1)). */
+    static void setUniformLanes(const detail::SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes) {
+        if (chosen.uniforms.lanes >= 0) {
+            glProgramUniform4fv(chosen.program.id(), chosen.uniforms.lanes, 4, &lanes[0][0]);
+        }
+    }
+
+    void draw(const detail::DrawItem& item, const detail::ViewPass& pass, const Scene& scene) {
+        const MeshNode& node = *item.node;
+        const Material& material = node.primitiveMaterial(item.primitive);
+        const std::uint32_t features = featuresOf(item, pass.view());
+        detail::SurfaceProgram& chosen = shaders.get(features, material.surface);
+        const Program& program = chosen.program;
+        const detail::SurfaceUniforms& u = chosen.uniforms;
+        useForView(chosen, pass, scene);
 
         const std::shared_ptr<const MeshGeometry>& primitiveMesh = node.primitiveMesh(item.primitive);
         const MeshGeometry& geometry = *primitiveMesh;
@@ -218,19 +286,15 @@ struct Renderer::Impl {
             program.setUniform(u.vertexCount, static_cast<int>(geometry.vertexCount()));
             program.setUniform(u.morphWeights, node.morphWeights());
         }
-        const Texture2D* baseColorTexture = resources.texture(material);
-        if (baseColorTexture != nullptr) {
-            baseColorTexture->bind(0);
-            glBindSampler(0, resources.sampler(material));
-        }
+        setMaterial(chosen, material);
         glm::mat4 model(node.worldLinear());
         model[3] = glm::vec4(glm::vec3(node.worldTranslation() - pass.camera().eye), 1.0f);
         program.setUniform(u.model, model);
         program.setUniform(u.tint, node.tint());
-        program.setUniform(u.baseColor, material.baseColor);
-        program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
-        program.setUniform(u.alphaCutoff, material.alphaCutoff);
         program.setUniform(u.baseInstance, static_cast<int>(item.firstInstance));
+        if ((features & detail::kInstanceLanes) == 0) {
+            setUniformLanes(chosen, item.instanced ? kZeroLanes : node.shaderDataLanes());
+        }
         setFaceCulling(item, features);
 
         const VertexArray* vertexArray = &mesh.vertexArray;
@@ -239,6 +303,9 @@ struct Renderer::Impl {
             detail::BatchGpu& batch = resources.batch(batchNode);  // uploaded in prepare(): no copy
             if ((features & detail::kInstanceMorphWeights) != 0) {
                 glBindTextureUnit(2, batch.streams[InstanceStreamId::MorphWeights].texture.id());
+            }
+            if ((features & detail::kInstanceLanes) != 0) {
+                glBindTextureUnit(3, batch.streams[InstanceStreamId::Lanes].texture.id());
             }
             vertexArray = &batch.vertexArrays[item.primitive];
             ++stats.batches;
@@ -254,6 +321,65 @@ struct Renderer::Impl {
         ++stats.drawCalls;
         stats.instances += item.instanceCount;
         stats.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
+    }
+
+    static constexpr std::array<glm::vec4, 4> kZeroLanes{};
+
+    /** One population: its records from the named transform buffer, lanes from the named lane
+     *  buffer (or zeros), world space (no node matrix), culled only by the bounds it was given. */
+    void drawPopulation(detail::Population& population, const detail::ViewPass& pass, const Scene& scene) {
+        if (population.bounds && !population.bounds->empty()) {
+            const detail::Frustum frustum(pass.camera().viewProjection, pass.view().clipDepth);
+            const glm::vec3 centre(glm::dvec3(population.bounds->centre()) - pass.camera().eye);
+            if (!frustum.intersectsSphere(centre, glm::length(population.bounds->halfExtent()))) {
+                ++stats.culledNodes;
+                return;
+            }
+        }
+        const Material& material = population.material;
+        const std::uint32_t features = featuresOf(population, pass.view());
+        detail::SurfaceProgram& chosen = shaders.get(features, material.surface);
+        const detail::SurfaceUniforms& u = chosen.uniforms;
+        useForView(chosen, pass, scene);
+        setMaterial(chosen, material);
+        glm::mat4 model(1.0f);
+        model[3] = glm::vec4(-glm::vec3(pass.camera().eye), 1.0f);
+        chosen.program.setUniform(u.model, model);
+        chosen.program.setUniform(u.tint, glm::vec4(1.0f));
+        chosen.program.setUniform(u.baseInstance, 0);
+        if (population.lanes.id() != 0) {
+            glBindTextureUnit(3, population.lanes.id());
+        } else {
+            setUniformLanes(chosen, kZeroLanes);
+        }
+        // Handedness is unknown (the GPU wrote the records): culling as for unmirrored copies.
+        if (material.doubleSided) {
+            glDisable(GL_CULL_FACE);
+        } else {
+            glEnable(GL_CULL_FACE);
+            glCullFace(GL_BACK);
+        }
+        const MeshGeometry& geometry = *population.mesh;
+        const VertexArray& vertexArray = populations.vertexArray(resources, population);
+        const auto count = static_cast<std::uint32_t>(population.instanceCount);
+        {
+            const PhaseTimer timer(stats.drawMs);
+            drawElementsInstancedBaseInstance(vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                                              geometry.indexType(), 0, count, 0);
+        }
+        ++stats.vertexArrayBinds;
+        ++stats.drawCalls;
+        stats.instances += count;
+        stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
+    }
+
+    void drawPopulations(const detail::ViewPass& pass, const Scene& scene, bool blended) {
+        for (const auto& population : populations.populations()) {
+            const bool blends = population->material.alphaMode == AlphaMode::Blend;
+            if (blends == blended && !(blends && pass.view().depthOnly)) {
+                drawPopulation(*population, pass, scene);
+            }
+        }
     }
 
     void drawView(const detail::ViewPass& pass, const Scene& scene) {
@@ -292,15 +418,15 @@ struct Renderer::Impl {
         for (const detail::DrawItem& item : pass.opaque()) {
             draw(item, pass, scene);
         }
-        if (!pass.blended().empty()) {
-            glEnable(GL_BLEND);
-            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-            glDepthMask(GL_FALSE);
-            for (const detail::DrawItem& item : pass.blended()) {
-                draw(item, pass, scene);
-            }
-            glDepthMask(GL_TRUE);
+        drawPopulations(pass, scene, false);
+        glEnable(GL_BLEND);
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+        glDepthMask(GL_FALSE);
+        for (const detail::DrawItem& item : pass.blended()) {
+            draw(item, pass, scene);
         }
+        drawPopulations(pass, scene, true);
+        glDepthMask(GL_TRUE);
     }
 
     void render(const Scene& scene, std::span<const View> views) {
@@ -344,7 +470,25 @@ struct Renderer::Impl {
             }
         } restore{exitState, resources};
         detail::applyRenderState();
+        {
+            // The identity table: every renderable of the scene (visible, culled or not) and
+            // every population, before any draw reads an index.
+            const PhaseTimer timer(stats.uploadMs);
+            const std::uint64_t tableBytes = materials.bytesUploaded();
+            materials.begin();
+            materials.holdScene(scene);
+            for (const auto& population : populations.populations()) {
+                materials.hold(population->material, population->name, 0, population->id);
+            }
+            materials.end();
+            stats.bytesUploaded += materials.bytesUploaded() - tableBytes;
+            materials.bind();
+        }
         prepare();
+        // Compute writes since the last frame land before any draw reads them as records
+        // (attributes), lanes (texture fetches) or storage.
+        populations.barrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                            GL_SHADER_STORAGE_BARRIER_BIT);
         const auto submitStart = std::chrono::steady_clock::now();
         for (const detail::ViewPass& pass : passes) {
             drawView(pass, scene);
@@ -399,5 +543,50 @@ std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& bat
 }
 
 std::size_t Renderer::programCount() const noexcept { return m_impl->shaders.size(); }
+
+const MaterialIdentity& Renderer::materialIdentity() const { return m_impl->materials.identity(); }
+
+std::optional<std::uint32_t> Renderer::materialIndex(std::string_view name) const {
+    return m_impl->materials.find(name);
+}
+
+std::uint32_t Renderer::materialTableBuffer() const noexcept { return m_impl->materials.buffer().id(); }
+
+void Renderer::createBuffer(const GpuBufferDesc& desc) {
+    requireCurrentContext("gl::Renderer::createBuffer");
+    m_impl->populations.createBuffer(desc);
+}
+
+void Renderer::writeBuffer(std::string_view name, std::size_t firstElement, std::span<const std::byte> bytes) {
+    requireCurrentContext("gl::Renderer::writeBuffer");
+    m_impl->populations.writeBuffer(name, firstElement, bytes);
+}
+
+std::vector<std::byte> Renderer::readBuffer(std::string_view name) {
+    requireCurrentContext("gl::Renderer::readBuffer");
+    return m_impl->populations.readBuffer(name);
+}
+
+void Renderer::destroyBuffer(std::string_view name) { m_impl->populations.destroyBuffer(name); }
+
+std::uint32_t Renderer::bufferId(std::string_view name) const noexcept {
+    const detail::NamedBuffer* buffer = m_impl->populations.find(name);
+    return buffer == nullptr ? 0u : buffer->buffer.id();
+}
+
+PopulationId Renderer::drawInstanced(std::shared_ptr<const MeshGeometry> mesh, const PopulationDesc& desc) {
+    requireCurrentContext("gl::Renderer::drawInstanced");
+    return m_impl->populations.add(m_impl->resources, std::move(mesh), desc);
+}
+
+void Renderer::removePopulation(PopulationId id) { m_impl->populations.remove(id); }
+
+std::size_t Renderer::populationCount() const noexcept { return m_impl->populations.populations().size(); }
+
+void Renderer::dispatch(const ComputeProgram& program, std::span<const BufferBinding> bindings,
+                        std::uint32_t groupsX, std::uint32_t groupsY, std::uint32_t groupsZ) {
+    requireCurrentContext("gl::Renderer::dispatch");
+    m_impl->populations.dispatch(program, bindings, {groupsX, groupsY, groupsZ}, m_impl->materials.buffer().id());
+}
 
 } // namespace myriad::gl

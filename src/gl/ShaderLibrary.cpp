@@ -16,7 +16,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 8> kFeatureNames{{
+constexpr std::array<FeatureName, 9> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -25,6 +25,7 @@ constexpr std::array<FeatureName, 8> kFeatureNames{{
     {kBlend, "MYRIAD_BLEND"},
     {kMixedMirroring, "MYRIAD_MIXED_MIRRORING"},
     {kDepthOnly, "MYRIAD_DEPTH_ONLY"},
+    {kInstanceLanes, "MYRIAD_INSTANCE_LANES"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -63,7 +64,9 @@ SurfaceUniforms::SurfaceUniforms(const Program& program)
       eye(program.uniformLocation("u_eye")),
       lightDirection(program.uniformLocation("u_lightDirection")),
       lightColor(program.uniformLocation("u_lightColor")),
-      ambient(program.uniformLocation("u_ambient")) {}
+      ambient(program.uniformLocation("u_ambient")),
+      lanes(program.uniformLocation("u_lanes")),
+      materialIndex(program.uniformLocation("u_materialIndex")) {}
 
 std::string ShaderLibrary::featureDefines(std::uint32_t features) {
     std::string defines;
@@ -86,6 +89,9 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
         text += declare(streams::kRecord);
         if ((features & kInstanceMorphWeights) != 0) {
             text += declare(streams::kMorphWeights);
+        }
+        if ((features & kInstanceLanes) != 0) {
+            text += declare(streams::kLanes);
         }
     }
     return text;

@@ -23,6 +23,7 @@ enum ShaderFeature : std::uint32_t {
     kBlend = 1u << 5,                 ///< MYRIAD_BLEND
     kMixedMirroring = 1u << 6,        ///< MYRIAD_MIXED_MIRRORING
     kDepthOnly = 1u << 7,             ///< MYRIAD_DEPTH_ONLY
+    kInstanceLanes = 1u << 8,         ///< MYRIAD_INSTANCE_LANES: lanes from the instance stream
 };
 
 struct ShaderKey {
@@ -47,6 +48,8 @@ struct SurfaceUniforms {
     int lightDirection = -1;
     int lightColor = -1;
     int ambient = -1;
+    int lanes = -1;          ///< u_lanes[0] (vec4[4]): a MeshNode's shader data, or zeros
+    int materialIndex = -1;  ///< u_materialIndex
     explicit SurfaceUniforms(const Program& program);
 };
 

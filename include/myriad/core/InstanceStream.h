@@ -186,6 +186,10 @@ extern const InstanceStreamDesc kRecord;
 /** Per-instance morph weights: kMaxMorphTargets floats, the first being
  *  InstancedMeshNode::kUseNodeMorphWeights for "use the node's weights"; buffer texture unit 2. */
 extern const InstanceStreamDesc kMorphWeights;
+/** Per-instance shader data: four vec4 lanes (16 floats) a surface function reads as
+ *  SurfaceInput::lanes[0..3]; default all zero; buffer texture unit 3. myriad gives them no
+ *  meaning (see docs/lanes.md). */
+extern const InstanceStreamDesc kLanes;
 } // namespace streams
 
 } // namespace myriad

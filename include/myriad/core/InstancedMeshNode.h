@@ -21,7 +21,8 @@ namespace myriad {
 namespace InstanceStreamId {
 inline constexpr std::size_t Record = 0;        ///< streams::kRecord, always allocated
 inline constexpr std::size_t MorphWeights = 1;  ///< streams::kMorphWeights, on first use
-inline constexpr std::size_t Count = 2;
+inline constexpr std::size_t Lanes = 2;         ///< streams::kLanes, on first setLane()
+inline constexpr std::size_t Count = 3;
 } // namespace InstanceStreamId
 
 /** A stable name for an instance that comes and goes (a shot, a spark, an invader): it keeps
@@ -192,6 +193,36 @@ public:
     /** Sentinel in the first weight of a row: this instance uses the node's weights. */
     static constexpr float kUseNodeMorphWeights = -1.0e30f;
 
+    // ---- per-instance shader data (lanes) ------------------------------------------------------
+    // Four vec4 per instance that a surface function reads as s.lanes[0..3] (docs/lanes.md);
+    // myriad gives them no meaning (a dissolve amount, a hit-flash time, an effect's age...).
+    // Not in the record: they live in their own stream, allocated by the first setLane(), so a
+    // batch that never uses them allocates and uploads nothing. They move with the instance on
+    // release(), survive growth, and only changed rows are uploaded; a write shows in the next
+    // frame. A lane never given (or cleared, or of a new instance) reads exactly (0, 0, 0, 0).
+
+    /** Lanes per instance (and per MeshNode, MeshNode::setShaderData). */
+    static constexpr std::size_t laneCount = 4;
+    /** Sets lane @p lane (0..3) of instance @p index to @p value (any finite floats; the shader
+     *  reads them bit-exact). Allocates the lane stream (capacity() * 64 bytes) on first use.
+     *  @throws OutOfRange if index >= count() or lane >= laneCount; InvalidArgument if a
+     *  component is NaN or Inf; std::bad_alloc on the first call. Nothing changes then. */
+    void setLane(std::size_t index, std::size_t lane, const glm::vec4& value);
+    /** Lane @p lane of instance @p index ((0, 0, 0, 0) if never given).
+     *  @throws OutOfRange if index >= count() or lane >= laneCount. */
+    [[nodiscard]] glm::vec4 lane(std::size_t index, std::size_t lane) const;
+    /** Puts all four lanes of instance @p index back to zero. @throws OutOfRange. */
+    void clearLanes(std::size_t index);
+    /** The same by handle. @throws InvalidArgument for a null, foreign, released or stale
+     *  handle; as above otherwise. */
+    void setLane(InstanceHandle handle, std::size_t lane, const glm::vec4& value);
+    /** @throws as setLane(handle, ...). */
+    [[nodiscard]] glm::vec4 lane(InstanceHandle handle, std::size_t lane) const;
+    /** @throws as setLane(handle, ...). */
+    void clearLanes(InstanceHandle handle);
+    /** True once any lane was set (the lane stream is allocated; it stays so). */
+    [[nodiscard]] bool hasLanes() const noexcept { return m_streams[InstanceStreamId::Lanes].allocated(); }
+
     // ---- bulk access and change tracking ---------------------------------------------------
 
     /** The whole buffer, capacity() * 16 floats, for bulk writes. After writing through it call
@@ -299,7 +330,8 @@ private:
     };
 
     std::array<InstanceStream, InstanceStreamId::Count> m_streams{
-        InstanceStream(streams::kRecord), InstanceStream(streams::kMorphWeights)};
+        InstanceStream(streams::kRecord), InstanceStream(streams::kMorphWeights),
+    InstanceStream(streams::kLanes)};
     std::size_t m_capacity = 0;
     std::size_t m_count = 0;
     std::size_t m_drawFirst = 0;

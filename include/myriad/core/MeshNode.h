@@ -5,6 +5,10 @@
 #include "myriad/core/MeshData.h"
 #include "myriad/core/SceneNode.h"
 
+#include <glm/vec4.hpp>
+
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -74,6 +78,21 @@ public:
      *  kMaxMorphTargets), or one is NaN/Inf; nothing changes then. */
     void setMorphWeights(std::span<const float> weights);
 
+    /** Sets lane @p lane (0..3) of this node's shader data: four vec4 a surface function reads
+     *  as s.lanes[0..3] (docs/lanes.md), exactly as given; myriad gives them no meaning. They
+     *  are uniforms of the node's one draw, visible in the next frame. Lanes never given read
+     *  (0, 0, 0, 0). On an InstancedMeshNode each instance has lanes of its own
+     *  (InstancedMeshNode::setLane), and this throws.
+     *  @throws OutOfRange if lane >= 4; InvalidArgument if a component is NaN or Inf, or the
+     *  node is an InstancedMeshNode. Nothing changes then. */
+    void setShaderData(std::size_t lane, const glm::vec4& value);
+    /** Lane @p lane of the node's shader data. @throws OutOfRange if lane >= 4. */
+    [[nodiscard]] glm::vec4 shaderData(std::size_t lane) const;
+    /** All four lanes, as the draw sends them. */
+    [[nodiscard]] const std::array<glm::vec4, 4>& shaderDataLanes() const noexcept { return m_shaderData; }
+    /** Puts every lane back to (0, 0, 0, 0). */
+    void clearShaderData() noexcept { m_shaderData.fill(glm::vec4(0.0f)); }
+
     /** What this node draws, in node space: for a MeshNode meshBounds(), for an
      *  InstancedMeshNode the union of its instances (InstancedMeshNode::localBounds()).
      *  Always current, with no call to make: setMesh() and setMorphWeights() (the node's, and
@@ -128,6 +147,7 @@ private:
     std::vector<float> m_morphWeights;  ///< one per morph target of m_mesh
     Aabb m_meshBounds;                  ///< m_mesh->morphedBounds(m_morphWeights)
     std::uint64_t m_meshBoundsVersion = 1;
+    std::array<glm::vec4, 4> m_shaderData{};  ///< lanes of a plain MeshNode's one draw
 };
 
 } // namespace myriad

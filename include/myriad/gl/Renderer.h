@@ -3,14 +3,19 @@
  *  Draws a Scene with OpenGL 4.5: one instanced draw per batch, into any framebuffer,
  *  from one or several views per frame. */
 #include "myriad/gl/FrameStats.h"
+#include "myriad/gl/GpuData.h"
 #include "myriad/gl/View.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string_view>
+#include <vector>
 
 namespace myriad {
+class MeshGeometry;
 class Scene;
 class Camera;
 class InstancedMeshNode;
@@ -59,13 +64,13 @@ struct RendererDesc {
  *  depth test/function/mask, depth range 0..1, clip control per view, blend enable/function/
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
- *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-2 and
- *  their sampler objects, unpack alignment 4 with no row length or skips and no pixel unpack
- *  buffer. It never touches pack state, the stencil or any texture unit above 2.
+ *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3 and
+ *  their sampler objects, shader storage binding 0 (the material table), unpack alignment 4 with no row length or skips and no pixel unpack
+ *  buffer. It never touches pack state, the stencil or any texture unit above 3.
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
- *  mask on, clip control lower-left/-1..1, units 0-2 unbound with no sampler, unpack alignment
+ *  mask on, clip control lower-left/-1..1, units 0-3 unbound with no sampler, storage binding 0 empty, unpack alignment
  *  4, clear colour 0 and depth 1), except the viewport (the last view's) and the active texture
  *  unit (the caller's).
  *
@@ -112,6 +117,73 @@ public:
     [[nodiscard]] std::uint32_t instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept;
     /** Shader programs compiled so far (one per feature set and surface function in use). */
     [[nodiscard]] std::size_t programCount() const noexcept;
+
+    // ---- material identity (docs/lanes.md) ----------------------------------------------------
+
+    /** The identity table as of the last render(): slots by material name (Material::name) and
+     *  one row per renderable (node, slot, index, material) and per population. A name gets an
+     *  index the first time this renderer draws with it (in tree order, then populations) and
+     *  keeps it while some renderable of the rendered scene (visible, culled or not) or some
+     *  population holds it; a name nobody held in a frame leaves the table and its index goes to
+     *  the next new name, lowest first. A material with an empty name is "no material": index 0.
+     *  Two materials with one name share an index (the first holder's parameters fill the GPU
+     *  table row). The reference is valid until the next render(). */
+    [[nodiscard]] const MaterialIdentity& materialIdentity() const;
+    /** The index of material @p name (0 for ""), or nullopt while it is not in the table. */
+    [[nodiscard]] std::optional<std::uint32_t> materialIndex(std::string_view name) const;
+    /** The GL name of the material table: a std430 storage buffer of 32-byte rows indexed by
+     *  material index (base colour RGBA, alpha cutoff, shading, alpha mode, flags; see
+     *  shaders/surface.frag, MyriadMaterial), bound at storage binding 0 while drawing; 0 before
+     *  the first render(). Compute passes bind it by the name kMaterialTableBuffer. */
+    [[nodiscard]] std::uint32_t materialTableBuffer() const noexcept;
+    /** The buffer name dispatch() resolves to the material table. */
+    static constexpr std::string_view kMaterialTableBuffer = "myriad.materials";
+
+    // ---- GPU buffers, populations and compute (docs/lanes.md) ---------------------------------
+
+    /** Creates a named GPU buffer of desc.length elements (immutable storage, zero-filled, then
+     *  desc.initialData copied to its start).
+     *  @throws InvalidArgument if the name is empty, kMaterialTableBuffer or taken, the length is
+     *  0 or above 2^40 bytes, or initialData is longer than the buffer; GlError with no context. */
+    void createBuffer(const GpuBufferDesc& desc);
+    /** Copies @p bytes into buffer @p name from element @p firstElement (after any pending
+     *  compute write, so the order of writes holds). @throws InvalidArgument for an unknown
+     *  name; OutOfRange if the bytes run past the end (nothing written). */
+    void writeBuffer(std::string_view name, std::size_t firstElement, std::span<const std::byte> bytes);
+    /** The whole buffer, read back (waits for the GPU: tests and tools, not frames).
+     *  @throws InvalidArgument for an unknown name. */
+    [[nodiscard]] std::vector<std::byte> readBuffer(std::string_view name);
+    /** @throws InvalidArgument for an unknown name, or while a population draws from it. */
+    void destroyBuffer(std::string_view name);
+    /** The GL name of buffer @p name (for interop), or 0 if there is none. */
+    [[nodiscard]] std::uint32_t bufferId(std::string_view name) const noexcept;
+
+    /** Registers a population: @p mesh drawn desc.instanceCount times, every frame in every view,
+     *  until removePopulation(). Instance i's record is element i of desc.transformBuffer (the
+     *  64 bytes of a CPU-built batch: three rows of the world-from-instance matrix, then linear
+     *  RGBA; docs/instance-record.md), its lanes row i of desc.laneBuffer (four vec4), or zeros
+     *  without one. Drawn after the scene's opaque nodes (or after its blended ones, for a
+     *  blending material), back faces culled as for unmirrored instances, no morphing. Culled
+     *  by desc.bounds if given, else never culled. Buffers are read when drawn: rewriting them
+     *  (writeBuffer, dispatch) changes the next frame with no re-registration.
+     *  @throws InvalidArgument if the mesh is null, the count 0, a buffer is unknown, or a buffer
+     *  is shorter than the count needs (the message names the buffer, its length and what was
+     *  needed; nothing is registered); CapacityError past GL_MAX_TEXTURE_BUFFER_SIZE lane texels. */
+    PopulationId drawInstanced(std::shared_ptr<const MeshGeometry> mesh, const PopulationDesc& desc);
+    /** @throws InvalidArgument for an unknown id. */
+    void removePopulation(PopulationId id);
+    /** Populations registered. */
+    [[nodiscard]] std::size_t populationCount() const noexcept;
+
+    /** Runs @p program over groupsX * groupsY * groupsZ work groups with each of @p bindings'
+     *  named buffers bound as the storage block at its binding. myriad issues the memory barrier
+     *  each later reader needs (the next render(), dispatch(), writeBuffer() or readBuffer()), so
+     *  the next frame draws this write. The current program and the storage bindings it used are
+     *  put back (a range binding comes back whole). A count of 0 dispatches nothing.
+     *  @throws InvalidArgument for an unknown buffer name; OutOfRange for a binding or group
+     *  count above the GL limits; GlError with no current context. */
+    void dispatch(const ComputeProgram& program, std::span<const BufferBinding> bindings, std::uint32_t groupsX,
+                  std::uint32_t groupsY = 1, std::uint32_t groupsZ = 1);
 
 private:
     struct Impl;

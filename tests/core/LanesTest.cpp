@@ -1,0 +1,107 @@
+// Per-instance shader data (lanes) on the CPU: set, read, clear, by index and by handle; they
+// follow swap-remove and growth, changed rows are logged; a MeshNode's shader data.
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/util/Error.h"
+
+#include <catch2/catch.hpp>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <cmath>
+
+using namespace myriad;
+
+namespace {
+std::shared_ptr<const MeshGeometry> quad() { return MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"); }
+glm::mat4 at(float x) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, 0, 0)); }
+} // namespace
+
+TEST_CASE("lanes read zero until set, exactly what was set after, and clear back to zero", "[lanes]") {
+    InstancedMeshNode batch(quad(), Material{}, 4);
+    batch.addInstance(at(0));
+    batch.addInstance(at(1));
+    CHECK_FALSE(batch.hasLanes());
+    CHECK(batch.lane(1, 3) == glm::vec4(0.0f));
+    CHECK(batch.streams()[InstanceStreamId::Lanes].capacity() == 0);  // nothing allocated
+    const glm::vec4 value(0.1f, 16777215.0f, -3.5e-20f, 1.0e30f);
+    batch.setLane(1, 2, value);
+    CHECK(batch.hasLanes());
+    CHECK(batch.lane(1, 2) == value);
+    CHECK(batch.lane(1, 0) == glm::vec4(0.0f));
+    CHECK(batch.lane(0, 2) == glm::vec4(0.0f));
+    batch.clearLanes(1);
+    CHECK(batch.lane(1, 2) == glm::vec4(0.0f));
+
+    CHECK_THROWS_AS(batch.setLane(2, 0, value), OutOfRange);
+    CHECK_THROWS_AS(batch.setLane(0, 4, value), OutOfRange);
+    CHECK_THROWS_AS(batch.lane(0, 4), OutOfRange);
+    const std::uint64_t version = batch.dataVersion();
+    CHECK_THROWS_AS(batch.setLane(0, 0, glm::vec4(std::nanf(""))), InvalidArgument);
+    CHECK(batch.dataVersion() == version);
+    CHECK(batch.lane(0, 0) == glm::vec4(0.0f));
+}
+
+TEST_CASE("lanes follow swap-remove, by handle, and a new instance starts at zero", "[lanes]") {
+    InstancedMeshNode batch(quad(), Material{}, 8);
+    const InstanceHandle a = batch.acquire({at(0)});
+    const InstanceHandle b = batch.acquire({at(1)});
+    const InstanceHandle c = batch.acquire({at(2)});
+    batch.setLane(a, 0, glm::vec4(1, 0, 0, 0));
+    batch.setLane(b, 1, glm::vec4(0, 2, 0, 0));
+    batch.setLane(c, 3, glm::vec4(0, 0, 3, 4));
+    batch.release(a);  // c moves into slot 0
+    CHECK(batch.indexOf(c) == 0);
+    CHECK(batch.lane(c, 3) == glm::vec4(0, 0, 3, 4));
+    CHECK(batch.lane(0, 3) == glm::vec4(0, 0, 3, 4));
+    CHECK(batch.lane(b, 1) == glm::vec4(0, 2, 0, 0));
+    CHECK_THROWS_AS(batch.lane(a, 0), InvalidArgument);
+    CHECK_THROWS_AS(batch.setLane(a, 0, glm::vec4(1)), InvalidArgument);
+    // The vacated row went back to zero: a new instance there reads zero.
+    const InstanceHandle d = batch.acquire({at(3)});
+    CHECK(batch.indexOf(d) == 2);
+    for (std::size_t lane = 0; lane < InstancedMeshNode::laneCount; ++lane) {
+        CHECK(batch.lane(d, lane) == glm::vec4(0.0f));
+    }
+    batch.clearLanes(c);
+    CHECK(batch.lane(c, 3) == glm::vec4(0.0f));
+}
+
+TEST_CASE("lanes survive growth and log only the changed rows", "[lanes]") {
+    InstancedMeshNode batch(quad(), Material{}, 2, "grow", {.growth = Growth::Double});
+    batch.addInstance(at(0));
+    batch.addInstance(at(1));
+    batch.setLane(1, 0, glm::vec4(7, 8, 9, 10));
+    for (int i = 0; i < 40; ++i) {
+        batch.addInstance(at(static_cast<float>(i)));
+    }
+    CHECK(batch.capacity() >= 42);
+    CHECK(batch.streams()[InstanceStreamId::Lanes].capacity() == batch.capacity());
+    CHECK(batch.lane(1, 0) == glm::vec4(7, 8, 9, 10));
+    CHECK(batch.lane(41, 0) == glm::vec4(0.0f));
+
+    // Only the written row is pending once a consumer has seen the rest.
+    InstanceStream& lanes = const_cast<InstanceStream&>(batch.streams()[InstanceStreamId::Lanes]);
+    lanes.changes().acknowledge(1, lanes.version());
+    batch.setLane(30, 2, glm::vec4(1));
+    std::vector<IndexRange> ranges;
+    REQUIRE(lanes.changes().collect(lanes.version() - 1, ranges));
+    REQUIRE(ranges.size() == 1);
+    CHECK(ranges[0] == IndexRange{30, 31});
+}
+
+TEST_CASE("a MeshNode carries four lanes of shader data; a batch refuses node lanes", "[lanes]") {
+    MeshNode node(quad(), Material{}, "single");
+    CHECK(node.shaderData(3) == glm::vec4(0.0f));
+    node.setShaderData(3, glm::vec4(1, 2, 3, 4));
+    CHECK(node.shaderData(3) == glm::vec4(1, 2, 3, 4));
+    CHECK(node.shaderDataLanes()[3] == glm::vec4(1, 2, 3, 4));
+    CHECK_THROWS_AS(node.setShaderData(4, glm::vec4(1)), OutOfRange);
+    CHECK_THROWS_AS(node.setShaderData(0, glm::vec4(INFINITY)), InvalidArgument);
+    CHECK(node.shaderData(0) == glm::vec4(0.0f));
+    node.clearShaderData();
+    CHECK(node.shaderData(3) == glm::vec4(0.0f));
+
+    InstancedMeshNode batch(quad(), Material{}, 1, "batch");
+    CHECK_THROWS_AS(batch.setShaderData(0, glm::vec4(1)), InvalidArgument);
+}
