@@ -84,7 +84,7 @@ TEST_CASE("setMesh on a MeshNode: drawBounds and the culling sphere follow the n
     CHECK(node.worldBoundsRadius() == Approx(std::sqrt(32.0f)));
 }
 
-TEST_CASE("MeshGeometry keeps per-target delta bounds; morphedBounds is interval arithmetic", "[bounds][morph]") {
+TEST_CASE("MeshGeometry keeps per-target delta bounds, morphedBounds is interval arithmetic", "[bounds][morph]") {
     const auto mesh = morphQuad();
     REQUIRE(mesh->morphTargetDeltaBounds().size() == 2);
     CHECK(mesh->morphTargetDeltaBounds()[0].min == glm::vec3(0.0f));

@@ -107,7 +107,7 @@ TEST_CASE("growth from 8 to 1,000,000 keeps the first 8 records bit for bit and 
     }
 }
 
-TEST_CASE("Growth::Double grows on demand; Fixed throws", "[growth]") {
+TEST_CASE("Growth::Double grows on demand, Fixed throws", "[growth]") {
     InstancedMeshNode growing(box(), Material{}, 2, "growing", {.growth = Growth::Double});
     for (int i = 0; i < 100; ++i) {
         growing.addInstance(at(static_cast<float>(i)));
@@ -158,7 +158,7 @@ TEST_CASE("writes record dirty ranges, merged when close", "[dirty]") {
     CHECK_THROWS_AS(batch.markInstancesChanged(990, 20), OutOfRange);
 }
 
-TEST_CASE("bounds stay right after release and growth; mirrored instances are counted", "[bounds]") {
+TEST_CASE("bounds stay right after release and growth, mirrored instances are counted", "[bounds]") {
     InstancedMeshNode batch(box(), Material{}, 4, "b", {.growth = Growth::Double});
     (void)batch.acquire({at(0.0f)});
     const InstanceHandle far = batch.acquire({at(10.0f)});

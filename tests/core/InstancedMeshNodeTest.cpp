@@ -120,7 +120,7 @@ TEST_CASE("NaN, Inf and projective transforms are refused and the record is unch
                       Catch::Contains("setTransform") && Catch::Contains("NaN or Inf"));
 }
 
-TEST_CASE("count above capacity throws; a full batch names ensureCapacity", "[instances]") {
+TEST_CASE("count above capacity throws, a full batch names ensureCapacity", "[instances]") {
     auto batch = makeBatch(3);
     CHECK_THROWS_AS(batch.setCount(4), CapacityError);
     CHECK(batch.count() == 0);

@@ -90,7 +90,7 @@ TEST_CASE("lanes survive growth and log only the changed rows", "[lanes]") {
     CHECK(ranges[0] == IndexRange{30, 31});
 }
 
-TEST_CASE("a MeshNode carries four lanes of shader data; a batch refuses node lanes", "[lanes]") {
+TEST_CASE("a MeshNode carries four lanes of shader data, a batch refuses node lanes", "[lanes]") {
     MeshNode node(quad(), Material{}, "single");
     CHECK(node.shaderData(3) == glm::vec4(0.0f));
     node.setShaderData(3, glm::vec4(1, 2, 3, 4));

@@ -81,7 +81,7 @@ TEST_CASE("world matrix = parent world * local, cached with a version", "[scene]
     CHECK_FALSE(child.visible());
 }
 
-TEST_CASE("setLocalMatrix decomposes; bad values are refused and change nothing", "[scene]") {
+TEST_CASE("setLocalMatrix decomposes, bad values are refused and change nothing", "[scene]") {
     SceneNode node("n");
     const glm::mat4 m = glm::translate(glm::mat4(1.0f), glm::vec3(1, 2, 3)) *
                         glm::rotate(glm::mat4(1.0f), 0.5f, glm::vec3(1, 0, 0)) *

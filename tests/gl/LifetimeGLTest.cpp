@@ -52,7 +52,7 @@ TEST_CASE("destroying a Renderer releases every GL object it made", "[lifetime]"
     CHECK(after == before);
 }
 
-TEST_CASE("destroying a batch frees its GPU copy on the next frame; unused meshes on request", "[lifetime]") {
+TEST_CASE("destroying a batch frees its GPU copy on the next frame, unused meshes on request", "[lifetime]") {
     context();
     gl::OffscreenTarget target(32, 32);
     gl::Renderer renderer;

@@ -79,7 +79,7 @@ TEST_CASE("kMaxMorphTargets is the same number in C++ and GLSL", "[morph]") {
     CHECK(read[0] == static_cast<float>(kMaxMorphTargets));
 }
 
-TEST_CASE("weight 0 and weight 1 on a lifting target: pixels show the lift; weight 0 matches a MeshNode", "[morph][pixels]") {
+TEST_CASE("weight 0 and weight 1 on a lifting target: pixels show the lift, weight 0 matches a MeshNode", "[morph][pixels]") {
     context();
     gl::Renderer renderer;
     gl::OffscreenTarget target(kSize, kSize);

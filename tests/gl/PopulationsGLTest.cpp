@@ -121,7 +121,7 @@ void main() {
 
 } // namespace
 
-TEST_CASE("a buffer shorter than the population is refused at the call, naming it; nothing is drawn", "[populations][pixels]") {
+TEST_CASE("a buffer shorter than the population is refused at the call, naming it, nothing is drawn", "[populations][pixels]") {
     RenderFixture f;
     Scene scene;
     std::vector<InstanceRecord> records(10, recordAt(0.0f, 0.0f));

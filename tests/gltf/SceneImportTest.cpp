@@ -177,7 +177,7 @@ TEST_CASE("instances are placed under their node's transform and their parents'"
     CHECK(corner.z == Approx(-4.0f).margin(1e-4));
 }
 
-TEST_CASE("_COLOR_0 colours the instances; custom attributes are kept in a table and logged",
+TEST_CASE("_COLOR_0 colours the instances, custom attributes are kept in a table and logged",
           "[gltf][scene][instancing]") {
     Builder b;
     const int t = b.accessor<float>({0, 0, 0, 1, 0, 0}, kFloat, 2, "VEC3");
