@@ -64,18 +64,17 @@ TEST_CASE("culling: exactly the instances whose spheres meet the frustum", "[cul
 TEST_CASE("culling: node scale is exact, instance scale and mirroring grow the sphere", "[culling]") {
     const auto holder = makeRow(3);
     InstancedMeshNode& batch = *holder;
-    batch.setTransform(2, at(4.0f, 0.0f) * glm::scale(glm::mat4(1.0f), glm::vec3(-6.0f, 1.0f, 1.0f)));
+    batch.setTransform(2, glm::scale(glm::mat4(1.0f), glm::vec3(-10.0f, 1.0f, 1.0f)));  // at the origin
     InstanceSpheres spheres;
     spheres.update(batch);
     std::vector<std::uint32_t> visible;
-    // Node squashed 10x in x: instance 1 sits at world x = 0.2, instance 2 at 0.4 .. 0.4 +- 0.3.
+    // Node squashed 10x in x: instance 1 sits at world x = 0.2 and reaches 0.2 + 0.0866;
+    // instance 2, mirrored and 10 wide at the origin, reaches 0.1 * |(5, 0.5, 0.5)| = 0.505.
     const glm::mat3 squash(glm::vec3(0.1f, 0, 0), glm::vec3(0, 1, 0), glm::vec3(0, 0, 1));
     FrustumPlanes right = unitBox();
-    right[0] = glm::vec4(1, 0, 0, -0.45f);  // world x >= 0.45
+    right[0] = glm::vec4(1, 0, 0, -0.3f);  // world x >= 0.3
     (void)cullInstanceSpheres(spheres, {0, 3}, nodeSpacePlanes(right, squash, glm::dvec3(0.0), glm::dvec3(0.0)),
                               visible);
-    // Instance 1 reaches x = 0.2 + 0.0866 (its sphere scaled by 0.1 along x): culled.
-    // Instance 2, 6 units wide, reaches 0.4 + 0.1 * 6 * 0.866 ... : kept.
     CHECK(visible == std::vector<std::uint32_t>{2});
 }
 
