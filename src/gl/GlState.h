@@ -10,7 +10,8 @@
 namespace myriad::gl::detail {
 
 /** Texture units the renderer binds (base colour, morph targets, instance streams). */
-inline constexpr std::array<GLuint, 3> kRendererTextureUnits{0, 1, 2};
+// 6 and 7: the indexed path of issue 13 (gl/InstanceVisibility.h).
+inline constexpr std::array<GLuint, 5> kRendererTextureUnits{0, 1, 2, 6, 7};
 
 /** Every piece of GL state render() changes, as glGet* reads it. */
 struct GlStateSnapshot {

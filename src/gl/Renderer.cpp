@@ -3,6 +3,7 @@
 #include "gl/GlCommon.h"
 #include "gl/GlState.h"
 #include "gl/GpuResources.h"
+#include "gl/InstanceVisibility.h"
 #include "gl/ShaderLibrary.h"
 #include "gl/ViewPass.h"
 #include "myriad/core/Camera.h"
@@ -76,6 +77,7 @@ struct Renderer::Impl {
     std::uint64_t id;
     detail::GpuResources resources;
     detail::ShaderLibrary shaders;
+    detail::InstanceVisibility instanceVisibility;  // issue 13: visible-index lists
     std::vector<detail::ViewPass> passes;
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
@@ -117,6 +119,9 @@ struct Renderer::Impl {
         if (item.instanced) {
             features |= detail::kInstanced;
             const auto& batch = static_cast<const InstancedMeshNode&>(node);
+            if (item.visible != nullptr) {
+                features |= detail::kIndexed;  // issue 13
+            }
             const std::size_t mirrored = batch.mirroredCount();
             if (!material.doubleSided && mirrored != 0 && mirrored != batch.count()) {
                 features |= detail::kMixedMirroring;
@@ -238,6 +243,9 @@ struct Renderer::Impl {
             if ((features & detail::kInstanceMorphWeights) != 0) {
                 glBindTextureUnit(2, batch.streams[InstanceStreamId::MorphWeights].texture.id());
             }
+            if (item.visible != nullptr) {
+                instanceVisibility.bind(*item.visible, batchNode, batch, stats);  // issue 13
+            }
             vertexArray = &batch.vertexArray;
             ++stats.batches;
         } else {
@@ -315,6 +323,7 @@ struct Renderer::Impl {
         requireCurrentContext("gl::Renderer::render");
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
+        instanceVisibility.beginFrame();
         boundProgram = nullptr;
         {
             const PhaseTimer timer(stats.cullMs);
@@ -324,6 +333,7 @@ struct Renderer::Impl {
             std::size_t p = 0;
             for (const View& view : views) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {
+                    passes[p].setInstanceVisibility(&instanceVisibility, p);  // issue 13
                     passes[p++].build(scene, view, stats);
                 }
             }
@@ -336,11 +346,13 @@ struct Renderer::Impl {
         struct Restore {
             const detail::GlStateSnapshot& state;
             detail::GpuResources& resources;
+            detail::InstanceVisibility& visibility;
             ~Restore() {
                 state.apply();
                 resources.endFrame();
+                visibility.endFrame();
             }
-        } restore{exitState, resources};
+        } restore{exitState, resources, instanceVisibility};
         detail::applyRenderState();
         prepare();
         const auto submitStart = std::chrono::steady_clock::now();
@@ -380,6 +392,7 @@ const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->sta
 
 void Renderer::trim() {
     m_impl->resources.trim();
+    m_impl->instanceVisibility.trim();
     m_impl->shaders.releaseExpired();
 }
 

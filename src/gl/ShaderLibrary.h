@@ -23,6 +23,7 @@ enum ShaderFeature : std::uint32_t {
     kBlend = 1u << 5,                 ///< MYRIAD_BLEND
     kMixedMirroring = 1u << 6,        ///< MYRIAD_MIXED_MIRRORING
     kDepthOnly = 1u << 7,             ///< MYRIAD_DEPTH_ONLY
+    kIndexed = 1u << 8,               ///< MYRIAD_INDEXED: read through a visible-index list (issue 13)
 };
 
 struct ShaderKey {
