@@ -1,6 +1,6 @@
 #pragma once
 // Shared pieces of the benchmark suite: timing, a Markdown report that goes to stdout and a
-// file at once, peak memory, and the reference scene of issue 5 (Ogre's InstanceManager test).
+// file at once, peak memory, and the reference scene (Ogre's InstanceManager test).
 #include "myriad/core/Camera.h"
 #include "myriad/gl/Draw.h"
 

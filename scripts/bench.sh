@@ -58,7 +58,7 @@ if [ "${MYRIAD_SKIP_OGRE:-0}" != 1 ] && [ -f "$peer/ogre_inst_bench.cpp" ]; then
     done
     ogre_args=(--ogre "$ogre_results")
 else
-    echo "myriad: Ogre peer not run (MYRIAD_SKIP_OGRE=1, or no $peer): Ogre's figures are the ones typed in from issue 5"
+    echo "myriad: Ogre peer not run (MYRIAD_SKIP_OGRE=1, or no $peer): Ogre's figures are the ones typed in (not measured here)"
 fi
 
 "$build/bench/myriad_suite" "$@" "${ogre_args[@]}" --out bench-results.md --plot-data "$build/bench-plot.dat"

@@ -41,7 +41,11 @@ GlStateSnapshot GlStateSnapshot::capture() {
     s.cullFace = enabled(GL_CULL_FACE);
     s.cullFaceMode = integer(GL_CULL_FACE_MODE);
     s.frontFace = integer(GL_FRONT_FACE);
-    s.polygonMode = integer(GL_POLYGON_MODE);
+    // GL_POLYGON_MODE returns two values (front, back) on drivers that keep the compatibility
+    // query (Mesa does, in core profiles too): read into room for both.
+    GLint polygonModes[2] = {GL_FILL, GL_FILL};
+    glGetIntegerv(GL_POLYGON_MODE, polygonModes);
+    s.polygonMode = polygonModes[0];
     s.polygonOffsetFill = enabled(GL_POLYGON_OFFSET_FILL);
     s.stencilTest = enabled(GL_STENCIL_TEST);
     s.framebufferSrgb = enabled(GL_FRAMEBUFFER_SRGB);

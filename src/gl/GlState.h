@@ -9,9 +9,10 @@
 
 namespace myriad::gl::detail {
 
-/** Texture units the renderer binds (base colour, morph targets, per-instance morph weights,
- *  per-instance lanes). */
-inline constexpr std::array<GLuint, 4> kRendererTextureUnits{0, 1, 2, 3};
+/** Texture units the renderer binds: base colour (0), morph targets (1), per-instance morph
+ *  weights (2), per-instance lanes (3), and the indexed path's record buffer (6) and visible
+ *  index list (7) (gl/InstanceVisibility.h). */
+inline constexpr std::array<GLuint, 6> kRendererTextureUnits{0, 1, 2, 3, 6, 7};
 /** The shader-storage binding of the material table (surface.frag's MyriadMaterialTable). */
 inline constexpr GLuint kMaterialTableBinding = 0;
 

@@ -4,6 +4,7 @@
 #include "gl/GlState.h"
 #include "gl/GpuPopulations.h"
 #include "gl/GpuResources.h"
+#include "gl/InstanceVisibility.h"
 #include "gl/MaterialTable.h"
 #include "gl/ShaderLibrary.h"
 #include "gl/ViewPass.h"
@@ -80,6 +81,7 @@ struct Renderer::Impl {
     detail::ShaderLibrary shaders;
     detail::MaterialTable materials;
     detail::GpuPopulations populations;
+    detail::InstanceVisibility instanceVisibility;  // visible-index lists (per-instance culling, sorting)
     std::vector<detail::ViewPass> passes;
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
@@ -121,6 +123,9 @@ struct Renderer::Impl {
         if (item.instanced) {
             features |= detail::kInstanced;
             const auto& batch = static_cast<const InstancedMeshNode&>(node);
+            if (item.visible != nullptr) {
+                features |= detail::kIndexed;
+            }
             const std::size_t mirrored = batch.mirroredCount();
             if (!material.doubleSided && mirrored != 0 && mirrored != batch.count()) {
                 features |= detail::kMixedMirroring;
@@ -307,6 +312,9 @@ struct Renderer::Impl {
             if ((features & detail::kInstanceLanes) != 0) {
                 glBindTextureUnit(3, batch.streams[InstanceStreamId::Lanes].texture.id());
             }
+            if (item.visible != nullptr) {
+                instanceVisibility.bind(*item.visible, batchNode, batch, stats);
+            }
             vertexArray = &batch.vertexArrays[item.primitive];
             ++stats.batches;
         } else {
@@ -443,6 +451,7 @@ struct Renderer::Impl {
         requireCurrentContext("gl::Renderer::render");
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
+        instanceVisibility.beginFrame();
         boundProgram = nullptr;
         {
             const PhaseTimer timer(stats.cullMs);
@@ -452,6 +461,7 @@ struct Renderer::Impl {
             std::size_t p = 0;
             for (const View& view : views) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {
+                    passes[p].setInstanceVisibility(&instanceVisibility, p);
                     passes[p++].build(scene, view, stats);
                 }
             }
@@ -464,11 +474,13 @@ struct Renderer::Impl {
         struct Restore {
             const detail::GlStateSnapshot& state;
             detail::GpuResources& resources;
+            detail::InstanceVisibility& visibility;
             ~Restore() {
                 state.apply();
                 resources.endFrame();
+                visibility.endFrame();
             }
-        } restore{exitState, resources};
+        } restore{exitState, resources, instanceVisibility};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
@@ -526,6 +538,7 @@ const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->sta
 
 void Renderer::trim() {
     m_impl->resources.trim();
+    m_impl->instanceVisibility.trim();
     m_impl->shaders.releaseExpired();
 }
 

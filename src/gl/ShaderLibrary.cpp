@@ -1,5 +1,6 @@
 #include "gl/ShaderLibrary.h"
 
+#include "gl/InstanceVisibility.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/util/Error.h"
 
@@ -16,7 +17,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 9> kFeatureNames{{
+constexpr std::array<FeatureName, 10> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -26,6 +27,7 @@ constexpr std::array<FeatureName, 9> kFeatureNames{{
     {kMixedMirroring, "MYRIAD_MIXED_MIRRORING"},
     {kDepthOnly, "MYRIAD_DEPTH_ONLY"},
     {kInstanceLanes, "MYRIAD_INSTANCE_LANES"},
+    {kIndexed, "MYRIAD_INDEXED"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -44,6 +46,22 @@ std::string declare(const InstanceStreamDesc& stream) {
                 name + ";\n";
         text += "vec4 myriad_" + name + "_read(int instance, int element) { return texelFetch(myriad_" +
                 name + ", instance * " + std::to_string(vectors) + " + element); }\n";
+    }
+    return text;
+}
+
+/** Issue 13 (kIndexed): an attribute stream read by instance index instead, from an RGBA32F
+ *  view of its buffer, under the same names (myriad_<name>_<k>), so the shader body is the
+ *  same either way. Only the record stream is an attribute stream. */
+std::string declareIndexed(const InstanceStreamDesc& stream) {
+    const std::string name(stream.name);
+    const std::uint32_t vectors = stream.floatsPerInstance / 4;
+    std::string text = "// stream '" + name + "' (indexed): " + std::string(stream.description) + "\n";
+    text += "layout(binding = " + std::to_string(kIndexedRecordUnit) + ") uniform samplerBuffer myriad_" + name +
+            "_texture;\n";
+    for (std::uint32_t k = 0; k < vectors; ++k) {
+        text += "#define myriad_" + name + "_" + std::to_string(k) + " texelFetch(myriad_" + name +
+                "_texture, myriad_instanceIndex() * " + std::to_string(vectors) + " + " + std::to_string(k) + ")\n";
     }
     return text;
 }
@@ -85,8 +103,14 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
     std::string text =
         "uniform int u_baseInstance;\n"
         "int myriad_instanceIndex() { return gl_InstanceID + u_baseInstance; }\n";
+    if ((features & kIndexed) != 0) {
+        // Issue 13: the drawn instance comes from the visible-index list.
+        text = "uniform int u_baseInstance;\n"
+               "layout(binding = " + std::to_string(kVisibleIndexUnit) + ") uniform usamplerBuffer myriad_visibleInstances;\n"
+               "int myriad_instanceIndex() { return int(texelFetch(myriad_visibleInstances, gl_InstanceID + u_baseInstance).r); }\n";
+    }
     if ((features & kInstanced) != 0) {
-        text += declare(streams::kRecord);
+        text += (features & kIndexed) != 0 ? declareIndexed(streams::kRecord) : declare(streams::kRecord);
         if ((features & kInstanceMorphWeights) != 0) {
             text += declare(streams::kMorphWeights);
         }

@@ -24,6 +24,7 @@ enum ShaderFeature : std::uint32_t {
     kMixedMirroring = 1u << 6,        ///< MYRIAD_MIXED_MIRRORING
     kDepthOnly = 1u << 7,             ///< MYRIAD_DEPTH_ONLY
     kInstanceLanes = 1u << 8,         ///< MYRIAD_INSTANCE_LANES: lanes from the instance stream
+    kIndexed = 1u << 9,               ///< MYRIAD_INDEXED: read through a visible-index list
 };
 
 struct ShaderKey {

@@ -1,5 +1,7 @@
 #include "gl/ViewPass.h"
 
+#include "gl/InstanceVisibility.h"
+
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"
@@ -62,6 +64,9 @@ void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_camera = resolveCamera(view);
     m_opaque.clear();
     m_blended.clear();
+    // Issue 13: view depth grows along -(row 2 of the view rotation), for per-instance sorting.
+    const glm::mat3 rotation = view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix);
+    m_depthAxis = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
     collect(scene.root(), Frustum(m_camera.viewProjection, view.clipDepth), stats);
     std::stable_sort(m_blended.begin(), m_blended.end(),
                      [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
@@ -80,11 +85,20 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
             item.instanceCount = static_cast<std::uint32_t>(drawn.end - drawn.begin);
         }
         if (item.instanceCount > 0) {
+            // Per-instance selection sorts when the batch blends (its first primitive decides;
+            // the list is shared by every primitive of the batch).
+            const bool blendedBatch = meshNode.drawsTransparent();
             // The whole batch is one sphere around every instance and primitive (never the
             // mesh's own sphere at the node origin), tested camera-relative in float.
             const glm::vec3 centre(meshNode.worldBoundsCentre() - m_camera.eye);
             if (meshNode.frustumCulled() && !frustum.intersectsSphere(centre, meshNode.worldBoundsRadius())) {
                 ++stats.culledNodes;
+            } else if (item.instanced && m_instanceVisibility != nullptr &&
+                       InstanceVisibility::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch) &&
+                       !m_instanceVisibility->select(m_index, static_cast<const InstancedMeshNode&>(node), blendedBatch,
+                                                     std::to_array(frustum.planes), m_camera, m_depthAxis, item,
+                                                     stats)) {
+                ++stats.culledNodes;  // every instance culled
             } else {
                 item.distance = glm::length(centre);
                 for (std::size_t p = 0; p < meshNode.primitiveCount(); ++p) {

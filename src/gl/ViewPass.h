@@ -18,6 +18,9 @@ class Scene;
 
 namespace myriad::gl::detail {
 
+class InstanceVisibility;  // per-instance culling and sorting (gl/InstanceVisibility.h)
+struct VisibleList;
+
 /** The six planes of a clip matrix (Gribb and Hartmann, "Fast Extraction of Viewing Frustum
  *  Planes from the World-View-Projection Matrix", 2001), normalised so a plane's dot with
  *  (point, 1) is a signed distance. With a 0..1 clip depth the near plane is row 2 alone. */
@@ -34,6 +37,7 @@ struct DrawItem {
     std::uint32_t primitive = 0;  ///< MeshNode::primitiveMesh() / primitiveMaterial() index
     std::uint32_t firstInstance = 0;
     std::uint32_t instanceCount = 1;
+    VisibleList* visible = nullptr;  ///< drawn through this visible-index list (kIndexed)
 };
 
 /** Camera data of a view, camera-relative: the eye in double, the rest in float. */
@@ -51,6 +55,12 @@ public:
     /** Collects and culls @p scene for @p view; reuses its vectors (no per-frame allocation once
      *  warm). Counts culled nodes into @p stats. */
     void build(const Scene& scene, const View& view, FrameStats& stats);
+    /** Issue 13: batches that opt into per-instance culling or sorting get their visible-index
+     *  list from @p visibility (the renderer's), as pass number @p index. Null: none. */
+    void setInstanceVisibility(InstanceVisibility* visibility, std::size_t index) noexcept {
+        m_instanceVisibility = visibility;
+        m_index = index;
+    }
 
     [[nodiscard]] const View& view() const noexcept { return *m_view; }
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
@@ -64,6 +74,9 @@ private:
     ViewCamera m_camera;
     std::vector<DrawItem> m_opaque;
     std::vector<DrawItem> m_blended;
+    InstanceVisibility* m_instanceVisibility = nullptr;
+    std::size_t m_index = 0;
+    glm::vec3 m_depthAxis{0.0f, 0.0f, -1.0f};  // world direction of increasing view depth
 };
 
 } // namespace myriad::gl::detail

@@ -1,5 +1,5 @@
 // Draw bounds that stay current (setMesh, morph weights per node and per instance) and a
-// culling sphere that holds the transformed box under any affine matrix (issue 9, faults 3, 4).
+// culling sphere that holds the transformed box under any affine matrix (faults 3, 4).
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -56,7 +56,7 @@ std::vector<glm::vec3> morphedVertices(const MeshGeometry& mesh, std::span<const
 
 } // namespace
 
-TEST_CASE("setMesh on a batch: localBounds follows the new mesh (issue 9 fault 3)", "[bounds]") {
+TEST_CASE("setMesh on a batch: localBounds follows the new mesh (fault 3)", "[bounds]") {
     auto tiny = MeshGeometry::create(shapes::quad(0.2f, 0.2f), "tiny");
     auto big = MeshGeometry::create(shapes::quad(8.0f, 8.0f), "big");
     InstancedMeshNode batch(tiny, Material{}, 1, "batch");

@@ -1,4 +1,4 @@
-// Culling seen on screen (issue 9): bounds that follow setMesh() and morph weights (fault 3),
+// Culling seen on screen: bounds that follow setMesh() and morph weights (fault 3),
 // a culling sphere that holds a sheared box (fault 4), back faces of single-sided quads culled
 // for ordinary and mirrored instances (a picture that changes with culling off), and blended
 // nodes sorted back to front from both sides. Unlit colours with channels 0 or 1 only; the

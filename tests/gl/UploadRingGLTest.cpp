@@ -1,4 +1,4 @@
-// The upload ring (issue 9): no CPU write into ring bytes a GPU copy may still read, within a
+// The upload ring: no CPU write into ring bytes a GPU copy may still read, within a
 // frame as across frames, and a fixed-size mapping whatever the upload size.
 //
 // llvmpipe performs copies at once, so pixels cannot show a ring that overwrites bytes before

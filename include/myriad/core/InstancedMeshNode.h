@@ -5,6 +5,7 @@
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/MeshNode.h"
+#include "myriad/core/Visibility.h"
 
 #include <glm/mat4x4.hpp>
 
@@ -270,6 +271,19 @@ public:
         return {first, first + std::min(m_drawCount, available)};
     }
 
+    // ---- visibility opt-ins (docs/visibility.md) --------------------------------------
+
+    /** Per-instance frustum culling (default Off: the batch is culled as one). */
+    void setInstanceCulling(InstanceCulling culling) noexcept { m_visibility.culling = culling; }
+    /** Back-to-front sort of the instances of a blended batch (default off: record order). */
+    void setSortInstances(bool sort) noexcept { m_visibility.sortBackToFront = sort; }
+    /** What Scene::pick() tests (default PickMode::Bounds: the node's box). */
+    void setPickMode(PickMode mode) noexcept { m_visibility.pickMode = mode; }
+    [[nodiscard]] const InstanceVisibility& visibility() const noexcept { return m_visibility; }
+    /** The handle that finds instance @p index, or a null handle when it was placed by index.
+     *  @throws OutOfRange if index >= count(). (Defined in src/core/Picking.cpp.) */
+    [[nodiscard]] InstanceHandle handleAt(std::size_t index) const;
+
     // ---- bounds -----------------------------------------------------------------------------
 
     /** Union of every drawn instance's transformed mesh box, in node space; empty when
@@ -359,6 +373,7 @@ private:
     mutable std::size_t m_mirroredCount = 0;
     std::size_t m_ownWeights = 0;  ///< drawn instances with weights of their own
     mutable bool m_mirroredValid = true;
+    InstanceVisibility m_visibility;  ///< visibility opt-ins, all off by default
 };
 
 } // namespace myriad

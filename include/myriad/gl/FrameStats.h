@@ -19,6 +19,9 @@ struct FrameStats {
     std::uint32_t culledNodes = 0;      ///< mesh nodes and batches outside the view frustum
     std::uint32_t uploadRanges = 0;     ///< GPU copies of instance ranges (after merging)
     std::uint64_t uploadWaits = 0;      ///< times the upload ring waited for the GPU (stalls)
+    /** Instances tested one by one against a frustum (batches with InstanceCulling::Cpu; the
+     *  drawn ones are counted in `instances`). */
+    std::uint64_t instancesTested = 0;
 
     // CPU time of this render() call by phase, milliseconds (steady clock). myriad's own work is
     // cullMs + uploadMs + submitMs - drawMs. drawMs is the time inside glDraw* calls, and the

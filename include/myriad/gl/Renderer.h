@@ -64,13 +64,13 @@ struct RendererDesc {
  *  depth test/function/mask, depth range 0..1, clip control per view, blend enable/function/
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
- *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3 and
+ *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7 and
  *  their sampler objects, shader storage binding 0 (the material table), unpack alignment 4 with no row length or skips and no pixel unpack
- *  buffer. It never touches pack state, the stencil or any texture unit above 3.
+ *  buffer. It never touches pack state, the stencil or any other texture unit.
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
- *  mask on, clip control lower-left/-1..1, units 0-3 unbound with no sampler, storage binding 0 empty, unpack alignment
+ *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7 unbound with no sampler, storage binding 0 empty, unpack alignment
  *  4, clear colour 0 and depth 1), except the viewport (the last view's) and the active texture
  *  unit (the caller's).
  *

@@ -1,0 +1,38 @@
+#pragma once
+/** @file
+ *  Rays and what Scene::pick() finds along them (docs/visibility.md, "Picking"). */
+#include "myriad/core/InstancedMeshNode.h"
+
+#include <glm/ext/vector_double3.hpp>
+#include <glm/vec3.hpp>
+
+#include <cstddef>
+#include <optional>
+
+namespace myriad {
+
+class MeshNode;
+
+/** A ray in world space: the points origin + t * direction for t >= 0.
+ *  The origin is double, like node translations, so picking far from the world origin keeps
+ *  its precision. The direction need not be unit length: pick() normalises it, and reports
+ *  distances in world units along it. */
+struct Ray {
+    glm::dvec3 origin{0.0};
+    glm::dvec3 direction{0.0, 0.0, -1.0};
+};
+
+/** One hit. For a node picked by its bounds, the point where the ray enters its world box
+ *  (the origin when it starts inside). For an instance of a batch in PickMode::Instances, the
+ *  nearest triangle hit of that instance. */
+struct PickHit {
+    const MeshNode* node = nullptr;  ///< the node hit; owned by the scene
+    /** The instance hit, when the node is a batch picked per instance; empty otherwise. */
+    std::optional<std::size_t> instance;
+    /** The instance's handle, when it has one (InstancedMeshNode::handleAt()); null otherwise. */
+    InstanceHandle handle;
+    double distance = 0.0;      ///< world units from the ray origin, along its direction
+    glm::dvec3 point{0.0};      ///< world space
+};
+
+} // namespace myriad

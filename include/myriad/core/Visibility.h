@@ -1,0 +1,36 @@
+#pragma once
+/** @file
+ *  Per-instance visibility opt-ins of an InstancedMeshNode: culling, back-to-front sorting and
+ *  picking (docs/visibility.md). Every default keeps a batch what it always was: culled, sorted
+ *  and picked as one. */
+#include <cstdint>
+
+namespace myriad {
+
+/** How a batch's instances are culled against each view. */
+enum class InstanceCulling : std::uint8_t {
+    /** The default: the batch is one sphere around every instance, drawn whole or not at all. */
+    Off,
+    /** Each drawn instance's bounding sphere is tested against the view frustum on the CPU
+     *  (src/core/InstanceCulling.cpp); the draw reads instances through the resulting
+     *  visible-index list, so records, handles and every stream stay where they are. */
+    Cpu,
+};
+
+/** What Scene::pick() tests a batch against. */
+enum class PickMode : std::uint8_t {
+    Bounds,     ///< the default: the node's world bounding box, like any MeshNode
+    Instances,  ///< each instance's box, then the mesh's triangles in that instance's space
+};
+
+/** The visibility opt-ins of one batch, all off by default. A value type, copied in. */
+struct InstanceVisibility {
+    InstanceCulling culling = InstanceCulling::Off;
+    /** In the blended pass, draw the batch's instances back to front by view depth (each frame,
+     *  through the same visible-index list as culling), so overlapping translucent instances
+     *  blend in order from any side. Ignored for opaque batches. Default: record order. */
+    bool sortBackToFront = false;
+    PickMode pickMode = PickMode::Bounds;
+};
+
+} // namespace myriad

@@ -1,0 +1,111 @@
+#include "gl/InstanceVisibility.h"
+
+#include "gl/GpuResources.h"
+#include "gl/ViewPass.h"
+#include "myriad/core/InstancedMeshNode.h"
+
+#include <glm/matrix.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace myriad::gl::detail {
+
+bool InstanceVisibility::wants(const InstancedMeshNode& batch, bool blended) noexcept {
+    const myriad::InstanceVisibility& v = batch.visibility();
+    return v.culling == InstanceCulling::Cpu || (blended && v.sortBackToFront);
+}
+
+void InstanceVisibility::endFrame() noexcept {
+    auto stale = [&](const auto& entry) {
+        return entry.second.alive.expired() || entry.second.lastUsedFrame + kKeepFrames < m_frame;
+    };
+    std::erase_if(m_lists, stale);
+    std::erase_if(m_spheres, stale);
+    std::erase_if(m_recordViews, stale);
+}
+
+void InstanceVisibility::trim() noexcept {
+    auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
+    std::erase_if(m_lists, unused);
+    std::erase_if(m_spheres, unused);
+    std::erase_if(m_recordViews, unused);
+}
+
+bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch, bool blended,
+                                const FrustumPlanes& planes, const ViewCamera& camera, const glm::vec3& depthAxis,
+                                DrawItem& item, FrameStats& stats) {
+    SpheresEntry& spheres = m_spheres[batch.id()];
+    if (spheres.alive.expired()) {
+        spheres = SpheresEntry{};  // a new node (or one whose id outlived it): start clean
+        spheres.alive = batch.lifetime();
+    }
+    spheres.lastUsedFrame = m_frame;
+    if (spheres.updatedFrame != m_frame) {  // once per frame, however many views
+        spheres.spheres.update(batch);
+        spheres.updatedFrame = m_frame;
+    }
+    VisibleList& list = m_lists[{pass, batch.id()}];
+    if (list.alive.expired()) {
+        list = VisibleList{};
+        list.alive = batch.lifetime();
+    }
+    list.lastUsedFrame = m_frame;
+    list.indices.clear();
+    const IndexRange drawn = batch.drawnInstances();
+    if (batch.visibility().culling == InstanceCulling::Cpu) {
+        const FrustumPlanes nodePlanes =
+            nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
+        stats.instancesTested += cullInstanceSpheres(spheres.spheres, drawn, nodePlanes, list.indices);
+    } else {
+        for (std::size_t i = drawn.begin; i < drawn.end; ++i) {
+            list.indices.push_back(static_cast<std::uint32_t>(i));
+        }
+    }
+    if (blended && batch.visibility().sortBackToFront) {
+        sortBackToFront(spheres.spheres, glm::transpose(batch.worldLinear()) * depthAxis, list.indices, m_sortScratch);
+    }
+    item.visible = &list;
+    item.firstInstance = 0;
+    item.instanceCount = static_cast<std::uint32_t>(list.indices.size());
+    return !list.indices.empty();
+}
+
+void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch, BatchGpu& gpu, FrameStats& stats) {
+    const std::string name = batch.name().empty() ? "node#" + std::to_string(batch.id()) : batch.name();
+    if (list.capacity < list.indices.size()) {
+        const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(list.indices.size(), 64));
+        list.buffer = Buffer({.sizeBytes = capacity * sizeof(std::uint32_t), .usage = BufferUsage::Dynamic,
+                              .label = name + "/InstancedMeshNode.visible-instances"});
+        list.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(list.texture.id(), GL_R32UI, list.buffer.id());
+        setLabel(GL_TEXTURE, list.texture.id(), name + "/InstancedMeshNode.visible-instances-texture");
+        list.capacity = capacity;
+        list.uploaded.clear();
+        list.uploaded.push_back(~0u);  // never equal to a list: forces the upload below
+    }
+    // No upload when the visible set (and its order) did not change: a still camera over still
+    // instances sends nothing.
+    if (list.indices != list.uploaded) {
+        list.buffer.update(0, std::as_bytes(std::span(list.indices)));
+        list.uploaded = list.indices;  // capacity kept: no allocation once warm
+        stats.bytesUploaded += list.indices.size() * sizeof(std::uint32_t);
+    }
+    RecordView& view = m_recordViews[batch.id()];
+    if (view.alive.expired()) {
+        view = RecordView{};
+        view.alive = batch.lifetime();
+        view.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        setLabel(GL_TEXTURE, view.texture.id(), name + "/InstancedMeshNode.record-texture");
+    }
+    view.lastUsedFrame = m_frame;
+    const Buffer& records = gpu.streams[InstanceStreamId::Record].buffer;
+    // Re-attached at every bind: a record buffer replaced by growth (or freed by trim() and made
+    // again) may come back under the same GL name, and a stale attachment would read old data.
+    glTextureBuffer(view.texture.id(), GL_RGBA32F, records.id());
+    glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
+    glBindTextureUnit(kVisibleIndexUnit, list.texture.id());
+}
+
+} // namespace myriad::gl::detail

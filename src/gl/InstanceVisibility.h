@@ -1,0 +1,103 @@
+#pragma once
+// Internal to myriad_gl: the renderer's side of the per-instance visibility opt-ins (see
+// docs/visibility.md). A batch with InstanceCulling::Cpu, or a blended batch with
+// sortBackToFront, is drawn through a visible-index list: per (view pass, batch) a uint list of
+// the record indices to draw, in draw order. The vertex stage (feature kIndexed) reads it as an
+// R32UI buffer texture, myriad_instanceIndex() = list[gl_InstanceID], and reads the record
+// stream by that index from an RGBA32F view of the record buffer instead of divisor-1
+// attributes, so every stream is read at the instance drawn while records and handles stay
+// where they are. Batches that opt into nothing never come here: their draw is unchanged.
+#include "gl/GlCommon.h"
+#include "myriad/core/InstanceCulling.h"
+#include "myriad/gl/Buffer.h"
+#include "myriad/gl/FrameStats.h"
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace myriad {
+class InstancedMeshNode;
+} // namespace myriad
+
+namespace myriad::gl::detail {
+
+struct BatchGpu;
+struct DrawItem;
+struct ViewCamera;
+
+/** Texture units of the indexed path (kept apart from 0-2 and the units other streams take). */
+inline constexpr GLuint kIndexedRecordUnit = 6;   ///< RGBA32F view of the record buffer
+inline constexpr GLuint kVisibleIndexUnit = 7;    ///< R32UI visible-index list
+
+/** One visible-index list: the CPU list of this frame and its GPU copy. */
+struct VisibleList {
+    std::vector<std::uint32_t> indices;   ///< this frame's, in draw order
+    std::vector<std::uint32_t> uploaded;  ///< what the GPU copy holds
+    Buffer buffer;                        ///< capacity * 4 bytes, dynamic
+    TextureHandle texture;                ///< R32UI view of buffer
+    std::size_t capacity = 0;
+    std::weak_ptr<const void> alive;      ///< the batch's lifetime
+    std::uint64_t lastUsedFrame = 0;
+};
+
+class InstanceVisibility {
+public:
+    /** True when @p batch draws through a visible-index list in a pass (culling on, or a
+     *  blended batch sorted per instance). */
+    [[nodiscard]] static bool wants(const InstancedMeshNode& batch, bool blended) noexcept;
+
+    void beginFrame() noexcept { ++m_frame; }
+    /** Frees lists and spheres of destroyed batches, and those unused for kKeepFrames frames. */
+    void endFrame() noexcept;
+    /** Frees everything the last frame did not use. */
+    void trim() noexcept;
+
+    /** Fills the list of (@p pass, @p batch) with the batch's drawn instances that meet
+     *  @p planes (camera-relative world space), sorted back to front when asked, and points
+     *  @p item at it (first instance 0, instance count the list's size). No GL.
+     *  @return false when no instance is left (the item is not drawn). */
+    bool select(std::size_t pass, const InstancedMeshNode& batch, bool blended, const FrustumPlanes& planes,
+                const ViewCamera& camera, const glm::vec3& depthAxis, DrawItem& item, FrameStats& stats);
+
+    /** Uploads @p list if it changed since its last upload, and binds it and an RGBA32F view of
+     *  @p gpu's record buffer on kVisibleIndexUnit and kIndexedRecordUnit. */
+    void bind(VisibleList& list, const InstancedMeshNode& batch, BatchGpu& gpu, FrameStats& stats);
+
+    [[nodiscard]] std::size_t listCount() const noexcept { return m_lists.size(); }
+
+private:
+    static constexpr std::uint64_t kKeepFrames = 120;
+    struct ListKey {
+        std::size_t pass;
+        std::uint64_t node;
+        friend bool operator==(const ListKey&, const ListKey&) = default;
+    };
+    struct ListKeyHash {
+        std::size_t operator()(const ListKey& key) const noexcept {
+            return std::hash<std::uint64_t>()(key.node * 31u + key.pass);
+        }
+    };
+    struct SpheresEntry {
+        InstanceSpheres spheres;
+        std::weak_ptr<const void> alive;
+        std::uint64_t lastUsedFrame = 0;
+        std::uint64_t updatedFrame = 0;
+    };
+    struct RecordView {
+        GLuint buffer = 0;
+        std::size_t bytes = 0;
+        TextureHandle texture;
+        std::weak_ptr<const void> alive;
+        std::uint64_t lastUsedFrame = 0;
+    };
+
+    std::uint64_t m_frame = 0;
+    std::unordered_map<ListKey, VisibleList, ListKeyHash> m_lists;
+    std::unordered_map<std::uint64_t, SpheresEntry> m_spheres;
+    std::unordered_map<std::uint64_t, RecordView> m_recordViews;
+    std::vector<std::uint64_t> m_sortScratch;
+};
+
+} // namespace myriad::gl::detail
