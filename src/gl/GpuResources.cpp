@@ -51,6 +51,9 @@ std::string labelFor(const SceneNode& node, std::string_view role) {
 
 } // namespace
 
+// particles and scatter (src/gl/ParticlePass.cpp)
+VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
+
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes)
     : m_consumer(consumer), m_ring(stagingBytes) {
     glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());

@@ -60,6 +60,10 @@ struct TextureGpu {
     std::uint64_t lastUsedFrame = 0;
 };
 
+/** The mesh vertex layout (48-byte interleaved vertices at kVertexBinding) with no instance
+ *  bindings: what another instanced layout (scatter) starts from. */
+[[nodiscard]] VertexLayoutDesc meshVertexLayout(std::string_view label);
+
 class GpuResources {
 public:
     /** @param consumer this renderer's id in the nodes' change logs (non-zero, unique). */
@@ -86,6 +90,9 @@ public:
     /** The batch's copy if one exists (no upload). */
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
+    // particles and scatter (src/gl/ParticlePass.cpp): their uploads share the one ring
+    [[nodiscard]] StagingRing& ring() noexcept { return m_ring; }
+    [[nodiscard]] FrameStats& stats() noexcept { return *m_stats; }
 
 private:
     MeshGpu createMesh(const std::shared_ptr<const MeshGeometry>& geometry);

@@ -3,6 +3,7 @@
 #include "gl/GlCommon.h"
 #include "gl/GlState.h"
 #include "gl/GpuResources.h"
+#include "gl/ParticlePass.h"  // particles and scatter
 #include "gl/ShaderLibrary.h"
 #include "gl/ViewPass.h"
 #include "myriad/core/Camera.h"
@@ -77,6 +78,7 @@ struct Renderer::Impl {
     detail::GpuResources resources;
     detail::ShaderLibrary shaders;
     std::vector<detail::ViewPass> passes;
+    detail::ParticlePass particles{id};  // particles and scatter (docs/particles.md)
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
     std::uint64_t viewSerial = 0;
@@ -159,6 +161,9 @@ struct Renderer::Impl {
                 }
             }
         }
+        // particles and scatter: programs, uploads and per-view sorts, before any draw
+        const PhaseTimer timer(stats.uploadMs);
+        particles.prepare(passes, shaders, resources);
     }
 
     void useProgram(const detail::SurfaceProgram& program) {
@@ -290,6 +295,9 @@ struct Renderer::Impl {
         for (const detail::DrawItem& item : pass.opaque()) {
             draw(item, pass, scene);
         }
+        const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
+        particles.drawScatter(passIndex, pass, shaders, resources, scene);  // particles and scatter
+        boundProgram = nullptr;
         if (!pass.blended().empty()) {
             glEnable(GL_BLEND);
             glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
@@ -299,6 +307,8 @@ struct Renderer::Impl {
             }
             glDepthMask(GL_TRUE);
         }
+        particles.drawParticles(passIndex, pass, shaders, resources);  // particles and scatter
+        boundProgram = nullptr;
     }
 
     void render(const Scene& scene, std::span<const View> views) {
@@ -336,11 +346,13 @@ struct Renderer::Impl {
         struct Restore {
             const detail::GlStateSnapshot& state;
             detail::GpuResources& resources;
+            detail::ParticlePass& particles;
             ~Restore() {
                 state.apply();
                 resources.endFrame();
+                particles.endFrame();
             }
-        } restore{exitState, resources};
+        } restore{exitState, resources, particles};
         detail::applyRenderState();
         prepare();
         const auto submitStart = std::chrono::steady_clock::now();
@@ -380,6 +392,7 @@ const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->sta
 
 void Renderer::trim() {
     m_impl->resources.trim();
+    m_impl->particles.trim();
     m_impl->shaders.releaseExpired();
 }
 

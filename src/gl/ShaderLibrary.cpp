@@ -1,6 +1,7 @@
 #include "gl/ShaderLibrary.h"
 
 #include "myriad/core/InstanceStream.h"
+#include "myriad/core/Scatter.h"  // particles and scatter: streams::kScatter
 #include "myriad/util/Error.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 8> kFeatureNames{{
+constexpr std::array<FeatureName, 10> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -25,6 +26,8 @@ constexpr std::array<FeatureName, 8> kFeatureNames{{
     {kBlend, "MYRIAD_BLEND"},
     {kMixedMirroring, "MYRIAD_MIXED_MIRRORING"},
     {kDepthOnly, "MYRIAD_DEPTH_ONLY"},
+    {kParticle, "MYRIAD_PARTICLE"},  // particles and scatter
+    {kScatter, "MYRIAD_SCATTER"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -88,6 +91,9 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
             text += declare(streams::kMorphWeights);
         }
     }
+    if ((features & kScatter) != 0) {  // particles and scatter; particle.vert reads its own planes
+        text += declare(streams::kScatter);
+    }
     return text;
 }
 
@@ -107,7 +113,12 @@ SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr
     }
     const std::string vertexDefines = featureDefines(features) + streamDeclarations(features);
     std::string fragmentDefines = featureDefines(features);
-    std::string fragmentText(embeddedShaderText("surface.frag"));
+    // particles and scatter (docs/particles.md): their own vertex stage, particles their own
+    // fragment stage; both take the user surface function the same way.
+    const char* vertexFile = (features & kParticle) != 0 ? "particle.vert"
+                             : (features & kScatter) != 0 ? "scatter.vert" : "surface.vert";
+    const char* fragmentFile = (features & kParticle) != 0 ? "particle.frag" : "surface.frag";
+    std::string fragmentText(embeddedShaderText(fragmentFile));
     if (surface) {
         // Splice the user's function in at the marker, numbered as its own source string (1),
         // so compile errors read "its-name:line"; then resume the file's own numbering.
@@ -119,8 +130,8 @@ SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr
         label += "+surface:" + surface->name();
     }
     const ShaderSource stages[] = {
-        {ShaderStage::Vertex, "surface.vert", embeddedShaderText("surface.vert"), vertexDefines},
-        {ShaderStage::Fragment, "surface.frag", fragmentText, fragmentDefines,
+        {ShaderStage::Vertex, vertexFile, embeddedShaderText(vertexFile), vertexDefines},
+        {ShaderStage::Fragment, fragmentFile, fragmentText, fragmentDefines,
          surface ? std::string_view(surface->name()) : std::string_view()},
     };
     auto program = std::make_unique<SurfaceProgram>(Program(stages, label));

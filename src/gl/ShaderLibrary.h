@@ -23,6 +23,9 @@ enum ShaderFeature : std::uint32_t {
     kBlend = 1u << 5,                 ///< MYRIAD_BLEND
     kMixedMirroring = 1u << 6,        ///< MYRIAD_MIXED_MIRRORING
     kDepthOnly = 1u << 7,             ///< MYRIAD_DEPTH_ONLY
+    // particles and scatter (src/gl/ParticlePass.cpp, docs/particles.md): their own stages
+    kParticle = 1u << 8,              ///< MYRIAD_PARTICLE: particle.vert + particle.frag
+    kScatter = 1u << 9,               ///< MYRIAD_SCATTER: scatter.vert + surface.frag
 };
 
 struct ShaderKey {

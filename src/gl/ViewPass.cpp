@@ -62,6 +62,7 @@ void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_camera = resolveCamera(view);
     m_opaque.clear();
     m_blended.clear();
+    m_particleNodes.clear();
     collect(scene.root(), Frustum(m_camera.viewProjection, view.clipDepth), stats);
     std::stable_sort(m_blended.begin(), m_blended.end(),
                      [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
@@ -71,7 +72,12 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
     if (!node.visible()) {
         return;
     }
-    if (node.kind() != NodeKind::Group && (node.layerMask() & m_camera.layerMask) != 0) {
+    if (node.kind() == NodeKind::Particles || node.kind() == NodeKind::Scatter) {
+        // particles and scatter: not MeshNodes; ParticlePass draws them
+        if ((node.layerMask() & m_camera.layerMask) != 0) {
+            m_particleNodes.push_back(&node);
+        }
+    } else if (node.kind() != NodeKind::Group && (node.layerMask() & m_camera.layerMask) != 0) {
         const auto& meshNode = static_cast<const MeshNode&>(node);
         DrawItem item{&meshNode, 0.0f, node.kind() == NodeKind::InstancedMesh, 0, 1};
         if (item.instanced) {

@@ -55,6 +55,9 @@ public:
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
     [[nodiscard]] const std::vector<DrawItem>& opaque() const noexcept { return m_opaque; }
     [[nodiscard]] const std::vector<DrawItem>& blended() const noexcept { return m_blended; }
+    /** Visible ParticlePool and ScatterNode nodes in tree order (not culled; drawn by
+     *  ParticlePass). */
+    [[nodiscard]] const std::vector<const SceneNode*>& particleNodes() const noexcept { return m_particleNodes; }
 
 private:
     void collect(const SceneNode& node, const Frustum& frustum, FrameStats& stats);
@@ -63,6 +66,7 @@ private:
     ViewCamera m_camera;
     std::vector<DrawItem> m_opaque;
     std::vector<DrawItem> m_blended;
+    std::vector<const SceneNode*> m_particleNodes;  // particles and scatter
 };
 
 } // namespace myriad::gl::detail
