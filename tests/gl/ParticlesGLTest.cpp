@@ -71,7 +71,7 @@ Particle particleAt(const glm::vec3& position, float size, const glm::vec3& colo
 
 } // namespace
 
-TEST_CASE("a particle fades by its alpha in linear light, not by darkening", "[gl][particles]") {
+TEST_CASE("a particle fades by its alpha in linear light and not by darkening", "[gl][particles]") {
     context();
     Scene scene;
     scene.clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
@@ -94,7 +94,7 @@ TEST_CASE("a particle fades by its alpha in linear light, not by darkening", "[g
     CHECK(near(pixelAt(added, 32, 32), Rgba{188, 188, 188, 255}, 3));
 }
 
-TEST_CASE("a particle of size 1 spans 2 metres; heights and spin shape it", "[gl][particles]") {
+TEST_CASE("a particle of size 1 spans 2 metres and heights and spin shape it", "[gl][particles]") {
     context();
     Scene scene;
     scene.clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
