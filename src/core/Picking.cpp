@@ -149,7 +149,7 @@ public:
         if (!node.visible()) {
             return;
         }
-        if (node.kind() != NodeKind::Group) {
+        if (node.kind() == NodeKind::Mesh || node.kind() == NodeKind::InstancedMesh) {
             const auto& mesh = static_cast<const MeshNode&>(node);
             if (node.kind() == NodeKind::InstancedMesh &&
                 static_cast<const InstancedMeshNode&>(node).visibility().pickMode == PickMode::Instances) {

@@ -337,7 +337,7 @@ bool SceneNode::visibleInHierarchy() const noexcept {
 Aabb SceneNode::subtreeBounds() const {
     Aabb bounds;
     traverse([&](const SceneNode& node) {
-        if (node.kind() != NodeKind::Group) {
+        if (node.kind() == NodeKind::Mesh || node.kind() == NodeKind::InstancedMesh) {
             bounds.extend(static_cast<const MeshNode&>(node).worldBounds());
         }
     });

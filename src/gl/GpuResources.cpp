@@ -85,6 +85,9 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
     return vertexArray;
 }
 
+// particles and scatter (src/gl/ParticlePass.cpp)
+VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
+
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes)
     : m_consumer(consumer), m_ring(stagingBytes) {
     glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());

@@ -88,6 +88,9 @@ struct TextureGpu {
  *  live in a named buffer. */
 [[nodiscard]] VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry,
                                                std::string_view label);
+/** The mesh vertex layout (48-byte interleaved vertices at kVertexBinding) with no instance
+ *  bindings: what another instanced layout (scatter) starts from. */
+[[nodiscard]] VertexLayoutDesc meshVertexLayout(std::string_view label);
 
 class GpuResources {
 public:
@@ -117,6 +120,9 @@ public:
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
+    // particles and scatter (src/gl/ParticlePass.cpp): their uploads share the one ring
+    [[nodiscard]] StagingRing& ring() noexcept { return m_ring; }
+    [[nodiscard]] FrameStats& stats() noexcept { return *m_stats; }
 
 private:
     MeshGpu createMesh(const std::shared_ptr<const MeshGeometry>& geometry);

@@ -63,9 +63,13 @@ void MaterialTable::holdNode(const SceneNode& node) {
     if (!node.visible()) {
         return;  // a hidden subtree draws nothing, so holds nothing
     }
-    if (node.kind() != NodeKind::Group) {
+    // Mesh nodes and batches hold every primitive's material; particle pools and scatter nodes
+    // are not MeshNodes and draw with their own materials (not in the table).
+    if (node.kind() == NodeKind::Mesh || node.kind() == NodeKind::InstancedMesh) {
         const auto& mesh = static_cast<const MeshNode&>(node);
-        hold(mesh.material(), mesh.name(), mesh.id(), 0);
+        for (std::size_t p = 0; p < mesh.primitiveCount(); ++p) {
+            hold(mesh.primitiveMaterial(p), mesh.name(), mesh.id(), 0);
+        }
     }
     for (const auto& child : node.childrenView()) {
         holdNode(*child);

@@ -6,6 +6,7 @@
 #include "gl/GpuResources.h"
 #include "gl/InstanceVisibility.h"
 #include "gl/MaterialTable.h"
+#include "gl/ParticlePass.h"  // particles and scatter
 #include "gl/ShaderLibrary.h"
 #include "gl/ViewPass.h"
 #include "myriad/core/Camera.h"
@@ -83,6 +84,7 @@ struct Renderer::Impl {
     detail::GpuPopulations populations;
     detail::InstanceVisibility instanceVisibility;  // visible-index lists (per-instance culling, sorting)
     std::vector<detail::ViewPass> passes;
+    detail::ParticlePass particles{id};  // particles and scatter (docs/particles.md)
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
     std::uint64_t viewSerial = 0;
@@ -203,6 +205,9 @@ struct Renderer::Impl {
                 }
             }
         }
+        // particles and scatter: programs, uploads and per-view sorts, before any draw
+        const PhaseTimer timer(stats.uploadMs);
+        particles.prepare(passes, shaders, resources);
     }
 
     void useProgram(const detail::SurfaceProgram& program) {
@@ -426,6 +431,9 @@ struct Renderer::Impl {
         for (const detail::DrawItem& item : pass.opaque()) {
             draw(item, pass, scene);
         }
+        const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
+        particles.drawScatter(passIndex, pass, shaders, resources, scene);  // particles and scatter
+        boundProgram = nullptr;
         drawPopulations(pass, scene, false);
         glEnable(GL_BLEND);
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
@@ -435,6 +443,8 @@ struct Renderer::Impl {
         }
         drawPopulations(pass, scene, true);
         glDepthMask(GL_TRUE);
+        particles.drawParticles(passIndex, pass, shaders, resources);  // particles and scatter
+        boundProgram = nullptr;
     }
 
     void render(const Scene& scene, std::span<const View> views) {
@@ -475,12 +485,14 @@ struct Renderer::Impl {
             const detail::GlStateSnapshot& state;
             detail::GpuResources& resources;
             detail::InstanceVisibility& visibility;
+            detail::ParticlePass& particles;
             ~Restore() {
                 state.apply();
                 resources.endFrame();
                 visibility.endFrame();
+                particles.endFrame();
             }
-        } restore{exitState, resources, instanceVisibility};
+        } restore{exitState, resources, instanceVisibility, particles};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
@@ -539,6 +551,7 @@ const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->sta
 void Renderer::trim() {
     m_impl->resources.trim();
     m_impl->instanceVisibility.trim();
+    m_impl->particles.trim();
     m_impl->shaders.releaseExpired();
 }
 

@@ -2,6 +2,7 @@
 
 #include "gl/InstanceVisibility.h"
 #include "myriad/core/InstanceStream.h"
+#include "myriad/core/Scatter.h"  // particles and scatter: streams::kScatter
 #include "myriad/util/Error.h"
 
 #include <algorithm>
@@ -17,7 +18,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 10> kFeatureNames{{
+constexpr std::array<FeatureName, 12> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -28,6 +29,8 @@ constexpr std::array<FeatureName, 10> kFeatureNames{{
     {kDepthOnly, "MYRIAD_DEPTH_ONLY"},
     {kInstanceLanes, "MYRIAD_INSTANCE_LANES"},
     {kIndexed, "MYRIAD_INDEXED"},
+    {kParticle, "MYRIAD_PARTICLE"},  // particles and scatter
+    {kScatter, "MYRIAD_SCATTER"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -118,6 +121,9 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
             text += declare(streams::kLanes);
         }
     }
+    if ((features & kScatter) != 0) {  // particles and scatter; particle.vert reads its own planes
+        text += declare(streams::kScatter);
+    }
     return text;
 }
 
@@ -137,7 +143,12 @@ SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr
     }
     const std::string vertexDefines = featureDefines(features) + streamDeclarations(features);
     std::string fragmentDefines = featureDefines(features);
-    std::string fragmentText(embeddedShaderText("surface.frag"));
+    // particles and scatter (docs/particles.md): their own vertex stage, particles their own
+    // fragment stage; both take the user surface function the same way.
+    const char* vertexFile = (features & kParticle) != 0 ? "particle.vert"
+                             : (features & kScatter) != 0 ? "scatter.vert" : "surface.vert";
+    const char* fragmentFile = (features & kParticle) != 0 ? "particle.frag" : "surface.frag";
+    std::string fragmentText(embeddedShaderText(fragmentFile));
     if (surface) {
         // Splice the user's function in at the marker, numbered as its own source string (1),
         // so compile errors read "its-name:line"; then resume the file's own numbering.
@@ -149,8 +160,8 @@ SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr
         label += "+surface:" + surface->name();
     }
     const ShaderSource stages[] = {
-        {ShaderStage::Vertex, "surface.vert", embeddedShaderText("surface.vert"), vertexDefines},
-        {ShaderStage::Fragment, "surface.frag", fragmentText, fragmentDefines,
+        {ShaderStage::Vertex, vertexFile, embeddedShaderText(vertexFile), vertexDefines},
+        {ShaderStage::Fragment, fragmentFile, fragmentText, fragmentDefines,
          surface ? std::string_view(surface->name()) : std::string_view()},
     };
     auto program = std::make_unique<SurfaceProgram>(Program(stages, label));

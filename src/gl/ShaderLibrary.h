@@ -25,6 +25,9 @@ enum ShaderFeature : std::uint32_t {
     kDepthOnly = 1u << 7,             ///< MYRIAD_DEPTH_ONLY
     kInstanceLanes = 1u << 8,         ///< MYRIAD_INSTANCE_LANES: lanes from the instance stream
     kIndexed = 1u << 9,               ///< MYRIAD_INDEXED: read through a visible-index list
+    // particles and scatter (src/gl/ParticlePass.cpp, docs/particles.md): their own stages
+    kParticle = 1u << 10,              ///< MYRIAD_PARTICLE: particle.vert + particle.frag
+    kScatter = 1u << 11,               ///< MYRIAD_SCATTER: scatter.vert + surface.frag
 };
 
 struct ShaderKey {

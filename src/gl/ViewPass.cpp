@@ -64,9 +64,10 @@ void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_camera = resolveCamera(view);
     m_opaque.clear();
     m_blended.clear();
-    // Issue 13: view depth grows along -(row 2 of the view rotation), for per-instance sorting.
+    // View depth grows along -(row 2 of the view rotation), for per-instance sorting.
     const glm::mat3 rotation = view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix);
     m_depthAxis = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
+    m_particleNodes.clear();
     collect(scene.root(), Frustum(m_camera.viewProjection, view.clipDepth), stats);
     std::stable_sort(m_blended.begin(), m_blended.end(),
                      [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
@@ -76,7 +77,12 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
     if (!node.visible()) {
         return;
     }
-    if (node.kind() != NodeKind::Group && (node.layerMask() & m_camera.layerMask) != 0) {
+    if (node.kind() == NodeKind::Particles || node.kind() == NodeKind::Scatter) {
+        // particles and scatter: not MeshNodes; ParticlePass draws them
+        if ((node.layerMask() & m_camera.layerMask) != 0) {
+            m_particleNodes.push_back(&node);
+        }
+    } else if (node.kind() != NodeKind::Group && (node.layerMask() & m_camera.layerMask) != 0) {
         const auto& meshNode = static_cast<const MeshNode&>(node);
         DrawItem item{.node = &meshNode, .instanced = node.kind() == NodeKind::InstancedMesh};
         if (item.instanced) {

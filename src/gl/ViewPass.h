@@ -66,6 +66,9 @@ public:
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
     [[nodiscard]] const std::vector<DrawItem>& opaque() const noexcept { return m_opaque; }
     [[nodiscard]] const std::vector<DrawItem>& blended() const noexcept { return m_blended; }
+    /** Visible ParticlePool and ScatterNode nodes in tree order (not culled; drawn by
+     *  ParticlePass). */
+    [[nodiscard]] const std::vector<const SceneNode*>& particleNodes() const noexcept { return m_particleNodes; }
 
 private:
     void collect(const SceneNode& node, const Frustum& frustum, FrameStats& stats);
@@ -77,6 +80,7 @@ private:
     InstanceVisibility* m_instanceVisibility = nullptr;
     std::size_t m_index = 0;
     glm::vec3 m_depthAxis{0.0f, 0.0f, -1.0f};  // world direction of increasing view depth
+    std::vector<const SceneNode*> m_particleNodes;  // particles and scatter
 };
 
 } // namespace myriad::gl::detail

@@ -109,6 +109,10 @@ private:
         if (node.kind() == NodeKind::Group) {
             return out;
         }
+        if (node.kind() != NodeKind::Mesh && node.kind() != NodeKind::InstancedMesh) {
+            warn(describe(node) + ": particles and scatter nodes are not exported");
+            return out;
+        }
         const auto& meshNode = static_cast<const MeshNode&>(node);
         if (node.kind() == NodeKind::InstancedMesh) {
             const auto& batch = static_cast<const InstancedMeshNode&>(node);

@@ -25,6 +25,8 @@ enum class NodeKind : std::uint8_t {
     Group,          ///< draws nothing; a transform for its children
     Mesh,           ///< a MeshNode: one mesh, one draw
     InstancedMesh,  ///< an InstancedMeshNode: one mesh, many instances, one draw
+    Particles,      ///< a ParticlePool (Particles.h): camera-facing quads, one draw; not a MeshNode
+    Scatter,        ///< a ScatterNode (Scatter.h): compact foliage instances, one draw; not a MeshNode
 };
 
 /** A node of the scene graph: a name, a local TRS transform, children, a visibility flag.

@@ -22,6 +22,8 @@ struct FrameStats {
     /** Instances tested one by one against a frustum (batches with InstanceCulling::Cpu; the
      *  drawn ones are counted in `instances`). */
     std::uint64_t instancesTested = 0;
+    std::uint64_t particles = 0;        ///< particles drawn, summed over views
+    std::uint64_t particlesSorted = 0;  ///< particles sorted back to front, summed over views
 
     // CPU time of this render() call by phase, milliseconds (steady clock). myriad's own work is
     // cullMs + uploadMs + submitMs - drawMs. drawMs is the time inside glDraw* calls, and the
@@ -31,6 +33,7 @@ struct FrameStats {
     double uploadMs = 0.0;  ///< copying changed records (and textures, meshes) towards the GPU
     double submitMs = 0.0;  ///< the draw loop: state, uniforms, binds and the draw calls
     double drawMs = 0.0;    ///< inside the glDraw* calls (part of submitMs)
+    double sortMs = 0.0;    ///< sorting particles back to front per view (part of uploadMs)
     double frameMs = 0.0;   ///< the whole render() call
 
     /** myriad's own CPU time in this frame, driver work excluded. */

@@ -1,0 +1,283 @@
+#pragma once
+/** @file
+ *  Particles: a pool of camera-facing quads (sparks, smoke, embers) kept as per-particle
+ *  streams, drawn in one instanced draw, and a CPU emitter that fills it.
+ *
+ *  A particle fades by its alpha, never by darkening its colour: alpha-blended pools composite
+ *  premultiplied colour in linear light ("over"), additive pools add colour * alpha. Layouts,
+ *  bytes and materials: docs/particles.md. */
+#include "myriad/core/Image.h"
+#include "myriad/core/InstanceStream.h"
+#include "myriad/core/SceneNode.h"
+#include "myriad/core/SurfaceShader.h"
+
+#include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace myriad {
+
+/** Indices of a ParticlePool's streams (ParticlePool::streams()). Structure of arrays at vec4
+ *  granularity: each stream is one array of vec4 rows, 16 bytes per particle, 64 in all. */
+namespace ParticleStreamId {
+inline constexpr std::size_t PositionSize = 0;  ///< world position xyz (m), half-width (m)
+inline constexpr std::size_t ColorAlpha = 1;    ///< linear RGB, alpha 0..1 (a real opacity)
+inline constexpr std::size_t VelocitySpin = 2;  ///< velocity xyz (m/s), spin (radians)
+inline constexpr std::size_t AgeSeedFrameHeight = 3;  ///< age 0..1, seed 0..1, frame, half-height
+inline constexpr std::size_t Count = 4;
+} // namespace ParticleStreamId
+
+namespace streams {
+/** The four particle streams, bound together as one RGBA32F buffer texture on unit 2 (four
+ *  planes of capacity texels each; see docs/particles.md). */
+extern const InstanceStreamDesc kParticlePositionSize;
+extern const InstanceStreamDesc kParticleColorAlpha;
+extern const InstanceStreamDesc kParticleVelocitySpin;
+extern const InstanceStreamDesc kParticleAgeSeedFrameHeight;
+} // namespace streams
+
+/** One particle as spawn() takes it and particle() returns it. Defaults: at the origin, half-width
+ *  0.1 m, white, opaque, still, no spin, age 0, seed 0, frame 0, as tall as wide. */
+struct Particle {
+    glm::vec3 position{0.0f};  ///< world space, metres (the pool node's transform does not apply)
+    float size = 0.1f;         ///< metres from the centre to an edge (the quad spans twice this)
+    glm::vec3 color{1.0f};     ///< linear RGB
+    float alpha = 1.0f;        ///< opacity 0..1
+    glm::vec3 velocity{0.0f};  ///< world space, m/s: what a streak stretches along
+    float spin = 0.0f;         ///< radians of roll about the particle's own view axis
+    float age = 0.0f;          ///< share of this particle's own life, 0..1
+    float seed = 0.0f;         ///< per-particle randomness, 0..1
+    float frame = 0.0f;        ///< flipbook cell (whole part) and blend toward the next (fraction)
+    float height = 0.0f;       ///< half-height in metres; 0: as tall as wide
+};
+
+/** How a particle's quad is shaped. */
+enum class ParticleShape : std::uint8_t {
+    Billboard,  ///< faces the camera, rolled by spin, half-width size and half-height height
+    Streak,     ///< stretched along the screen-projected velocity: half-length size + speed *
+                ///< streakSeconds / 2, half-width size; spin and height ignored
+};
+
+/** How a particle's colour reaches the target. */
+enum class ParticleBlend : std::uint8_t {
+    Alpha,     ///< premultiplied "over" in linear light: ONE, ONE_MINUS_SRC_ALPHA of rgb * alpha
+    Additive,  ///< light added: ONE, ONE of rgb * alpha (order-independent)
+};
+
+/** Whether a pool's particles are sorted back to front for each view before drawing. */
+enum class ParticleSort : std::uint8_t {
+    Auto,         ///< sorted when the blend is Alpha, not when Additive (the default)
+    BackToFront,  ///< always sorted
+    None,         ///< drawn in stream order
+};
+
+/** How a pool looks. A value type, copied into the pool. The named constructors give the four
+ *  materials of the issue: billboard, additive, streak, sprite. */
+struct ParticleMaterial {
+    std::string name;  ///< free text, used in GL labels
+    ParticleShape shape = ParticleShape::Billboard;
+    ParticleBlend blend = ParticleBlend::Alpha;
+    ParticleSort sort = ParticleSort::Auto;
+    /** Flipbook atlas (sRGB RGBA8, straight alpha; rows top to bottom); null: a plain quad. */
+    std::shared_ptr<const Image> atlas;
+    std::uint32_t atlasColumns = 1;  ///< cells across the atlas
+    std::uint32_t atlasRows = 1;     ///< cells down the atlas
+    /** Blend a cell with the next by the fraction of frame (smooth flipbooks). */
+    bool blendFrames = false;
+    /** Fade the quad to a disc (alpha *= smooth falloff from the centre): round sparks with no
+     *  texture. */
+    bool round = false;
+    /** Streaks: seconds of travel one streak spans (length from speed). */
+    float streakSeconds = 0.05f;
+    /** User GLSL deciding colour and alpha (docs/shaders.md); s.uv is the quad's 0..1
+     *  coordinate (v = 0 at the top), myriad_materialColor(uv) reads the flipbook; null:
+     *  colour * atlas. */
+    std::shared_ptr<const SurfaceShader> surface;
+
+    /** Whether the renderer sorts this material's pools. */
+    [[nodiscard]] bool sorted() const noexcept {
+        return sort == ParticleSort::BackToFront || (sort == ParticleSort::Auto && blend == ParticleBlend::Alpha);
+    }
+    [[nodiscard]] static ParticleMaterial billboard() { return {}; }
+    [[nodiscard]] static ParticleMaterial additive() {
+        ParticleMaterial m;
+        m.blend = ParticleBlend::Additive;
+        return m;
+    }
+    [[nodiscard]] static ParticleMaterial streak(float streakSeconds = 0.05f) {
+        ParticleMaterial m;
+        m.shape = ParticleShape::Streak;
+        m.blend = ParticleBlend::Additive;
+        m.streakSeconds = streakSeconds;
+        return m;
+    }
+    /** @throws InvalidArgument if @p atlas is null or a grid side is 0. */
+    [[nodiscard]] static ParticleMaterial sprite(std::shared_ptr<const Image> atlas, std::uint32_t columns,
+                                                 std::uint32_t rows, bool blendFrames = false);
+};
+
+/** A node holding up to capacity() particles, count() of them live, as four streams (structure
+ *  of arrays of vec4 rows: ParticleStreamId). Drawn in one instanced draw after the opaque
+ *  and blended meshes, depth-tested against the opaque scene without writing depth.
+ *
+ *  Spawn appends; kill swap-removes in O(1) (the last live particle moves into the hole). Games
+ *  may write the streams directly (rows()) and call markChanged(); the renderer uploads only
+ *  rows changed since its own last upload, and only live ones.
+ *
+ *  Positions are world space: the node's transform does not move live particles (an emitter
+ *  moving through the world leaves its smoke behind). The node's visibility and layer mask
+ *  apply; the node is not frustum-culled (the GPU clips).
+ *  Ownership: owns its rows. Thread safety: as SceneNode; no writes while the renderer draws. */
+class ParticlePool : public SceneNode {
+public:
+    static constexpr std::size_t maxCapacity = std::size_t{1} << 24;  ///< 16 Mi particles
+    static constexpr std::size_t bytesPerParticle = 64;
+
+    /** @throws CapacityError if capacity > maxCapacity. @throws InvalidArgument as
+     *  setMaterial(). */
+    ParticlePool(std::size_t capacity, ParticleMaterial material, std::string name = {});
+
+    [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+    [[nodiscard]] std::size_t count() const noexcept { return m_count; }
+    [[nodiscard]] const ParticleMaterial& material() const noexcept { return m_material; }
+    /** @throws InvalidArgument if the atlas grid is 0 or streakSeconds is negative or not
+     *  finite; nothing changes then. */
+    void setMaterial(ParticleMaterial material);
+
+    /** Appends a live particle and returns its index (count() before the call). O(1).
+     *  @throws CapacityError if the pool is full; InvalidArgument on NaN/Inf or a negative
+     *  size or height; nothing changes then. */
+    std::size_t spawn(const Particle& particle);
+    /** Kills particle @p index: the last live particle moves into its row. O(1).
+     *  @throws OutOfRange if index >= count(). */
+    void kill(std::size_t index);
+    /** Kills every particle (keeps the capacity). */
+    void clear() noexcept;
+    /** Makes the first @p count rows live (whatever they hold); rows entering the live range are
+     *  marked changed. @throws CapacityError if count > capacity(). */
+    void setCount(std::size_t count);
+
+    /** @throws OutOfRange if index >= count(). */
+    [[nodiscard]] Particle particle(std::size_t index) const;
+    /** @throws OutOfRange if index >= count(); InvalidArgument as spawn(). */
+    void setParticle(std::size_t index, const Particle& particle);
+
+    /** Stream @p stream (a ParticleStreamId) as capacity() vec4 rows, for bulk writes; call
+     *  markChanged() after. Not checked. @throws OutOfRange if stream >= Count. */
+    [[nodiscard]] std::span<glm::vec4> rows(std::size_t stream);
+    [[nodiscard]] std::span<const glm::vec4> rows(std::size_t stream) const;
+    /** Marks rows [first, first + count) of every stream changed (all live rows by default).
+     *  @throws OutOfRange if the range runs past capacity(). */
+    void markChanged(std::size_t first = 0, std::size_t count = SIZE_MAX);
+    /** Marks rows of one stream changed (a game that moves particles but never recolours them
+     *  uploads positions only). @throws OutOfRange as markChanged() or if stream >= Count. */
+    void markStreamChanged(std::size_t stream, std::size_t first = 0, std::size_t count = SIZE_MAX);
+    /** The four streams, indexed by ParticleStreamId; each with its change log and one cursor
+     *  per renderer. */
+    [[nodiscard]] std::span<const InstanceStream> streams() const noexcept { return m_streams; }
+
+private:
+    void check(const Particle& particle, const char* function) const;
+    void write(std::size_t index, const Particle& particle) noexcept;
+
+    std::array<InstanceStream, ParticleStreamId::Count> m_streams{
+        InstanceStream(streams::kParticlePositionSize), InstanceStream(streams::kParticleColorAlpha),
+        InstanceStream(streams::kParticleVelocitySpin), InstanceStream(streams::kParticleAgeSeedFrameHeight)};
+    std::size_t m_capacity = 0;
+    std::size_t m_count = 0;
+    ParticleMaterial m_material;
+};
+
+/** A piecewise-linear curve over a particle's life (0..1): keys sorted by time; before the first
+ *  key the first value, after the last the last. Empty: the value at spawn is kept. */
+template <class T>
+struct LifeCurve {
+    struct Key {
+        float time;  ///< share of life, 0..1
+        T value;
+    };
+    std::vector<Key> keys;
+    [[nodiscard]] bool empty() const noexcept { return keys.empty(); }
+    [[nodiscard]] T at(float time) const noexcept {
+        if (time <= keys.front().time) {
+            return keys.front().value;
+        }
+        for (std::size_t i = 1; i < keys.size(); ++i) {
+            if (time <= keys[i].time) {
+                const float span = keys[i].time - keys[i - 1].time;
+                const float t = span > 0.0f ? (time - keys[i - 1].time) / span : 1.0f;
+                return keys[i - 1].value + (keys[i].value - keys[i - 1].value) * t;
+            }
+        }
+        return keys.back().value;
+    }
+};
+
+/** What an emitter spawns and how its particles move. Units: metres, seconds, radians. */
+struct EmitterDesc {
+    glm::vec3 position{0.0f};       ///< world space: where particles are born
+    glm::vec3 spawnExtent{0.0f};    ///< half-size of the box around position they are born in
+    float rate = 10.0f;             ///< particles per second (fractions carry over)
+    float lifetimeMin = 1.0f;       ///< seconds; each particle picks one in [min, max]
+    float lifetimeMax = 1.0f;
+    glm::vec3 direction{0.0f, 1.0f, 0.0f};  ///< axis of the initial velocity cone (unit or not)
+    float coneAngle = 0.3f;         ///< half-angle of the cone, radians
+    float speedMin = 1.0f;          ///< initial speed, m/s, picked in [min, max]
+    float speedMax = 1.0f;
+    glm::vec3 gravity{0.0f, -9.81f, 0.0f};  ///< m/s^2
+    float drag = 0.0f;              ///< 1/s: velocity *= exp(-drag * dt)
+    float spinSpeed = 0.0f;         ///< radians/s, signed by the seed (half turn each way)
+    float frameRate = 0.0f;         ///< flipbook cells per second of life (0: frame stays)
+    float frameCount = 1.0f;        ///< cells in the flipbook (frame wraps)
+    glm::vec3 color{1.0f};          ///< linear RGB when colorOverLife is empty
+    float alpha = 1.0f;
+    float size = 0.1f;              ///< half-width when sizeOverLife is empty
+    float height = 0.0f;            ///< half-height, 0: square
+    LifeCurve<glm::vec3> colorOverLife;
+    LifeCurve<float> alphaOverLife;
+    LifeCurve<float> sizeOverLife;
+};
+
+/** A CPU simulation helper: ages, moves, recolours and kills a pool's particles and spawns new
+ *  ones at a rate and in bursts. One update() is O(count), writes every live row of every
+ *  stream and marks them changed once (no change-log entry per particle). Dead particles are
+ *  compacted in order (stable), so neighbours stay neighbours and a sort stays nearly sorted.
+ *  Deterministic for a given seed. Thread safety: none. */
+class ParticleEmitter {
+public:
+    /** @throws InvalidArgument if a lifetime is not positive, min > max, or a value is not
+     *  finite. */
+    explicit ParticleEmitter(EmitterDesc desc, std::uint32_t seed = 1);
+    [[nodiscard]] const EmitterDesc& desc() const noexcept { return m_desc; }
+    /** Editable between updates (move the emitter, change the rate). Not re-validated. */
+    [[nodiscard]] EmitterDesc& desc() noexcept { return m_desc; }
+    /** Spawns @p count particles at the next update() (on top of the rate). */
+    void burst(std::size_t count) noexcept { m_pendingBurst += count; }
+    /** Advances @p pool by @p seconds (>= 0): kills particles at the end of their life,
+     *  integrates gravity and drag, applies the curves, then spawns (rate and bursts) while the
+     *  pool has room; spawns beyond capacity are dropped (counted in dropped()).
+     *  @throws InvalidArgument if seconds is negative or not finite. */
+    void update(ParticlePool& pool, float seconds);
+    /** Spawns that found the pool full, in all. */
+    [[nodiscard]] std::uint64_t dropped() const noexcept { return m_dropped; }
+
+private:
+    bool spawnOne(ParticlePool& pool, float ageSeconds);
+    float random() noexcept;  // 0..1
+
+    EmitterDesc m_desc;
+    std::minstd_rand m_random;
+    double m_carry = 0.0;
+    std::size_t m_pendingBurst = 0;
+    std::uint64_t m_dropped = 0;
+};
+
+} // namespace myriad

@@ -1,0 +1,80 @@
+#version 450 core
+// The fragment stage of every ParticlePool: the surface function decides colour and alpha
+// (built in: particle colour * flipbook cell), then the node's tint, then premultiplied output
+// in linear light: rgb * alpha, alpha. Alpha pools blend ONE, ONE_MINUS_SRC_ALPHA ("over"),
+// additive ones ONE, ONE, so both fade by alpha, never by darkening to a black square.
+// Feature switch: MYRIAD_USER_SURFACE (the material's SurfaceShader replaces the built-in).
+in vec2 v_uv0;
+in vec4 v_color;
+in vec3 v_relativePosition;
+flat in int v_instanceIndex;
+flat in vec4 v_cells;
+flat in float v_frameBlend;
+
+uniform int u_hasTexture;        // 1: a flipbook atlas is bound
+layout(binding = 0) uniform sampler2D u_baseColorTexture;  // sRGB atlas: reads linear
+uniform vec2 u_atlasGrid;
+uniform int u_round;             // 1: fade the quad to a disc
+uniform vec4 u_tint;             // the node's tint: multiplies colour and opacity
+uniform vec3 u_eye;
+
+out vec4 o_color;
+
+// What a surface function receives (the same struct as surface.frag). For particles: uv is the
+// quad's 0..1 coordinate (v = 0 at the top), color the particle's RGB and alpha, normal faces
+// the viewer, instanceIndex the particle's index in its pool.
+struct SurfaceInput {
+    vec2 uv;
+    vec4 color;
+    vec3 normal;
+    vec3 worldPosition;
+    vec3 viewDirection;
+    int instanceIndex;
+    vec2 screenPosition;
+};
+
+struct SurfaceOutput {
+    vec3 baseColor;
+    float alpha;
+};
+
+// The flipbook at quad coordinate uv: this cell, blended toward the next by the frame's
+// fraction when the material asks (straight alpha, linear colour). White with no atlas.
+vec4 myriad_materialColor(vec2 uv) {
+    if (u_hasTexture == 0) {
+        return vec4(1.0);
+    }
+    vec2 grid = u_atlasGrid;
+    vec4 color = texture(u_baseColorTexture, (v_cells.xy + uv) / grid);
+    if (v_frameBlend > 0.0) {
+        color = mix(color, texture(u_baseColorTexture, (v_cells.zw + uv) / grid), v_frameBlend);
+    }
+    return color;
+}
+
+#ifdef MYRIAD_USER_SURFACE
+// MYRIAD_SURFACE_FUNCTION
+#else
+SurfaceOutput surface(SurfaceInput s) {
+    vec4 color = s.color * myriad_materialColor(s.uv);
+    return SurfaceOutput(color.rgb, color.a);
+}
+#endif
+
+void main() {
+    SurfaceInput s;
+    s.uv = v_uv0;
+    s.color = v_color;
+    s.viewDirection = normalize(-v_relativePosition);
+    s.normal = s.viewDirection;
+    s.worldPosition = v_relativePosition + u_eye;
+    s.instanceIndex = v_instanceIndex;
+    s.screenPosition = gl_FragCoord.xy;
+    SurfaceOutput surfaceOut = surface(s);
+    vec4 albedo = vec4(surfaceOut.baseColor, clamp(surfaceOut.alpha, 0.0, 1.0)) * u_tint;
+    if (u_round != 0) {
+        float r = length(v_uv0 - 0.5) * 2.0;
+        albedo.a *= 1.0 - smoothstep(0.6, 1.0, r);
+    }
+    o_color = vec4(albedo.rgb * albedo.a, albedo.a);
+}

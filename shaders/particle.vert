@@ -1,0 +1,74 @@
+#version 450 core
+// The vertex stage of every ParticlePool (docs/particles.md). No mesh: each instance is one
+// particle, its quad made from gl_VertexID (two triangles, six vertices). The pool's four
+// streams arrive as one RGBA32F buffer texture of four planes, u_particleCapacity texels each:
+//   plane 0 (position xyz, half-width)   plane 1 (linear RGB, alpha)
+//   plane 2 (velocity xyz, spin)         plane 3 (age, seed, frame, half-height)
+// Sorted pools draw instance i as particle u_order[i] (back to front for this view).
+layout(binding = 2) uniform samplerBuffer u_particles;
+layout(binding = 1) uniform usamplerBuffer u_order;
+uniform int u_particleCapacity;
+uniform int u_sorted;           // 1: read u_order
+uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye at the origin)
+uniform vec3 u_eye;             // world position of the eye (float)
+uniform vec3 u_cameraRight;     // world, unit: the screen's +x
+uniform vec3 u_cameraUp;        // world, unit: the screen's +y
+uniform int u_streak;           // 1: stretch along the screen-projected velocity
+uniform float u_streakSeconds;  // seconds of travel one streak spans
+uniform vec2 u_atlasGrid;       // flipbook cells across, down (whole numbers)
+uniform int u_blendFrames;      // 1: blend a cell with the next by the frame's fraction
+
+out vec2 v_uv0;                 // the quad's 0..1 coordinate, v = 0 at the top
+out vec4 v_color;               // linear RGB, alpha
+out vec3 v_relativePosition;    // world position minus the eye
+flat out int v_instanceIndex;   // the particle's index in its pool
+flat out vec4 v_cells;          // atlas offsets of this cell (xy) and the next (zw), in cells
+flat out float v_frameBlend;    // how far toward the next cell
+
+const vec2 kCorners[6] = vec2[](vec2(-1.0, -1.0), vec2(1.0, -1.0), vec2(1.0, 1.0),
+                                vec2(-1.0, -1.0), vec2(1.0, 1.0), vec2(-1.0, 1.0));
+
+vec2 cellOffset(int cell) {
+    ivec2 grid = ivec2(u_atlasGrid);
+    int cells = grid.x * grid.y;
+    cell = ((cell % cells) + cells) % cells;
+    return vec2(cell % grid.x, cell / grid.x);  // across, then down from the top-left
+}
+
+void main() {
+    int particle = u_sorted != 0 ? int(texelFetch(u_order, gl_InstanceID).r) : gl_InstanceID;
+    vec4 positionSize = texelFetch(u_particles, particle);
+    vec4 colorAlpha = texelFetch(u_particles, u_particleCapacity + particle);
+    vec4 velocitySpin = texelFetch(u_particles, 2 * u_particleCapacity + particle);
+    vec4 life = texelFetch(u_particles, 3 * u_particleCapacity + particle);
+    vec2 corner = kCorners[gl_VertexID];
+    float halfWidth = positionSize.w;
+    vec3 offset;
+    if (u_streak != 0) {
+        // Along the velocity as the screen sees it; a still spark is a square.
+        vec2 screen = vec2(dot(velocitySpin.xyz, u_cameraRight), dot(velocitySpin.xyz, u_cameraUp));
+        float speed = length(screen);
+        vec2 along = speed > 1e-6 ? screen / speed : vec2(1.0, 0.0);
+        vec2 across = vec2(-along.y, along.x);
+        float halfLength = halfWidth + 0.5 * speed * u_streakSeconds;
+        vec2 local = along * (corner.x * halfLength) + across * (corner.y * halfWidth);
+        offset = u_cameraRight * local.x + u_cameraUp * local.y;
+    } else {
+        float halfHeight = life.w > 0.0 ? life.w : halfWidth;
+        vec2 local = vec2(corner.x * halfWidth, corner.y * halfHeight);
+        float c = cos(velocitySpin.w);
+        float s = sin(velocitySpin.w);
+        vec2 rolled = vec2(c * local.x - s * local.y, s * local.x + c * local.y);
+        offset = u_cameraRight * rolled.x + u_cameraUp * rolled.y;
+    }
+    vec3 relative = positionSize.xyz - u_eye + offset;
+    gl_Position = u_viewProjection * vec4(relative, 1.0);
+    v_relativePosition = relative;
+    v_uv0 = vec2(0.5 + 0.5 * corner.x, 0.5 - 0.5 * corner.y);
+    v_color = colorAlpha;
+    v_instanceIndex = particle;
+    float frame = max(life.z, 0.0);
+    int cell = int(floor(frame));
+    v_cells = vec4(cellOffset(cell), cellOffset(cell + 1));
+    v_frameBlend = u_blendFrames != 0 ? fract(frame) : 0.0;
+}

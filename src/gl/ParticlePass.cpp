@@ -1,0 +1,481 @@
+#include "gl/ParticlePass.h"
+
+#include "myriad/core/Camera.h"
+#include "myriad/core/InstanceRecord.h"
+#include "myriad/core/Material.h"
+#include "myriad/core/Scene.h"
+#include "myriad/gl/Draw.h"
+#include "myriad/util/Error.h"
+
+#include <glm/geometric.hpp>
+#include <glm/mat3x3.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <string>
+
+namespace myriad::gl::detail {
+namespace {
+
+constexpr std::size_t kRowBytes = 16;  // one vec4 row of a particle stream
+
+std::string labelOf(const SceneNode& node, std::string_view role) {
+    return (node.name().empty() ? "node#" + std::to_string(node.id()) : node.name()) + "/" + std::string(role);
+}
+
+/** The view's rotation (world to view, no translation): rows are the screen's right, up and
+ *  back directions in world space. */
+glm::mat3 viewRotation(const View& view) {
+    return view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix);
+}
+
+void checkTextureBufferTexels(std::size_t texels, const SceneNode& node, std::string_view what) {
+    GLint maxTexels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
+    if (texels > static_cast<std::size_t>(maxTexels)) {
+        throw GlError("gl::Renderer: '" + node.name() + "' needs " + std::to_string(texels) + " texels for its " +
+                      std::string(what) + ", above GL_MAX_TEXTURE_BUFFER_SIZE " + std::to_string(maxTexels));
+    }
+}
+
+/** A float's bits as an unsigned key that orders like the float (Herf, "Radix Tricks", 2001):
+ *  negative floats have every bit flipped, positive ones only the sign bit. */
+std::uint32_t orderedBits(float value) noexcept {
+    const auto bits = std::bit_cast<std::uint32_t>(value);
+    return (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
+}
+
+} // namespace
+
+void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, const glm::vec3& eye,
+                     const glm::vec3& forward, std::vector<std::uint32_t>& order,
+                     std::vector<std::uint32_t>& scratch) {
+    // Keys and indices interleaved in pairs (key, index): one stream per radix pass.
+    // Farthest first: the key is the complement of the ordered depth.
+    order.resize(2 * count);
+    scratch.resize(2 * count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const glm::vec3 p(positions[i]);
+        const float depth = glm::dot(p - eye, forward);
+        order[2 * i] = ~orderedBits(depth);
+        order[2 * i + 1] = static_cast<std::uint32_t>(i);
+    }
+    std::uint32_t* from = order.data();
+    std::uint32_t* to = scratch.data();
+    for (int shift = 0; shift < 32; shift += 11) {
+        std::array<std::uint32_t, 2048> histogram{};
+        for (std::size_t i = 0; i < count; ++i) {
+            ++histogram[(from[2 * i] >> shift) & 2047u];
+        }
+        std::uint32_t sum = 0;
+        for (std::uint32_t& bucket : histogram) {
+            const std::uint32_t n = bucket;
+            bucket = sum;
+            sum += n;
+        }
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::uint32_t slot = histogram[(from[2 * i] >> shift) & 2047u]++;
+            to[2 * slot] = from[2 * i];
+            to[2 * slot + 1] = from[2 * i + 1];
+        }
+        std::swap(from, to);
+    }
+    // Three passes: the result is in scratch; keep only the indices, in order's front.
+    for (std::size_t i = 0; i < count; ++i) {
+        order[i] = from[2 * i + 1];
+    }
+    order.resize(count);
+}
+
+ParticlePass::ParticlePass(std::uint64_t consumer) : m_consumer(consumer) {}
+
+ParticlePass::~ParticlePass() {
+    for (auto& [id, gpu] : m_pools) {
+        forget(gpu);
+    }
+    for (auto& [id, gpu] : m_scatter) {
+        forget(gpu);
+    }
+}
+
+void ParticlePass::forget(PoolGpu& gpu) noexcept {
+    if (!gpu.alive.expired() && gpu.node != nullptr) {
+        for (const InstanceStream& stream : gpu.node->streams()) {
+            stream.changes().forget(m_consumer);
+        }
+    }
+}
+
+void ParticlePass::forget(ScatterGpu& gpu) noexcept {
+    if (!gpu.alive.expired() && gpu.node != nullptr) {
+        gpu.node->stream().changes().forget(m_consumer);
+    }
+}
+
+void ParticlePass::endFrame() noexcept {
+    std::erase_if(m_pools, [](const auto& entry) { return entry.second.alive.expired(); });
+    std::erase_if(m_scatter, [](const auto& entry) { return entry.second.alive.expired(); });
+}
+
+void ParticlePass::trim() {
+    for (auto it = m_pools.begin(); it != m_pools.end();) {
+        if (it->second.uploadedFrame != m_frame) {
+            forget(it->second);
+            it = m_pools.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (auto it = m_scatter.begin(); it != m_scatter.end();) {
+        if (it->second.uploadedFrame != m_frame) {
+            forget(it->second);
+            it = m_scatter.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+std::uint32_t ParticlePass::particleFeatures(const ParticlePool& pool) {
+    (void)pool;
+    return kParticle;
+}
+
+std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View& view) {
+    std::uint32_t features = kScatter;
+    if (node.material().alphaMode == AlphaMode::Mask) {
+        features |= kAlphaMask;
+    }
+    if (view.depthOnly) {
+        features |= kDepthOnly;
+    } else if (node.material().shading == Shading::Lit) {
+        features |= kLit;
+    }
+    return features;
+}
+
+void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shaders, GpuResources& resources) {
+    ++m_frame;
+    if (m_emptyVertexArray.id() == 0) {
+        VertexLayoutDesc empty;
+        empty.label = "myriad/Renderer.particle-vertex-array";
+        m_emptyVertexArray = VertexArray(empty);
+    }
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+        const ViewPass& pass = passes[p];
+        for (const SceneNode* node : pass.particleNodes()) {
+            if (node->kind() == NodeKind::Particles) {
+                const auto& pool = static_cast<const ParticlePool&>(*node);
+                if (pool.count() == 0 || pass.view().depthOnly) {
+                    continue;
+                }
+                (void)shaders.get(particleFeatures(pool), pool.material().surface);
+                if (pool.material().atlas) {
+                    Material atlas;
+                    atlas.name = pool.material().name;
+                    atlas.baseColorTexture = pool.material().atlas;
+                    (void)resources.texture(atlas);
+                }
+                PoolGpu& gpu = m_pools[pool.id()];
+                if (gpu.uploadedFrame != m_frame) {
+                    uploadPool(pool, gpu, resources);
+                }
+                if (pool.material().sorted()) {
+                    uploadOrder(p, pass, pool, gpu, resources);
+                }
+            } else {
+                const auto& scatter = static_cast<const ScatterNode&>(*node);
+                if (scatter.count() == 0) {
+                    continue;
+                }
+                (void)shaders.get(scatterFeatures(scatter, pass.view()), scatter.material().surface);
+                (void)resources.mesh(scatter.mesh());
+                (void)resources.texture(scatter.material());
+                ScatterGpu& gpu = m_scatter[scatter.id()];
+                if (gpu.uploadedFrame != m_frame) {
+                    uploadScatter(scatter, gpu, resources);
+                }
+            }
+        }
+    }
+}
+
+void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources) {
+    FrameStats& stats = resources.stats();
+    if (gpu.alive.expired()) {
+        gpu.alive = pool.lifetime();
+        gpu.node = &pool;
+    }
+    gpu.uploadedFrame = m_frame;
+    bool full = false;
+    if (gpu.capacity < pool.capacity()) {
+        checkTextureBufferTexels(ParticleStreamId::Count * pool.capacity(), pool, "particle streams");
+        gpu.buffer = Buffer({.sizeBytes = ParticleStreamId::Count * pool.capacity() * kRowBytes,
+                             .label = labelOf(pool, "ParticlePool.streams")});
+        gpu.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(gpu.texture.id(), GL_RGBA32F, gpu.buffer.id());
+        setLabel(GL_TEXTURE, gpu.texture.id(), labelOf(pool, "ParticlePool.streams-texture"));
+        gpu.capacity = pool.capacity();
+        full = true;
+    }
+    const std::size_t live = pool.count();
+    for (std::size_t s = 0; s < ParticleStreamId::Count; ++s) {
+        const InstanceStream& stream = pool.streams()[s];
+        if (!full && gpu.cursors[s] == stream.version()) {
+            continue;
+        }
+        m_ranges.clear();
+        if (full || gpu.cursors[s] == 0 || !stream.changes().collect(gpu.cursors[s], m_ranges)) {
+            m_ranges.assign(1, IndexRange{0, live});
+        }
+        const std::size_t plane = s * gpu.capacity * kRowBytes;
+        const float* data = stream.data().data();
+        for (const IndexRange& range : m_ranges) {
+            const std::size_t end = std::min(range.end, live);  // only live particles
+            if (range.begin >= end) {
+                continue;
+            }
+            const std::size_t bytes = (end - range.begin) * kRowBytes;
+            resources.ring().copy(gpu.buffer.id(), plane + range.begin * kRowBytes, data + range.begin * 4, bytes);
+            stats.bytesUploaded += bytes;
+            ++stats.uploadRanges;
+        }
+        gpu.cursors[s] = stream.version();
+        stream.changes().acknowledge(m_consumer, stream.version());
+    }
+}
+
+void ParticlePass::uploadOrder(std::size_t passIndex, const ViewPass& pass, const ParticlePool& pool, PoolGpu& gpu,
+                               GpuResources& resources) {
+    FrameStats& stats = resources.stats();
+    if (gpu.orders.size() <= passIndex) {
+        gpu.orders.resize(passIndex + 1);
+    }
+    OrderGpu& order = gpu.orders[passIndex];
+    const std::size_t count = pool.count();
+    const auto start = std::chrono::steady_clock::now();
+    const glm::mat3 rotation = viewRotation(pass.view());
+    const glm::vec3 forward = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
+    sortBackToFront(pool.rows(ParticleStreamId::PositionSize), count, glm::vec3(pass.camera().eye), forward, m_order,
+                    m_scratch);
+    stats.sortMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    stats.particlesSorted += count;
+    if (order.capacity < pool.capacity()) {
+        checkTextureBufferTexels(pool.capacity(), pool, "particle order");
+        order.buffer = Buffer({.sizeBytes = pool.capacity() * sizeof(std::uint32_t),
+                               .label = labelOf(pool, "ParticlePool.order-" + std::to_string(passIndex))});
+        order.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(order.texture.id(), GL_R32UI, order.buffer.id());
+        setLabel(GL_TEXTURE, order.texture.id(), labelOf(pool, "ParticlePool.order-texture-" + std::to_string(passIndex)));
+        order.capacity = pool.capacity();
+    }
+    const std::size_t bytes = count * sizeof(std::uint32_t);
+    resources.ring().copy(order.buffer.id(), 0, m_order.data(), bytes);
+    stats.bytesUploaded += bytes;
+    ++stats.uploadRanges;
+    order.sorted = true;
+}
+
+void ParticlePass::uploadScatter(const ScatterNode& node, ScatterGpu& gpu, GpuResources& resources) {
+    FrameStats& stats = resources.stats();
+    if (gpu.alive.expired()) {
+        gpu.alive = node.lifetime();
+        gpu.node = &node;
+    }
+    gpu.uploadedFrame = m_frame;
+    const InstanceStream& stream = node.stream();
+    const std::size_t rowBytes = stream.desc().floatsPerInstance * sizeof(float);
+    bool full = gpu.cursor == 0;
+    if (gpu.capacity < stream.capacity()) {
+        gpu.buffer = Buffer({.sizeBytes = stream.capacity() * rowBytes, .label = labelOf(node, "ScatterNode.scatter")});
+        gpu.capacity = stream.capacity();
+        gpu.meshId = 0;  // the vertex array points at the old buffer
+        full = true;
+    }
+    if (gpu.meshId != node.mesh()->id()) {
+        const MeshGpu& mesh = resources.mesh(node.mesh());
+        const std::string label = labelOf(node, "ScatterNode.vertex-array");  // the layout keeps a view of it
+        VertexLayoutDesc layout = meshVertexLayout(label);
+        const InstanceStreamDesc& desc = streams::kScatter;
+        layout.bindings.push_back({kInstanceBinding, static_cast<std::uint32_t>(rowBytes), 1});
+        for (std::uint32_t k = 0; k < desc.floatsPerInstance / 4; ++k) {
+            layout.attributes.push_back({desc.location + k, AttributeFormat::Float4,
+                                         static_cast<std::uint32_t>(k * 4 * sizeof(float)), kInstanceBinding});
+        }
+        gpu.vertexArray = VertexArray(layout);
+        gpu.vertexArray.setVertexBuffer(kVertexBinding, mesh.vertices);
+        gpu.vertexArray.setIndexBuffer(mesh.indices, node.mesh()->indexType(), node.mesh()->vertexCount() - 1);
+        gpu.vertexArray.setVertexBuffer(kInstanceBinding, gpu.buffer);
+        gpu.meshId = node.mesh()->id();
+    }
+    if (!full && gpu.cursor == stream.version()) {
+        return;
+    }
+    m_ranges.clear();
+    if (full || !stream.changes().collect(gpu.cursor, m_ranges)) {
+        m_ranges.assign(1, IndexRange{0, node.count()});
+    }
+    const float* data = stream.data().data();
+    for (const IndexRange& range : m_ranges) {
+        const std::size_t end = std::min(range.end, node.count());
+        if (range.begin >= end) {
+            continue;
+        }
+        const std::size_t bytes = (end - range.begin) * rowBytes;
+        resources.ring().copy(gpu.buffer.id(), range.begin * rowBytes, data + range.begin * 8, bytes);
+        stats.bytesUploaded += bytes;
+        ++stats.uploadRanges;
+    }
+    gpu.cursor = stream.version();
+    stream.changes().acknowledge(m_consumer, stream.version());
+}
+
+void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
+                               GpuResources& resources, const Scene& scene) {
+    (void)passIndex;
+    FrameStats& stats = resources.stats();
+    for (const SceneNode* node : pass.particleNodes()) {
+        if (node->kind() != NodeKind::Scatter) {
+            continue;
+        }
+        const auto& scatter = static_cast<const ScatterNode&>(*node);
+        const auto found = m_scatter.find(scatter.id());
+        if (scatter.count() == 0 || found == m_scatter.end()) {
+            continue;
+        }
+        const Material& material = scatter.material();
+        SurfaceProgram& chosen = shaders.get(scatterFeatures(scatter, pass.view()), material.surface);
+        const Program& program = chosen.program;
+        const SurfaceUniforms& u = chosen.uniforms;
+        program.use();
+        ++stats.programBinds;
+        const ViewCamera& camera = pass.camera();
+        program.setUniform(u.viewProjection, camera.viewProjection);
+        program.setUniform(u.eye, glm::vec3(camera.eye));
+        const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f ? glm::normalize(scene.light.direction)
+                                                                              : glm::vec3(0.0f, -1.0f, 0.0f);
+        program.setUniform(u.lightDirection, direction);
+        program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
+        program.setUniform(u.ambient, scene.ambient);
+        glm::mat4 model(scatter.worldLinear());
+        model[3] = glm::vec4(glm::vec3(scatter.worldTranslation() - camera.eye), 1.0f);
+        program.setUniform(u.model, model);
+        program.setUniform(u.tint, scatter.tint());
+        program.setUniform(u.baseColor, material.baseColor);
+        program.setUniform(u.alphaCutoff, material.alphaCutoff);
+        const Texture2D* texture = resources.texture(material);
+        if (texture != nullptr) {
+            texture->bind(0);
+            glBindSampler(0, resources.sampler(material));
+        }
+        program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
+        const WindField& wind = scatter.wind;
+        glm::vec3 windDirection(wind.direction.x, 0.0f, wind.direction.z);
+        windDirection = glm::length(windDirection) > 0.0f ? glm::normalize(windDirection) : glm::vec3(1, 0, 0);
+        program.setUniform(program.uniformLocation("u_meshHeight"), std::max(scatter.mesh()->localBounds().max.y, 1e-6f));
+        program.setUniform(program.uniformLocation("u_windTime"), wind.time);
+        program.setUniform(program.uniformLocation("u_windDirection"), windDirection);
+        program.setUniform(program.uniformLocation("u_windStrength"), wind.strength);
+        program.setUniform(program.uniformLocation("u_gustStrength"), wind.gustStrength);
+        program.setUniform(program.uniformLocation("u_gustScale"), wind.gustScale);
+        program.setUniform(program.uniformLocation("u_gustSpeed"), wind.gustSpeed);
+        if (material.doubleSided) {
+            glDisable(GL_CULL_FACE);
+        } else {
+            glEnable(GL_CULL_FACE);
+            glCullFace(scatter.worldIsMirrored() ? GL_FRONT : GL_BACK);
+        }
+        const MeshGeometry& geometry = *scatter.mesh();
+        const auto count = static_cast<std::uint32_t>(scatter.count());
+        drawElementsInstanced(found->second.vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                              geometry.indexType(), 0, count);
+        ++stats.drawCalls;
+        ++stats.vertexArrayBinds;
+        stats.instances += count;
+        stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
+    }
+}
+
+void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
+                                 GpuResources& resources) {
+    if (pass.view().depthOnly) {
+        return;  // particles write no depth
+    }
+    FrameStats& stats = resources.stats();
+    bool stateSet = false;
+    for (const SceneNode* node : pass.particleNodes()) {
+        if (node->kind() != NodeKind::Particles) {
+            continue;
+        }
+        const auto& pool = static_cast<const ParticlePool&>(*node);
+        const auto found = m_pools.find(pool.id());
+        if (pool.count() == 0 || found == m_pools.end()) {
+            continue;
+        }
+        PoolGpu& gpu = found->second;
+        const ParticleMaterial& material = pool.material();
+        const bool sorted = material.sorted() && passIndex < gpu.orders.size() && gpu.orders[passIndex].sorted;
+        if (!stateSet) {
+            glEnable(GL_BLEND);
+            glBlendEquation(GL_FUNC_ADD);
+            glDepthMask(GL_FALSE);
+            glDisable(GL_CULL_FACE);  // a rolled or streaked quad may face either way
+            stateSet = true;
+        }
+        if (material.blend == ParticleBlend::Additive) {
+            glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
+        } else {
+            glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+        }
+        SurfaceProgram& chosen = shaders.get(particleFeatures(pool), material.surface);
+        const Program& program = chosen.program;
+        const SurfaceUniforms& u = chosen.uniforms;
+        program.use();
+        ++stats.programBinds;
+        const ViewCamera& camera = pass.camera();
+        const glm::mat3 rotation = viewRotation(pass.view());
+        program.setUniform(u.viewProjection, camera.viewProjection);
+        program.setUniform(u.eye, glm::vec3(camera.eye));
+        program.setUniform(u.tint, pool.tint());
+        program.setUniform(program.uniformLocation("u_cameraRight"), glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
+        program.setUniform(program.uniformLocation("u_cameraUp"), glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
+        program.setUniform(program.uniformLocation("u_particleCapacity"), static_cast<int>(gpu.capacity));
+        program.setUniform(program.uniformLocation("u_sorted"), sorted ? 1 : 0);
+        program.setUniform(program.uniformLocation("u_streak"), material.shape == ParticleShape::Streak ? 1 : 0);
+        program.setUniform(program.uniformLocation("u_streakSeconds"), material.streakSeconds);
+        program.setUniform(program.uniformLocation("u_atlasGrid"),
+                           glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
+        program.setUniform(program.uniformLocation("u_blendFrames"), material.blendFrames ? 1 : 0);
+        program.setUniform(program.uniformLocation("u_round"), material.round ? 1 : 0);
+        const Texture2D* texture = nullptr;
+        if (material.atlas) {
+            Material atlas;
+            atlas.name = material.name;
+            atlas.baseColorTexture = material.atlas;
+            texture = resources.texture(atlas);
+            texture->bind(0);
+            glBindSampler(0, resources.sampler(atlas));
+        }
+        program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
+        glBindTextureUnit(2, gpu.texture.id());
+        glBindTextureUnit(1, sorted ? gpu.orders[passIndex].texture.id() : 0);
+        const auto count = static_cast<std::uint32_t>(pool.count());
+        drawArraysInstanced(m_emptyVertexArray, PrimitiveMode::Triangles, 0, 6, count);
+        ++stats.drawCalls;
+        ++stats.vertexArrayBinds;
+        stats.instances += count;
+        stats.particles += count;
+        stats.triangles += 2ull * count;
+    }
+    if (stateSet) {
+        glDepthMask(GL_TRUE);
+        for (auto& [id, gpu] : m_pools) {
+            if (passIndex < gpu.orders.size()) {
+                gpu.orders[passIndex].sorted = false;
+            }
+        }
+    }
+}
+
+} // namespace myriad::gl::detail

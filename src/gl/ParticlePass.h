@@ -1,0 +1,113 @@
+#pragma once
+// Internal to myriad_gl: GPU copies and draws of ParticlePool and ScatterNode nodes
+// (docs/particles.md). The renderer calls prepare() with its other uploads (before any draw),
+// drawScatter() after each view's opaque draws and drawParticles() after its blended ones.
+//
+// Particles: the pool's four streams go into one buffer as four planes, bound as one RGBA32F
+// buffer texture (unit 2); a sorted pool also has, per view, an R32UI buffer texture of the
+// back-to-front order (unit 1). The quad comes from gl_VertexID: no mesh, an empty VAO.
+// Scatter: the mesh's vertex layout plus the 32-byte scatter stream as two divisor-1 vec4
+// attributes (locations 4, 5), drawn with scatter.vert + surface.frag.
+// Uploads go through the renderer's staging ring and each stream's ChangeLog cursor, like every
+// other stream: only rows changed since this renderer's last upload, only live rows.
+#include "gl/GlCommon.h"
+#include "gl/GpuResources.h"
+#include "gl/ShaderLibrary.h"
+#include "gl/ViewPass.h"
+#include "myriad/core/Particles.h"
+#include "myriad/core/Scatter.h"
+#include "myriad/gl/Buffer.h"
+#include "myriad/gl/FrameStats.h"
+#include "myriad/gl/VertexArray.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace myriad {
+class Scene;
+} // namespace myriad
+
+namespace myriad::gl::detail {
+
+/** Sorts @p count particles back to front along @p forward from @p eye: writes into @p order the
+ *  particle indices, farthest first. LSD radix sort on the view depth's bits (3 passes of 11
+ *  bits), O(count), stable. @p positions is the PositionSize stream (xyz used). @p scratch is
+ *  reused between calls. */
+void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, const glm::vec3& eye,
+                     const glm::vec3& forward, std::vector<std::uint32_t>& order,
+                     std::vector<std::uint32_t>& scratch);
+
+class ParticlePass {
+public:
+    explicit ParticlePass(std::uint64_t consumer);
+    ~ParticlePass();
+    ParticlePass(const ParticlePass&) = delete;
+    ParticlePass& operator=(const ParticlePass&) = delete;
+
+    /** Compiles programs, uploads changed rows and, for sorted pools, sorts and uploads each
+     *  view's order. @throws ShaderError, GlError (a GL limit), with nothing drawn. */
+    void prepare(std::span<const ViewPass> passes, ShaderLibrary& shaders, GpuResources& resources);
+    /** Draws the view's scatter nodes (opaque, depth written). Leaves blending off, depth mask on. */
+    void drawScatter(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
+                     GpuResources& resources, const Scene& scene);
+    /** Draws the view's particle pools (depth tested, not written). Leaves blending on, depth
+     *  mask on. */
+    void drawParticles(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
+                       GpuResources& resources);
+    /** Frees copies of destroyed nodes (end of each frame). */
+    void endFrame() noexcept;
+    /** Frees copies the last frame did not draw. */
+    void trim();
+
+private:
+    struct OrderGpu {
+        Buffer buffer;
+        TextureHandle texture;
+        std::size_t capacity = 0;
+        bool sorted = false;  ///< holds this frame's order for its view
+    };
+    struct PoolGpu {
+        const ParticlePool* node = nullptr;
+        std::weak_ptr<const void> alive;
+        Buffer buffer;          ///< four planes of capacity vec4 rows
+        TextureHandle texture;  ///< RGBA32F view of buffer
+        std::size_t capacity = 0;
+        std::array<std::uint64_t, ParticleStreamId::Count> cursors{};
+        std::vector<OrderGpu> orders;  ///< per view pass
+        std::uint64_t uploadedFrame = 0;
+    };
+    struct ScatterGpu {
+        const ScatterNode* node = nullptr;
+        std::weak_ptr<const void> alive;
+        Buffer buffer;
+        std::size_t capacity = 0;
+        std::uint64_t cursor = 0;
+        std::uint64_t meshId = 0;
+        VertexArray vertexArray;
+        std::uint64_t uploadedFrame = 0;
+    };
+
+    static std::uint32_t particleFeatures(const ParticlePool& pool);
+    static std::uint32_t scatterFeatures(const ScatterNode& node, const View& view);
+    void uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources);
+    void uploadOrder(std::size_t passIndex, const ViewPass& pass, const ParticlePool& pool, PoolGpu& gpu,
+                     GpuResources& resources);
+    void uploadScatter(const ScatterNode& node, ScatterGpu& gpu, GpuResources& resources);
+    void forget(PoolGpu& gpu) noexcept;
+    void forget(ScatterGpu& gpu) noexcept;
+
+    std::uint64_t m_consumer;
+    std::uint64_t m_frame = 0;
+    std::unordered_map<std::uint64_t, PoolGpu> m_pools;
+    std::unordered_map<std::uint64_t, ScatterGpu> m_scatter;
+    VertexArray m_emptyVertexArray;  ///< particles read no attributes; core GL still wants a VAO
+    std::vector<IndexRange> m_ranges;
+    std::vector<std::uint32_t> m_order;
+    std::vector<std::uint32_t> m_scratch;
+};
+
+} // namespace myriad::gl::detail

@@ -1,0 +1,113 @@
+// ParticlePool and ParticleEmitter on the CPU: spawn, swap-remove kill, refusals that change
+// nothing, change tracking, and an emitter's lifetimes, gravity and curves.
+#include "myriad/core/Particles.h"
+#include "myriad/core/Scatter.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/util/Error.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace myriad;
+
+namespace {
+Particle withX(float x) {
+    Particle p;
+    p.position = {x, 0.0f, 0.0f};
+    return p;
+}
+} // namespace
+
+TEST_CASE("ParticlePool spawns, kills by swap-remove and refuses bad input", "[particles]") {
+    ParticlePool pool(3, ParticleMaterial::billboard(), "pool");
+    CHECK(pool.spawn(withX(0)) == 0);
+    CHECK(pool.spawn(withX(1)) == 1);
+    CHECK(pool.spawn(withX(2)) == 2);
+    CHECK_THROWS_AS(pool.spawn(withX(3)), CapacityError);
+    CHECK(pool.count() == 3);
+
+    pool.kill(0);  // the last moves into the hole
+    REQUIRE(pool.count() == 2);
+    CHECK(pool.particle(0).position.x == 2.0f);
+    CHECK(pool.particle(1).position.x == 1.0f);
+    CHECK_THROWS_AS(pool.kill(2), OutOfRange);
+
+    Particle bad = withX(std::numeric_limits<float>::quiet_NaN());
+    CHECK_THROWS_AS(pool.spawn(bad), InvalidArgument);
+    Particle negative = withX(0);
+    negative.size = -1.0f;
+    CHECK_THROWS_AS(pool.setParticle(0, negative), InvalidArgument);
+    CHECK(pool.count() == 2);
+    CHECK(pool.particle(0).position.x == 2.0f);
+    CHECK_THROWS_AS(ParticlePool(ParticlePool::maxCapacity + 1, ParticleMaterial::billboard()), CapacityError);
+}
+
+TEST_CASE("ParticlePool logs what changed in every stream", "[particles]") {
+    ParticlePool pool(100, ParticleMaterial::additive());
+    for (int i = 0; i < 50; ++i) {
+        pool.spawn(withX(static_cast<float>(i)));
+    }
+    for (const InstanceStream& stream : pool.streams()) {
+        REQUIRE(stream.changes().pendingRanges().size() == 1);
+        CHECK(stream.changes().pendingRanges()[0] == IndexRange{0, 50});
+    }
+    const std::uint64_t before = pool.streams()[ParticleStreamId::ColorAlpha].version();
+    pool.rows(ParticleStreamId::PositionSize)[7].x = 70.0f;
+    pool.markStreamChanged(ParticleStreamId::PositionSize, 7, 1);
+    CHECK(pool.streams()[ParticleStreamId::ColorAlpha].version() == before);  // others untouched
+    CHECK(pool.particle(7).position.x == 70.0f);
+    CHECK_THROWS_AS(pool.markChanged(90, 20), OutOfRange);
+    CHECK_FALSE(ParticleMaterial::additive().sorted());
+    CHECK(ParticleMaterial::billboard().sorted());
+}
+
+TEST_CASE("ParticleEmitter spawns at its rate, falls under gravity, applies curves and kills at end of life",
+          "[particles]") {
+    ParticlePool pool(1000, ParticleMaterial::billboard());
+    EmitterDesc desc;
+    desc.rate = 100.0f;
+    desc.lifetimeMin = desc.lifetimeMax = 0.5f;
+    desc.speedMin = desc.speedMax = 0.0f;
+    desc.gravity = {0.0f, -10.0f, 0.0f};
+    desc.alphaOverLife.keys = {{0.0f, 1.0f}, {1.0f, 0.0f}};
+    ParticleEmitter emitter(desc, 7);
+    emitter.update(pool, 0.1f);
+    CHECK(pool.count() == 10);
+    emitter.burst(5);
+    emitter.update(pool, 0.1f);
+    CHECK(pool.count() == 25);
+    for (std::size_t i = 0; i < pool.count(); ++i) {
+        const Particle p = pool.particle(i);
+        CHECK(p.age >= 0.0f);
+        CHECK(p.age < 1.0f);
+        CHECK(p.alpha == Approx(1.0f - p.age).margin(1e-4));
+        CHECK(p.position.y <= 0.0f);
+    }
+    // Nothing outlives 0.5 s: after 0.45 s more, only particles born in that time remain.
+    for (int step = 0; step < 9; ++step) {
+        emitter.update(pool, 0.05f);
+    }
+    CHECK(pool.count() <= 60);
+    CHECK(pool.count() >= 40);
+    CHECK_THROWS_AS(emitter.update(pool, -1.0f), InvalidArgument);
+    desc.lifetimeMin = 0.0f;
+    CHECK_THROWS_AS(ParticleEmitter(desc), InvalidArgument);
+}
+
+TEST_CASE("ScatterNode stores 32 bytes per plant and refuses bad input", "[scatter]") {
+    auto mesh = MeshGeometry::create(shapes::quad(0.1f, 1.0f), "blade");
+    ScatterNode field(mesh, Material{}, 2, "grass");
+    CHECK(field.stream().desc().floatsPerInstance * sizeof(float) == ScatterNode::bytesPerInstance);
+    field.add({{1.0f, 0.0f, 2.0f}, 0.5f, 2.0f, 0.3f, -0.2f, 0.9f});
+    CHECK(field.at(0).position.z == 2.0f);
+    CHECK(field.at(0).scale == 2.0f);
+    ScatterInstance zero;
+    zero.scale = 0.0f;
+    CHECK_THROWS_AS(field.add(zero), InvalidArgument);
+    CHECK(field.count() == 1);
+    Material blended;
+    blended.alphaMode = AlphaMode::Blend;
+    CHECK_THROWS_AS(ScatterNode(mesh, blended, 1), InvalidArgument);
+}
