@@ -46,7 +46,8 @@ if [ ${#targets[@]} -eq 0 ]; then
     echo "screenshots.sh: no example named $* (known: 01-squares 02-field 03-crowd 05-dissolve 06-gpu-swarm 07-gallery)" >&2
     exit 2
 fi
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target $(printf '%s\n' "${targets[@]}" | sort -u)
+mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}"
 
 mkdir -p docs/images
 for shot in "${shots[@]}"; do
