@@ -20,8 +20,9 @@ namespace myriad {
 
 /** A half-open range of instance indices [begin, end). */
 struct IndexRange {
-    std::size_t begin = 0;
-    std::size_t end = 0;
+    std::size_t begin = 0;  ///< first instance index in the range
+    std::size_t end = 0;    ///< one past the last index; begin == end is an empty range
+    /** Equal when both bounds are equal (two empty ranges at different places differ). */
     friend bool operator==(const IndexRange&, const IndexRange&) = default;
 };
 
@@ -48,7 +49,7 @@ enum class StreamBinding : std::uint8_t {
 struct InstanceStreamDesc {
     std::string_view name;            ///< GLSL-safe identifier, e.g. "record", "morphWeights"
     std::uint32_t floatsPerInstance;  ///< row width in floats, a multiple of 4 (whole vec4s)
-    StreamBinding binding;
+    StreamBinding binding;            ///< vertex attributes or buffer texture; picks location or unit
     std::uint32_t location;           ///< first attribute location (VertexAttributes)
     std::uint32_t unit;               ///< texture unit (BufferTexture)
     std::array<float, 16> defaultRow; ///< what a new or vacated row holds (first floatsPerInstance)
@@ -66,7 +67,11 @@ struct InstanceStreamDesc {
  *  may carry clean rows along but never misses a dirty one. */
 class ChangeLog {
 public:
+    /** Entries kept before ranges merge with wider gaps: bounds the log's memory
+     *  (4096 * 24 bytes) and collect()'s work, whatever the write pattern. */
     static constexpr std::size_t kMaxEntries = 4096;
+    /** Consumer cursors kept (renderers drawing the same node); a fifth evicts the one furthest
+     *  behind, which then re-uploads the whole stream once. */
     static constexpr std::size_t kMaxConsumers = 4;
 
     /** Records that rows [begin, end) changed at @p version (> every earlier version).
@@ -131,9 +136,13 @@ private:
  *  writes). Rows hold whatever was written; the stream gives them no meaning. */
 class InstanceStream {
 public:
+    /** An unallocated stream of kind @p desc. Ownership: keeps a pointer to @p desc, which must
+     *  outlive the stream (the descriptors in namespace streams are static). */
     explicit InstanceStream(const InstanceStreamDesc& desc) noexcept : m_desc(&desc) {}
 
+    /** The stream's declaration (row width, binding, default row). */
     [[nodiscard]] const InstanceStreamDesc& desc() const noexcept { return *m_desc; }
+    /** True once allocate() has run: rows exist (and are uploaded) only from then on. */
     [[nodiscard]] bool allocated() const noexcept { return !m_data.empty(); }
     /** Rows held (0 until allocated). */
     [[nodiscard]] std::size_t capacity() const noexcept {
@@ -148,13 +157,20 @@ public:
     /** Reserves room for @p capacity rows (if allocated) so a later grow() cannot throw. */
     void reserve(std::size_t capacity);
 
+    /** Row @p index: desc().floatsPerInstance floats. Unchecked: @p index must be below
+     *  capacity() (the owning node checks). Writing through it does not mark the row changed:
+     *  call markChanged(). Invalidated by grow() and reserve(). */
     [[nodiscard]] std::span<float> row(std::size_t index) noexcept {
         return {m_data.data() + index * m_desc->floatsPerInstance, m_desc->floatsPerInstance};
     }
+    /** Row @p index, read-only; unchecked as the mutable overload. */
     [[nodiscard]] std::span<const float> row(std::size_t index) const noexcept {
         return {m_data.data() + index * m_desc->floatsPerInstance, m_desc->floatsPerInstance};
     }
+    /** Every row, capacity() * desc().floatsPerInstance floats, row after row (empty until
+     *  allocated). Writes through it need markChanged(); invalidated by grow() and reserve(). */
     [[nodiscard]] std::span<float> data() noexcept { return m_data; }
+    /** Every row, read-only (what a renderer uploads). */
     [[nodiscard]] std::span<const float> data() const noexcept { return m_data; }
 
     /** Copies row @p from onto row @p to (swap-remove) and marks @p to changed. */

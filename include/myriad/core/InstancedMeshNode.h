@@ -23,7 +23,7 @@ namespace InstanceStreamId {
 inline constexpr std::size_t Record = 0;        ///< streams::kRecord, always allocated
 inline constexpr std::size_t MorphWeights = 1;  ///< streams::kMorphWeights, on first use
 inline constexpr std::size_t Lanes = 2;         ///< streams::kLanes, on first setLane()
-inline constexpr std::size_t Count = 3;
+inline constexpr std::size_t Count = 3;         ///< number of stream kinds (array size)
 } // namespace InstanceStreamId
 
 /** A stable name for an instance that comes and goes (a shot, a spark, an invader): it keeps
@@ -34,7 +34,9 @@ struct InstanceHandle {
     std::uint64_t batch = 0;       ///< id() of the InstancedMeshNode that issued it; 0 = none
     std::uint32_t slot = 0;        ///< index into the batch's handle table
     std::uint32_t generation = 0;  ///< bumped each time the slot is released
+    /** True for a default-constructed handle, which names no instance (release() refuses it). */
     [[nodiscard]] bool isNull() const noexcept { return batch == 0; }
+    /** Same batch, slot and generation: the same instance (or the same stale handle). */
     friend bool operator==(const InstanceHandle&, const InstanceHandle&) = default;
 };
 
@@ -70,8 +72,8 @@ enum class UploadMode : std::uint8_t {
 
 /** Options of an InstancedMeshNode. Defaults: Growth::Fixed, UploadMode::Staged. */
 struct InstancedMeshOptions {
-    Growth growth = Growth::Fixed;
-    UploadMode uploadMode = UploadMode::Staged;
+    Growth growth = Growth::Fixed;               ///< what a full batch does on one more add
+    UploadMode uploadMode = UploadMode::Staged;  ///< how renderers send the records (setUploadMode())
 };
 
 /** A batch: one mesh and material, and `capacity()` instance records of which the first
@@ -103,15 +105,25 @@ public:
     static constexpr std::size_t strideInBytes = 64;      ///< bytes from one record to the next
     static constexpr std::size_t maxCapacity = std::size_t{1} << 26;  ///< 64 Mi records (4 GiB)
 
-    /** @param capacity records to allocate (identity, white); count starts at 0.
-     *  @throws InvalidArgument if @p mesh is null. @throws CapacityError if capacity > maxCapacity. */
+    /** @param mesh the mesh every instance draws, shared (model space; never null).
+     *  @param material copied into the node (primitive 0's material).
+     *  @param capacity records to allocate (identity, white), capacity() * 64 bytes; count
+     *  starts at 0.
+     *  @param name free text for findByName() and GL labels; may be empty.
+     *  @param options growth when full and upload mode (defaults: Fixed, Staged).
+     *  @throws InvalidArgument if @p mesh is null. @throws CapacityError if capacity > maxCapacity.
+     *  @throws std::bad_alloc if the records cannot be allocated. */
     InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material,
                       std::size_t capacity, std::string name = {},
                       const InstancedMeshOptions& options = {});
 
+    /** Records allocated (drawn or not); grows only through ensureCapacity() or Growth::Double. */
     [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+    /** Records drawn: indices [0, count()) (before setDrawRange() narrows it). */
     [[nodiscard]] std::size_t count() const noexcept { return m_count; }
+    /** What an add to a full batch does (fixed at construction). */
     [[nodiscard]] Growth growth() const noexcept { return m_growth; }
+    /** How renderers send the records (see UploadMode). */
     [[nodiscard]] UploadMode uploadMode() const noexcept { return m_uploadMode; }
     /** Changes how renderers send the records from the next frame on (see UploadMode). */
     void setUploadMode(UploadMode mode) noexcept { m_uploadMode = mode; }
@@ -230,6 +242,8 @@ public:
      *  markInstancesChanged(), or the renderer will not see the change. The span is invalidated
      *  by ensureCapacity() and by growth. No checks are made on what is written through it. */
     [[nodiscard]] std::span<float> instanceData() noexcept;
+    /** The whole buffer read-only, capacity() * 16 floats, records one after another (node
+     *  space, as InstanceRecord). Invalidated by ensureCapacity() and by growth. */
     [[nodiscard]] std::span<const float> instanceData() const noexcept;
     /** The drawn records as bytes: count() * strideInBytes. */
     [[nodiscard]] std::span<const std::byte> instanceBytes() const noexcept;

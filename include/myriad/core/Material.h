@@ -32,8 +32,8 @@ struct Material {
     std::string name;                               ///< free text, used in GL labels
     glm::vec4 baseColor{1.0f};                      ///< linear RGBA factor
     std::shared_ptr<const Image> baseColorTexture;  ///< sRGB-encoded RGBA8; null: none; shared
-    Shading shading = Shading::Lit;
-    AlphaMode alphaMode = AlphaMode::Opaque;
+    Shading shading = Shading::Lit;                 ///< lit by the scene's light, or unlit
+    AlphaMode alphaMode = AlphaMode::Opaque;        ///< opaque, alpha-tested or blended pass
     float alphaCutoff = 0.5f;                       ///< used by AlphaMode::Mask only
     bool doubleSided = false;                       ///< false: back faces are culled
     bool nearestFilter = false;                     ///< true: texture sampled without filtering

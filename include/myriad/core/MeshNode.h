@@ -32,11 +32,13 @@ public:
     /** @throws InvalidArgument if @p mesh is null. */
     MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::string name = {});
 
+    /** Primitive 0's mesh, shared (never null); other nodes may draw it too. */
     [[nodiscard]] const std::shared_ptr<const MeshGeometry>& mesh() const noexcept { return m_mesh; }
     /** Replaces primitive 0's mesh; the node's weights become its default weights.
      *  @throws InvalidArgument if @p mesh is null, or the node has more primitives and the new
      *  mesh's morph-target count differs from theirs (the old mesh stays). */
     void setMesh(std::shared_ptr<const MeshGeometry> mesh);
+    /** Primitive 0's material (the node's own copy). */
     [[nodiscard]] const Material& material() const noexcept { return m_material; }
     /** Editable in place; the renderer reads it at each draw. */
     [[nodiscard]] Material& material() noexcept { return m_material; }
@@ -123,6 +125,9 @@ public:
     }
 
 protected:
+    /** For subclasses: as the public constructor, with the NodeKind the subclass reports
+     *  (InstancedMeshNode passes NodeKind::InstancedMesh). @throws InvalidArgument if @p mesh
+     *  is null. */
     MeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::string name,
              NodeKind kind);
     /** Bumped whenever meshBounds() may have changed (setMesh, setMorphWeights). setMesh() and

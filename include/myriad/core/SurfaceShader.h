@@ -24,7 +24,7 @@ class SurfaceShader {
 public:
     /** @param name what compile errors call it ("dissolve.glsl"); errors read "name:line: ...".
      *  @param source GLSL 4.50 text defining `SurfaceOutput surface(SurfaceInput s)` (no
-     *  #version line; helper functions and constants may come first).
+     *  `#version` line; helper functions and constants may come first).
      *  @throws InvalidArgument if @p source is empty. A source that does not compile is found
      *  when a renderer first needs it: Renderer::render throws ShaderError naming @p name and
      *  the line, before it draws or changes any GL state. */
@@ -34,7 +34,10 @@ public:
      *  @throws InvalidArgument if the file cannot be read or is empty. */
     [[nodiscard]] static std::shared_ptr<const SurfaceShader> fromFile(const std::string& path);
 
+    /** The name given at creation (or the path, from fromFile()): what compile errors and GL
+     *  program labels call this surface. */
     [[nodiscard]] const std::string& name() const noexcept { return m_name; }
+    /** The GLSL text as given, without a `#version` line (the renderer adds its own). */
     [[nodiscard]] const std::string& source() const noexcept { return m_source; }
     /** Unique in the process, never reused. */
     [[nodiscard]] std::uint64_t id() const noexcept { return m_id; }

@@ -40,7 +40,7 @@ enum class GpuElementType : std::uint8_t {
  *  Defaults: Vec4, length 0 (refused), zero-filled. */
 struct GpuBufferDesc {
     std::string name;                          ///< unique in the renderer; used in GL labels
-    GpuElementType elementType = GpuElementType::Vec4;
+    GpuElementType elementType = GpuElementType::Vec4;  ///< what one element is; sets its bytes
     std::size_t length = 0;                    ///< elements, > 0
     std::span<const std::byte> initialData{};  ///< at most the buffer's bytes; rest zero
 };
@@ -51,7 +51,7 @@ struct PopulationDesc {
     std::string name;             ///< its row in the identity table; empty: "population#<id>"
     std::string transformBuffer;  ///< required: instanceCount 64-byte records (world from instance)
     std::string laneBuffer;       ///< optional: instanceCount * 4 vec4; empty: lanes read zero
-    std::size_t instanceCount = 0;
+    std::size_t instanceCount = 0; ///< members drawn, > 0; the buffers must hold this many rows
     Material material;            ///< as a MeshNode's (its name gives the material index)
     /** World-space box around every instance, for frustum culling; none: never culled (a
      *  GPU-written swarm has no CPU bounds, and myriad reads nothing back). */
@@ -60,7 +60,8 @@ struct PopulationDesc {
 
 /** Names a population; value 0 is none. */
 struct PopulationId {
-    std::uint64_t value = 0;
+    std::uint64_t value = 0;  ///< unique in its renderer, never reused; 0: no population
+    /** Same value: the same population. */
     friend bool operator==(const PopulationId&, const PopulationId&) = default;
 };
 
@@ -70,16 +71,20 @@ struct BufferBinding {
     std::string_view buffer;    ///< a named buffer, or Renderer::kMaterialTableBuffer
 };
 
-/** A GLSL compute shader (GLSL 4.50 with its own #version line and local size).
+/** A GLSL compute shader (GLSL 4.50 with its own `#version` line and local size).
  *  Ownership: move-only RAII over its Program. Thread safety: the context's thread only. */
 class ComputeProgram {
 public:
-    /** @param name what compile errors call it ("swarm.comp"): "name:line: message".
-     *  @throws ShaderError on a compile or link error; InvalidArgument without a #version line;
-     *  GlError with no current context. */
+    /** Compiles and links @p source on the current context.
+     *  @param name what compile errors call it ("swarm.comp"): "name:line: message".
+     *  @param source the whole compute shader, `#version 450` line and `layout(local_size_x = N)`
+     *  included; copied into the program, not kept.
+     *  @throws ShaderError on a compile or link error; InvalidArgument without a `#version`
+     *  line; GlError with no current context. */
     ComputeProgram(std::string_view name, std::string_view source);
     /** Its program, for uniformLocation() and setUniform() (no bind needed). */
     [[nodiscard]] const Program& program() const noexcept { return m_program; }
+    /** The name given at construction (its GL label is "myriad/compute:" + name). */
     [[nodiscard]] const std::string& name() const noexcept { return m_name; }
 
 private:
@@ -89,8 +94,8 @@ private:
 
 /** A material name and its index. */
 struct MaterialSlot {
-    std::string name;
-    std::uint32_t index = 0;
+    std::string name;         ///< Material::name: identity is by name (docs/lanes.md)
+    std::uint32_t index = 0;  ///< s.materialIndex in surface functions; 0 for the empty name
 };
 
 /** One renderable's row: a MeshNode or InstancedMeshNode (one row however many instances), or a

@@ -18,6 +18,8 @@ using ProcAddressLoader = ProcAddress (*)(const char* name);
 using CurrentContextQuery = void* (*)();
 
 /** Loads every GL 4.5 core entry point through @p loader and checks the current context.
+ *  @param loader the platform's lookup (eglGetProcAddress, glfwGetProcAddress ...), called
+ *  once per entry point while loadGl() runs and not kept (null: GlError).
  *  @param currentContext lets requireCurrentContext() ask the platform, not GL, whether a
  *  context is current: calling GL with no context current is undefined behaviour (Mesa returns
  *  zeros, other drivers crash). HeadlessContext and Window pass theirs; null: the check trusts

@@ -48,6 +48,7 @@ public:
     [[nodiscard]] std::uint32_t width() const noexcept { return m_width; }
     /** Height in pixels. */
     [[nodiscard]] std::uint32_t height() const noexcept { return m_height; }
+    /** The colour format chosen at construction (Srgb8Alpha8 when empty). */
     [[nodiscard]] TargetFormat format() const noexcept { return m_format; }
 
 private:

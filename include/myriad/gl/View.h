@@ -19,17 +19,17 @@ class OffscreenTarget;
 /** A rectangle of the target framebuffer in pixels, from its bottom-left corner (glViewport).
  *  A width or height of 0 draws nothing (a minimised window) and is not an error. */
 struct Viewport {
-    std::int32_t x = 0;
-    std::int32_t y = 0;
-    std::uint32_t width = 0;
-    std::uint32_t height = 0;
+    std::int32_t x = 0;          ///< left edge, pixels from the framebuffer's left
+    std::int32_t y = 0;          ///< bottom edge, pixels from the framebuffer's bottom
+    std::uint32_t width = 0;     ///< pixels; 0 draws nothing
+    std::uint32_t height = 0;    ///< pixels; 0 draws nothing
 };
 
 /** What a view clears before drawing (inside its viewport only). */
 enum class ClearFlags : std::uint8_t {
     None = 0,           ///< draw over what the game already drew (its depth is tested)
-    Color = 1,
-    Depth = 2,
+    Color = 1,          ///< colour only, to View::clearColor (or the scene's)
+    Depth = 2,          ///< depth only (to 1, or 0 with reversedDepth)
     ColorAndDepth = 3,  ///< the default
 };
 
@@ -58,12 +58,15 @@ struct View {
      *  An sRGB colour attachment is encoded by GL (GL_FRAMEBUFFER_SRGB), a float one stores
      *  linear light. */
     std::uint32_t framebuffer = 0;
+    /** The rectangle drawn into (and the only one cleared); empty by default, so set it or
+     *  use View::of(). */
     Viewport viewport{};
-    ClearFlags clear = ClearFlags::ColorAndDepth;
+    ClearFlags clear = ClearFlags::ColorAndDepth;  ///< what is cleared in the viewport first
     /** Linear RGBA to clear to; unset: the scene's clearColor. */
     std::optional<glm::vec4> clearColor{};
     /** Nodes are drawn when their layerMask shares a bit with this (and with the camera's). */
     std::uint32_t layerMask = 0xFFFFFFFFu;
+    /** Depth range the projection produces; must match it (Camera: NegativeOneToOne). */
     ClipDepth clipDepth = ClipDepth::NegativeOneToOne;
     /** Depth test GREATER and depth cleared to 0 (reversed-Z; pair with ClipDepth::ZeroToOne
      *  and a projection mapping near to 1 and far to 0). */

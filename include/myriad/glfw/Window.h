@@ -41,9 +41,9 @@ enum class KeyAction : std::uint8_t { Release = 0, Press = 1, Repeat = 2 };
 /** One key event (glfwSetKeyCallback). key is a GLFW_KEY_* code of the US layout position, or
  *  GLFW_KEY_UNKNOWN (-1); for text input use the character callback. */
 struct KeyEvent {
-    int key = -1;
+    int key = -1;          ///< GLFW_KEY_* (US layout position), or GLFW_KEY_UNKNOWN (-1)
     int scancode = 0;      ///< platform-specific
-    KeyAction action = KeyAction::Press;
+    KeyAction action = KeyAction::Press;  ///< Press, Release, or Repeat (held key)
     int mods = 0;          ///< GLFW_MOD_* bits
 };
 
@@ -51,7 +51,7 @@ struct KeyEvent {
 struct MouseButtonEvent {
     int button = 0;        ///< GLFW_MOUSE_BUTTON_* (0 left, 1 right, 2 middle)
     KeyAction action = KeyAction::Press;  ///< Press or Release
-    int mods = 0;
+    int mods = 0;          ///< GLFW_MOD_* bits held at the event (Shift, Control, Alt, Super)
     glm::dvec2 cursor{0.0};  ///< cursor position at the event, screen coordinates from top-left
 };
 
@@ -111,6 +111,7 @@ public:
     [[nodiscard]] std::uint32_t framebufferHeight() const;
     /** Client-area size in screen coordinates (glfwGetWindowSize); cursor positions use it. */
     [[nodiscard]] std::uint32_t windowWidth() const;
+    /** Client-area height in screen coordinates (see windowWidth()). */
     [[nodiscard]] std::uint32_t windowHeight() const;
     /** True while iconified (GLFW_ICONIFIED). */
     [[nodiscard]] bool minimised() const;
@@ -118,6 +119,8 @@ public:
     /** Polled input (glfwGetKey, glfwGetMouseButton, glfwGetCursorPos): state as of the last
      *  pollEvents. key: GLFW_KEY_*; button: GLFW_MOUSE_BUTTON_*. Out-of-range codes read false. */
     [[nodiscard]] bool keyDown(int key) const;
+    /** True while mouse button @p button (GLFW_MOUSE_BUTTON_*, 0 left, 1 right, 2 middle) is
+     *  held, as of the last pollEvents; out-of-range codes read false. */
     [[nodiscard]] bool mouseButtonDown(int button) const;
     /** Cursor position, screen coordinates from the client area's top-left corner. */
     [[nodiscard]] glm::dvec2 cursorPosition() const;

@@ -98,7 +98,7 @@ struct SceneMorphAnimation {
 
 /** A glTF scene as a myriad node tree. See importScene(). */
 struct ImportedScene {
-    std::string path;
+    std::string path;  ///< the file it was read from, as given
     /** A group node named after the glTF scene (or "scene"), holding the scene's root nodes.
      *  Add it under a Scene with `scene.root().add(std::move(imported.root))`. */
     std::unique_ptr<SceneNode> root;
