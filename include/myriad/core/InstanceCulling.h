@@ -48,9 +48,13 @@ public:
     void update(const InstancedMeshNode& batch);
     /** Rows held (the batch's count() at the last update()). */
     [[nodiscard]] std::size_t size() const noexcept { return m_x.size(); }
+    /** Sphere centres' x, node space, one per row (size() of them); valid until the next update(). */
     [[nodiscard]] std::span<const float> x() const noexcept { return m_x; }
+    /** Sphere centres' y, node space, as x(). */
     [[nodiscard]] std::span<const float> y() const noexcept { return m_y; }
+    /** Sphere centres' z, node space, as x(). */
     [[nodiscard]] std::span<const float> z() const noexcept { return m_z; }
+    /** Sphere radii, node-space units (before the node's own transform), as x(). */
     [[nodiscard]] std::span<const float> radius() const noexcept { return m_radius; }
     /** Spheres recomputed by update() calls so far (for tests: proves the O(rows changed)). */
     [[nodiscard]] std::uint64_t recomputed() const noexcept { return m_recomputed; }

@@ -293,6 +293,7 @@ public:
     void setSortInstances(bool sort) noexcept { m_visibility.sortBackToFront = sort; }
     /** What Scene::pick() tests (default PickMode::Bounds: the node's box). */
     void setPickMode(PickMode mode) noexcept { m_visibility.pickMode = mode; }
+    /** The batch's visibility opt-ins as the three setters above left them. */
     [[nodiscard]] const InstanceVisibility& visibility() const noexcept { return m_visibility; }
     /** The handle that finds instance @p index, or a null handle when it was placed by index.
      *  @throws OutOfRange if index >= count(). (Defined in src/core/Picking.cpp.) */

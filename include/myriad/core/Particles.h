@@ -32,15 +32,20 @@ inline constexpr std::size_t PositionSize = 0;  ///< world position xyz (m), hal
 inline constexpr std::size_t ColorAlpha = 1;    ///< linear RGB, alpha 0..1 (a real opacity)
 inline constexpr std::size_t VelocitySpin = 2;  ///< velocity xyz (m/s), spin (radians)
 inline constexpr std::size_t AgeSeedFrameHeight = 3;  ///< age 0..1, seed 0..1, frame, half-height
-inline constexpr std::size_t Count = 4;
+inline constexpr std::size_t Count = 4;  ///< number of streams (valid ids are 0..Count-1)
 } // namespace ParticleStreamId
 
 namespace streams {
-/** The four particle streams, bound together as one RGBA32F buffer texture on unit 2 (four
+/** Stream ParticleStreamId::PositionSize: world position xyz (m), half-width (m; default 0.1).
+ *  The four particle streams are bound together as one RGBA32F buffer texture on unit 2 (four
  *  planes of capacity texels each; see docs/particles.md). */
 extern const InstanceStreamDesc kParticlePositionSize;
+/** Stream ParticleStreamId::ColorAlpha: linear RGB, alpha 0..1 (default white, opaque). */
 extern const InstanceStreamDesc kParticleColorAlpha;
+/** Stream ParticleStreamId::VelocitySpin: velocity xyz (world, m/s), spin (radians; default 0). */
 extern const InstanceStreamDesc kParticleVelocitySpin;
+/** Stream ParticleStreamId::AgeSeedFrameHeight: age 0..1, seed 0..1, flipbook frame,
+ *  half-height (m; 0 = as tall as wide; default all 0). */
 extern const InstanceStreamDesc kParticleAgeSeedFrameHeight;
 } // namespace streams
 
@@ -83,9 +88,9 @@ enum class ParticleSort : std::uint8_t {
  *  materials of the issue: billboard, additive, streak, sprite. */
 struct ParticleMaterial {
     std::string name;  ///< free text, used in GL labels
-    ParticleShape shape = ParticleShape::Billboard;
-    ParticleBlend blend = ParticleBlend::Alpha;
-    ParticleSort sort = ParticleSort::Auto;
+    ParticleShape shape = ParticleShape::Billboard;  ///< quad shape: camera-facing or streak
+    ParticleBlend blend = ParticleBlend::Alpha;      ///< premultiplied "over" or additive
+    ParticleSort sort = ParticleSort::Auto;          ///< back-to-front sorting per view (sorted())
     /** Flipbook atlas (sRGB RGBA8, straight alpha; rows top to bottom); null: a plain quad. */
     std::shared_ptr<const Image> atlas;
     std::uint32_t atlasColumns = 1;  ///< cells across the atlas
@@ -106,12 +111,18 @@ struct ParticleMaterial {
     [[nodiscard]] bool sorted() const noexcept {
         return sort == ParticleSort::BackToFront || (sort == ParticleSort::Auto && blend == ParticleBlend::Alpha);
     }
+    /** Camera-facing quad, alpha-blended (premultiplied "over"), sorted back to front: the
+     *  default material. */
     [[nodiscard]] static ParticleMaterial billboard() { return {}; }
+    /** As billboard(), but additive (ONE, ONE of rgb * alpha): order-independent, not sorted. */
     [[nodiscard]] static ParticleMaterial additive() {
         ParticleMaterial m;
         m.blend = ParticleBlend::Additive;
         return m;
     }
+    /** Additive quad stretched along the screen-projected velocity, spanning @p streakSeconds
+     *  of travel (half-length size + speed * streakSeconds / 2); a still particle is a square.
+     *  Not checked here; a pool's setMaterial() refuses a negative or non-finite value. */
     [[nodiscard]] static ParticleMaterial streak(float streakSeconds = 0.05f) {
         ParticleMaterial m;
         m.shape = ParticleShape::Streak;
@@ -139,14 +150,17 @@ struct ParticleMaterial {
 class ParticlePool : public SceneNode {
 public:
     static constexpr std::size_t maxCapacity = std::size_t{1} << 24;  ///< 16 Mi particles
-    static constexpr std::size_t bytesPerParticle = 64;
+    static constexpr std::size_t bytesPerParticle = 64;  ///< four vec4 rows of 16 bytes (CPU and GPU)
 
     /** @throws CapacityError if capacity > maxCapacity. @throws InvalidArgument as
      *  setMaterial(). */
     ParticlePool(std::size_t capacity, ParticleMaterial material, std::string name = {});
 
+    /** Rows allocated in each stream, fixed at construction: the most particles live at once. */
     [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+    /** Live particles: rows [0, count()) of every stream. */
     [[nodiscard]] std::size_t count() const noexcept { return m_count; }
+    /** The pool's own copy of its material (set by the constructor or setMaterial()). */
     [[nodiscard]] const ParticleMaterial& material() const noexcept { return m_material; }
     /** @throws InvalidArgument if the atlas grid is 0 or streakSeconds is negative or not
      *  finite; nothing changes then. */
@@ -173,6 +187,8 @@ public:
     /** Stream @p stream (a ParticleStreamId) as capacity() vec4 rows, for bulk writes; call
      *  markChanged() after. Not checked. @throws OutOfRange if stream >= Count. */
     [[nodiscard]] std::span<glm::vec4> rows(std::size_t stream);
+    /** Read-only view of stream @p stream as capacity() vec4 rows (rows at and past count() are
+     *  not live); valid while the pool lives. @throws OutOfRange if stream >= Count. */
     [[nodiscard]] std::span<const glm::vec4> rows(std::size_t stream) const;
     /** Marks rows [first, first + count) of every stream changed (all live rows by default).
      *  @throws OutOfRange if the range runs past capacity(). */
@@ -200,12 +216,16 @@ private:
  *  key the first value, after the last the last. Empty: the value at spawn is kept. */
 template <class T>
 struct LifeCurve {
+    /** One point of the curve: the value at a share of life. */
     struct Key {
         float time;  ///< share of life, 0..1
-        T value;
+        T value;     ///< value at that time (units of the curve's quantity)
     };
-    std::vector<Key> keys;
+    std::vector<Key> keys;  ///< points, sorted by time ascending (not checked)
+    /** Whether the curve has no keys (then the emitter keeps the spawn value). */
     [[nodiscard]] bool empty() const noexcept { return keys.empty(); }
+    /** The value at share of life @p time (0..1), linear between the neighbouring keys, clamped
+     *  to the first and last values outside them. Requires !empty() (not checked). */
     [[nodiscard]] T at(float time) const noexcept {
         if (time <= keys.front().time) {
             return keys.front().value;
@@ -227,23 +247,23 @@ struct EmitterDesc {
     glm::vec3 spawnExtent{0.0f};    ///< half-size of the box around position they are born in
     float rate = 10.0f;             ///< particles per second (fractions carry over)
     float lifetimeMin = 1.0f;       ///< seconds; each particle picks one in [min, max]
-    float lifetimeMax = 1.0f;
+    float lifetimeMax = 1.0f;       ///< seconds; at least lifetimeMin
     glm::vec3 direction{0.0f, 1.0f, 0.0f};  ///< axis of the initial velocity cone (unit or not)
     float coneAngle = 0.3f;         ///< half-angle of the cone, radians
     float speedMin = 1.0f;          ///< initial speed, m/s, picked in [min, max]
-    float speedMax = 1.0f;
+    float speedMax = 1.0f;          ///< m/s; upper end of the initial speed range
     glm::vec3 gravity{0.0f, -9.81f, 0.0f};  ///< m/s^2
     float drag = 0.0f;              ///< 1/s: velocity *= exp(-drag * dt)
     float spinSpeed = 0.0f;         ///< radians/s, signed by the seed (half turn each way)
     float frameRate = 0.0f;         ///< flipbook cells per second of life (0: frame stays)
     float frameCount = 1.0f;        ///< cells in the flipbook (frame wraps)
     glm::vec3 color{1.0f};          ///< linear RGB when colorOverLife is empty
-    float alpha = 1.0f;
+    float alpha = 1.0f;             ///< opacity 0..1 when alphaOverLife is empty
     float size = 0.1f;              ///< half-width when sizeOverLife is empty
     float height = 0.0f;            ///< half-height, 0: square
-    LifeCurve<glm::vec3> colorOverLife;
-    LifeCurve<float> alphaOverLife;
-    LifeCurve<float> sizeOverLife;
+    LifeCurve<glm::vec3> colorOverLife;  ///< linear RGB over life; empty: color kept
+    LifeCurve<float> alphaOverLife;      ///< opacity 0..1 over life; empty: alpha kept
+    LifeCurve<float> sizeOverLife;       ///< half-width (m) over life; empty: size kept
 };
 
 /** A CPU simulation helper: ages, moves, recolours and kills a pool's particles and spawns new
@@ -256,6 +276,7 @@ public:
     /** @throws InvalidArgument if a lifetime is not positive, min > max, or a value is not
      *  finite. */
     explicit ParticleEmitter(EmitterDesc desc, std::uint32_t seed = 1);
+    /** The emitter's own copy of its description. */
     [[nodiscard]] const EmitterDesc& desc() const noexcept { return m_desc; }
     /** Editable between updates (move the emitter, change the rate). Not re-validated. */
     [[nodiscard]] EmitterDesc& desc() noexcept { return m_desc; }

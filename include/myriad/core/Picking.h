@@ -18,8 +18,8 @@ class MeshNode;
  *  its precision. The direction need not be unit length: pick() normalises it, and reports
  *  distances in world units along it. */
 struct Ray {
-    glm::dvec3 origin{0.0};
-    glm::dvec3 direction{0.0, 0.0, -1.0};
+    glm::dvec3 origin{0.0};  ///< world space, world units; must be finite (pick() throws InvalidArgument)
+    glm::dvec3 direction{0.0, 0.0, -1.0};  ///< world space, any non-zero finite length (else InvalidArgument)
 };
 
 /** One hit. For a node picked by its bounds, the point where the ray enters its world box

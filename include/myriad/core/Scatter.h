@@ -55,17 +55,21 @@ struct WindField {
  *  Ownership: shares the mesh, owns the stream. Thread safety: as SceneNode. */
 class ScatterNode : public SceneNode {
 public:
-    static constexpr std::size_t maxCapacity = std::size_t{1} << 26;
-    static constexpr std::size_t bytesPerInstance = 32;
+    static constexpr std::size_t maxCapacity = std::size_t{1} << 26;  ///< 64 Mi plants
+    static constexpr std::size_t bytesPerInstance = 32;  ///< 8 floats per plant (streams::kScatter)
 
     /** @throws InvalidArgument if @p mesh is null or @p material blends (scatter is opaque or
      *  masked); CapacityError if capacity > maxCapacity. */
     ScatterNode(std::shared_ptr<const MeshGeometry> mesh, Material material, std::size_t capacity,
                 std::string name = {});
 
+    /** The mesh drawn at every place, shared (never null): root at y = 0, growing up +Y. */
     [[nodiscard]] const std::shared_ptr<const MeshGeometry>& mesh() const noexcept { return m_mesh; }
+    /** The node's own copy of its material (opaque or alpha-masked, never blended). */
     [[nodiscard]] const Material& material() const noexcept { return m_material; }
+    /** Plants the stream holds room for, fixed at construction. */
     [[nodiscard]] std::size_t capacity() const noexcept { return m_stream.capacity(); }
+    /** Plants drawn: rows [0, count()) of the stream. */
     [[nodiscard]] std::size_t count() const noexcept { return m_count; }
 
     /** Appends a plant; returns its index. @throws CapacityError when full; InvalidArgument on
@@ -85,6 +89,8 @@ public:
     void setCount(std::size_t count);
     /** @throws OutOfRange if the range runs past capacity(). */
     void markChanged(std::size_t first = 0, std::size_t count = SIZE_MAX);
+    /** The scatter stream (streams::kScatter layout, capacity() rows) with its change log, as
+     *  the renderer uploads it; owned by the node. */
     [[nodiscard]] const InstanceStream& stream() const noexcept { return m_stream; }
 
     /** The wind this node's plants bend in; edit freely (time each frame). */

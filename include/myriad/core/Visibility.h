@@ -25,12 +25,12 @@ enum class PickMode : std::uint8_t {
 
 /** The visibility opt-ins of one batch, all off by default. A value type, copied in. */
 struct InstanceVisibility {
-    InstanceCulling culling = InstanceCulling::Off;
+    InstanceCulling culling = InstanceCulling::Off;  ///< per-instance frustum culling; Off: the batch as one
     /** In the blended pass, draw the batch's instances back to front by view depth (each frame,
      *  through the same visible-index list as culling), so overlapping translucent instances
      *  blend in order from any side. Ignored for opaque batches. Default: record order. */
     bool sortBackToFront = false;
-    PickMode pickMode = PickMode::Bounds;
+    PickMode pickMode = PickMode::Bounds;  ///< what Scene::pick() tests: the node's box or each instance
 };
 
 } // namespace myriad
