@@ -18,12 +18,13 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=
     -DMYRIAD_BUILD_BENCHMARKS=OFF ${launcher[@]+"${launcher[@]}"} >/dev/null
 
 # name | image | flags (each example's own defaults otherwise; --help lists them)
-# 04-embers: add its row here when that example lands.
 shots=(
     "01-squares|01-squares.png|--width 640 --height 320"
     "02-field|02-field.png|--width 480 --height 270"
     "02-field|02-field-churn.png|--width 480 --height 270 --mode churn"
     "03-crowd|03-crowd.png|--width 640 --height 360"
+    "04-embers|04-embers.png|--width 640 --height 360"
+    "02-field|02-field-wind.png|--width 480 --height 270 --mode wind --count 200000"
     "05-dissolve|05-dissolve.png|--width 640 --height 360"
     "06-gpu-swarm|06-gpu-swarm.png|--width 640 --height 360 --frames 120"   # the ring has formed by then
     "07-gallery|07-gallery.png|--width 640 --height 360"
@@ -43,7 +44,7 @@ for shot in "${shots[@]}"; do
     if selected "$name"; then targets+=("$name"); fi
 done
 if [ ${#targets[@]} -eq 0 ]; then
-    echo "screenshots.sh: no example named $* (known: 01-squares 02-field 03-crowd 05-dissolve 06-gpu-swarm 07-gallery)" >&2
+    echo "screenshots.sh: no example named $* (known: 01-squares 02-field 03-crowd 04-embers 05-dissolve 06-gpu-swarm 07-gallery)" >&2
     exit 2
 fi
 mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
