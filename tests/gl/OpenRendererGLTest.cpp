@@ -525,3 +525,47 @@ TEST_CASE("a batch with two primitives draws both at every instance from one rec
     CHECK(fixture.renderer.lastFrameStats().culledNodes == 0);
     MYRIAD_CHECK_PIXEL(shifted, pixelX(-0.45f, kSize), pixelY(0.0f, kSize), kBlue);
 }
+
+namespace {
+struct GameDebugLog {
+    int messages = 0;
+    GLuint lastId = 0;
+};
+void GLAD_API_PTR gameCallback(GLenum, GLenum, GLuint id, GLenum, GLsizei, const GLchar*, const void* user) {
+    auto* log = static_cast<GameDebugLog*>(const_cast<void*>(user));
+    ++log->messages;
+    log->lastId = id;
+}
+} // namespace
+
+TEST_CASE("debug output is off unless asked, and chains the game's own callback", "[state][debug]") {
+    context();
+    GameDebugLog game;
+    glEnable(GL_DEBUG_OUTPUT);
+    glDebugMessageCallback(gameCallback, &game);
+    auto insert = [](GLuint id) {
+        glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_MARKER, id,
+                             GL_DEBUG_SEVERITY_NOTIFICATION, -1, "from the game");
+    };
+    {
+        gl::Renderer quiet;  // default: the game's callback stays installed, untouched
+        insert(1);
+        CHECK(game.lastId == 1);
+    }
+    {
+        gl::Renderer chained({.debugOutput = true});
+        void* installed = nullptr;
+        glGetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &installed);
+        CHECK(installed != reinterpret_cast<void*>(&gameCallback));  // myriad's is in front
+        insert(2);
+        CHECK(game.lastId == 2);  // and forwards every message to the game's
+    }
+    void* restored = nullptr;
+    glGetPointerv(GL_DEBUG_CALLBACK_FUNCTION, &restored);
+    CHECK(restored == reinterpret_cast<void*>(&gameCallback));  // put back on destruction
+    insert(3);
+    CHECK(game.lastId == 3);
+    CHECK(game.messages >= 3);
+    glDebugMessageCallback(nullptr, nullptr);
+    glDisable(GL_DEBUG_OUTPUT);
+}
