@@ -142,18 +142,21 @@ struct Renderer::Impl {
         if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasLanes()) {
             features |= detail::kInstanceLanes;
         }
-        if (material.alphaMode == AlphaMode::Mask) {
-            features |= detail::kAlphaMask;
-        }
+        return features | shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
+    }
+
+    /** The switches a material and view decide (alpha mode, lighting, blending, depth-only),
+     *  shared by nodes and populations. */
+    static std::uint32_t shadingFeatures(const Material& material, bool blended, const View& view) {
+        std::uint32_t features = material.alphaMode == AlphaMode::Mask ? detail::kAlphaMask : 0u;
         if (view.depthOnly) {
-            features |= detail::kDepthOnly;
-        } else {
-            if (material.shading == Shading::Lit) {
-                features |= detail::kLit;
-            }
-            if (node.primitiveDrawsTransparent(item.primitive)) {
-                features |= detail::kBlend;
-            }
+            return features | detail::kDepthOnly;
+        }
+        if (material.shading == Shading::Lit) {
+            features |= detail::kLit;
+        }
+        if (blended) {
+            features |= detail::kBlend;
         }
         return features;
     }
@@ -166,20 +169,7 @@ struct Renderer::Impl {
         if (!population.laneBuffer.empty()) {
             features |= detail::kInstanceLanes;
         }
-        if (material.alphaMode == AlphaMode::Mask) {
-            features |= detail::kAlphaMask;
-        }
-        if (view.depthOnly) {
-            features |= detail::kDepthOnly;
-        } else {
-            if (material.shading == Shading::Lit) {
-                features |= detail::kLit;
-            }
-            if (material.alphaMode == AlphaMode::Blend) {
-                features |= detail::kBlend;
-            }
-        }
-        return features;
+        return features | shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
     }
 
     /** Compiles every program and uploads every stream the passes need, before any draw. */
