@@ -64,10 +64,19 @@ bool ChangeLog::collect(std::uint64_t since, std::vector<IndexRange>& out) const
         }
     }
     if (out.size() - first > 1) {
-        std::vector<IndexRange> mine(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
-        mergeIndexRanges(mine, kDirtyRangeMergeGap);
-        out.resize(first);
-        out.insert(out.end(), mine.begin(), mine.end());
+        // Merge the appended tail in place: the caller's vector is reused frame to frame, so
+        // collecting allocates nothing once it is warm.
+        const auto tail = out.begin() + static_cast<std::ptrdiff_t>(first);
+        std::sort(tail, out.end(), [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
+        std::size_t kept = first;
+        for (std::size_t i = first + 1; i < out.size(); ++i) {
+            if (out[i].begin <= out[kept].end + kDirtyRangeMergeGap) {
+                out[kept].end = std::max(out[kept].end, out[i].end);
+            } else {
+                out[++kept] = out[i];
+            }
+        }
+        out.resize(kept + 1);
     }
     return true;
 }
