@@ -543,6 +543,37 @@ int main(int argc, char** argv) {
     }
     }
 
+    if (want('3')) {
+    // ---- 3. Static batches: what a batch costs when nothing changes --------------------------
+    // A static batch's per-instance cost is zero (nothing uploads); what remains per frame is a
+    // fixed cost per batch (cull test, cursor check, uniforms, one draw). 16 cubes per batch, so
+    // the driver's vertex work stays small and the per-batch overhead shows.
+    report.blank();
+    report.line("## 3. Static batches: per-frame cost of N batches of 16 cubes, nothing changing (64x64)");
+    report.blank();
+    report.line("| batches | instances | draw calls | myriad ms/frame | myriad us/batch | glDraw* ms | bytes uploaded/frame |");
+    report.line("|---:|---:|---:|---:|---:|---:|---:|");
+    gl::OffscreenTarget target(64, 64);
+    for (const std::size_t batches : {std::size_t{1}, std::size_t{100}, std::size_t{10000}}) {
+        if (options.quick && batches > 100) {
+            continue;
+        }
+        constexpr std::size_t kPerBatch = 16;
+        const std::size_t side = gridSide(batches * kPerBatch);
+        Scene scene;
+        for (std::size_t b = 0; b < batches; ++b) {
+            auto& batch = scene.root().emplace<InstancedMeshNode>(cube, material, kPerBatch);
+            for (std::size_t i = 0; i < kPerBatch; ++i) {
+                batch.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(b * kPerBatch + i, side)));
+            }
+        }
+        const PhaseTimes t = runFrames(renderer, scene, gridCamera(side), target, batches >= 10000 ? 3 : 7, {}, {});
+        report.line("| %zu | %zu | %u | %.3f | %.2f | %.3f | %llu |", batches, batches * kPerBatch, t.drawCalls,
+                    t.myriad, 1000.0 * t.myriad / static_cast<double>(batches), t.draw,
+                    static_cast<unsigned long long>(t.bytesUploaded));
+    }
+    }
+
     if (want('4')) {
     // ---- 4. Updates ------------------------------------------------------------------------
     report.blank();
