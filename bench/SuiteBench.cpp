@@ -21,6 +21,7 @@
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/Renderer.h"
 
+#include <thread>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -857,6 +858,59 @@ int main(int argc, char** argv) {
                                        {});
         report.line("| 2,000 morphing copies, own weights every frame | 2000 | %.3f | %.3f | %u | %llu |", m.myriad,
                     m.driver, m.drawCalls, static_cast<unsigned long long>(m.bytesUploaded));
+    }
+    }
+
+    if (want('9')) {
+    // ---- 9. Parallel fill: instanceData() written by 1 and by 2 threads ----------------------
+    // The allowed pattern of docs/threads.md: disjoint ranges of instanceData() written by
+    // workers, one markInstancesChanged() after the join. Every record is rewritten (a moving
+    // swarm); the row shows whether the writes scale with cores.
+    report.blank();
+    report.line("## 9. Parallel fill of every record through instanceData() (docs/threads.md)");
+    report.blank();
+    report.line("| N | threads | fill ms | M records/s | speed-up |");
+    report.line("|---:|---:|---:|---:|---:|");
+    const std::size_t n = options.quick ? 100000 : 1000000;
+    InstancedMeshNode batch(cube, material, n, "parallel-fill");
+    batch.setCount(n);
+    double oneThreadMs = 0.0;
+    for (const unsigned threads : {1u, 2u}) {
+        std::vector<double> samples;
+        for (int repeat = 0; repeat < 7; ++repeat) {
+            const std::span<float> data = batch.instanceData();
+            const float phase = static_cast<float>(repeat);
+            auto fill = [data, phase](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    float* r = data.data() + i * InstancedMeshNode::floatsPerInstance;
+                    const float angle = 0.001f * static_cast<float>(i) + phase;
+                    const float c = std::cos(angle);
+                    const float sn = std::sin(angle);
+                    r[0] = c, r[1] = 0.0f, r[2] = sn, r[3] = static_cast<float>(i % 1000);
+                    r[4] = 0.0f, r[5] = 1.0f, r[6] = 0.0f, r[7] = phase;
+                    r[8] = -sn, r[9] = 0.0f, r[10] = c, r[11] = static_cast<float>(i / 1000);
+                    r[12] = r[13] = r[14] = r[15] = 1.0f;
+                }
+            };
+            const auto start = Clock::now();
+            std::vector<std::thread> workers;
+            const std::size_t chunk = (n + threads - 1) / threads;
+            for (unsigned t = 1; t < threads; ++t) {
+                workers.emplace_back(fill, t * chunk, std::min(n, (t + 1) * chunk));
+            }
+            fill(0, std::min(n, chunk));
+            for (std::thread& worker : workers) {
+                worker.join();
+            }
+            batch.markInstancesChanged(0, n);
+            samples.push_back(millisecondsSince(start));
+        }
+        const double ms = median(samples);
+        if (threads == 1) {
+            oneThreadMs = ms;
+        }
+        report.line("| %zu | %u | %.2f | %.1f | %.2fx |", n, threads, ms, static_cast<double>(n) / ms / 1000.0,
+                    oneThreadMs / std::max(ms, 1e-9));
     }
     }
 
