@@ -242,9 +242,18 @@ const BatchGpu* GpuResources::findBatch(const InstancedMeshNode& node) const noe
     return it == m_batches.end() ? nullptr : &it->second;
 }
 
+BatchGpu* GpuResources::findBatch(const InstancedMeshNode& node) noexcept {
+    const auto it = m_batches.find(node.id());
+    return it == m_batches.end() ? nullptr : &it->second;
+}
+
 BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
     BatchGpu& batch = m_batches[node.id()];
     batch.lastUsedFrame = m_frame;
+    if (batch.preparedFrame == m_frame) {
+        return batch;  // once per frame, however many views and primitives draw it
+    }
+    batch.preparedFrame = m_frame;
     if (batch.alive.expired()) {
         batch.alive = node.lifetime();
         batch.node = &node;
@@ -279,6 +288,7 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
     const std::size_t primitives = node.primitiveCount();
     batch.meshIds.resize(primitives, 0);
     batch.vertexArrays.resize(primitives);
+    batch.recordBindings.resize(primitives, {0, 0});
     for (std::size_t p = 0; p < primitives; ++p) {
         const std::shared_ptr<const MeshGeometry>& geometry = node.primitiveMesh(p);
         VertexArray& vertexArray = batch.vertexArrays[p];
@@ -288,13 +298,18 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
             vertexArray.setVertexBuffer(kVertexBinding, meshGpu.vertices);
             vertexArray.setIndexBuffer(meshGpu.indices, geometry->indexType(), geometry->vertexCount() - 1);
             batch.meshIds[p] = geometry->id();
+            batch.recordBindings[p] = {0, 0};
         }
-        if (streaming) {
-            if (batch.streaming && batch.streaming->buffer) {
-                vertexArray.setVertexBuffer(kInstanceBinding, batch.streaming->buffer, batch.streaming->partOffset());
+        // Compared by serial, not GL name: a buffer deleted on growth may hand its name to the
+        // next one, and the vertex array would keep reading the deleted object.
+        const Buffer* source = streaming ? (batch.streaming ? &batch.streaming->buffer : nullptr) : &records.buffer;
+        if (source != nullptr && source->id() != 0) {
+            const std::pair<std::uint64_t, std::size_t> wanted{
+                streaming ? batch.streaming->serial : records.serial, streaming ? batch.streaming->partOffset() : 0};
+            if (batch.recordBindings[p] != wanted) {
+                vertexArray.setVertexBuffer(kInstanceBinding, *source, wanted.second);
+                batch.recordBindings[p] = wanted;
             }
-        } else if (records.buffer.id() != 0) {
-            vertexArray.setVertexBuffer(kInstanceBinding, records.buffer);
         }
     }
     return batch;
@@ -311,6 +326,7 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
                                 .label = labelFor(node, "InstancedMeshNode.record-streaming")});
         fresh->capacity = stream.capacity();
         fresh->part = StreamingRecords::kParts - 1;  // the first write goes to part 0
+        fresh->serial = ++m_bufferSerial;
         batch.streaming = std::move(fresh);
         batch.streams[InstanceStreamId::Record] = StreamGpu{};  // the staged copy is not used
     }
@@ -374,6 +390,7 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
             setLabel(GL_TEXTURE, texture.id(), labelFor(node, "InstancedMeshNode." + std::string(desc.name) + "-texture"));
         }
         gpu.buffer = std::move(buffer);
+        gpu.serial = ++m_bufferSerial;
         gpu.texture = std::move(texture);
         gpu.capacity = stream.capacity();
         full = true;

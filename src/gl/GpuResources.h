@@ -44,6 +44,7 @@ struct StreamGpu {
     Buffer buffer;
     std::size_t capacity = 0;  ///< rows the buffer holds
     std::uint64_t cursor = 0;  ///< the stream version this copy holds (0: nothing yet)
+    std::uint64_t serial = 0;  ///< GpuResources-unique id of `buffer` (GL may reuse a deleted name)
     TextureHandle texture;     ///< buffer-texture view (StreamBinding::BufferTexture)
 };
 
@@ -54,6 +55,7 @@ struct StreamGpu {
 struct StreamingRecords {
     static constexpr std::size_t kParts = 3;
     Buffer buffer;
+    std::uint64_t serial = 0;  ///< GpuResources-unique id of `buffer` (GL may reuse a deleted name)
     std::size_t capacity = 0;  ///< rows per part
     std::size_t part = 0;      ///< the part drawn from now
     std::array<GLsync, kParts> fences{};
@@ -71,6 +73,10 @@ struct BatchGpu {
     std::weak_ptr<const void> alive;  // SceneNode::lifetime(): expires with the node
     std::vector<std::uint64_t> meshIds;     // per primitive: the mesh its vertex array binds
     std::vector<VertexArray> vertexArrays;  // per primitive: its mesh + the shared record stream
+    /** Per primitive: the record buffer and offset its vertex array reads (rebound only when
+     *  they change: growth, or the streaming buffer's next third). */
+    std::vector<std::pair<std::uint64_t, std::size_t>> recordBindings;  ///< (buffer serial, offset)
+    std::uint64_t preparedFrame = 0;  ///< the frame batch() last brought it up to date
     std::array<StreamGpu, InstanceStreamId::Count> streams;
     std::unique_ptr<StreamingRecords> streaming;  ///< UploadMode::Streaming (or chosen by Automatic)
     int denseUploads = 0;  ///< staged uploads in a row that changed at least half the rows (Automatic)
@@ -117,6 +123,8 @@ public:
     BatchGpu& batch(const InstancedMeshNode& node);
     /** The batch's copy if one exists (no upload). */
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
+    /** The same, for drawing what batch() prepared this frame (no upload, no GL call). */
+    [[nodiscard]] BatchGpu* findBatch(const InstancedMeshNode& node) noexcept;
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
@@ -140,7 +148,8 @@ private:
     std::unordered_map<std::uint64_t, BatchGpu> m_batches;
     std::unordered_map<const Image*, TextureGpu> m_textures;
     std::array<GLuint, 2> m_samplers{};  // linear, nearest
-    std::vector<IndexRange> m_ranges;    // scratch, reused: no per-frame allocation
+    std::vector<IndexRange> m_ranges;
+    std::uint64_t m_bufferSerial = 0;  ///< last serial given to a stream buffer    // scratch, reused: no per-frame allocation
     std::vector<std::uint64_t> m_streamedThisFrame;  // batches whose streaming part needs a fence
     std::uint64_t m_streamingWaits = 0;
 };

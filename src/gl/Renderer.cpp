@@ -300,7 +300,7 @@ struct Renderer::Impl {
         const VertexArray* vertexArray = &mesh.vertexArray;
         if (item.instanced) {
             const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
-            detail::BatchGpu& batch = resources.batch(batchNode);  // uploaded in prepare(): no copy
+            detail::BatchGpu& batch = *resources.findBatch(batchNode);  // prepare() made and uploaded it
             if ((features & detail::kInstanceMorphWeights) != 0) {
                 glBindTextureUnit(2, batch.streams[InstanceStreamId::MorphWeights].texture.id());
             }
