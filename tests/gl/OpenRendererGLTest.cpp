@@ -29,6 +29,16 @@ std::shared_ptr<const MeshGeometry> quadMesh(float side = 0.4f) {
     return MeshGeometry::create(shapes::quad(side, side), "quad");
 }
 
+/** A square of @p side with one morph target that lifts every vertex by 0.5 in y. */
+std::shared_ptr<const MeshGeometry> liftingQuad(float side) {
+    MeshData data = shapes::quad(side, side);
+    MorphTarget lift;
+    lift.name = "lift";
+    lift.positionDeltas.assign(4, glm::vec3(0.0f, 0.5f, 0.0f));
+    data.morphTargets.push_back(lift);
+    return MeshGeometry::create(data, "lifting-quad");
+}
+
 /** Sets state a careless game might leave behind. */
 struct HostileState {
     GLuint vertexArray = 0;
@@ -352,12 +362,7 @@ TEST_CASE("two renderers each send only what changed since their own upload", "[
 
 TEST_CASE("a released instance's vacated morph row is re-sent when an instance takes it", "[morph][uploads][pixels]") {
     RenderFixture fixture;
-    MeshData data = shapes::quad(0.4f, 0.4f);
-    MorphTarget lift;
-    lift.name = "lift";
-    lift.positionDeltas.assign(4, glm::vec3(0.0f, 0.5f, 0.0f));
-    data.morphTargets.push_back(lift);
-    auto mesh = MeshGeometry::create(data, "lifting-quad");
+    auto mesh = liftingQuad(0.4f);
     Scene scene;
     auto& batch = scene.root().emplace<InstancedMeshNode>(mesh, unlit(), 4, "lifted");
     const InstanceHandle a = batch.acquire({at(-0.5f, -0.25f)});
@@ -376,12 +381,7 @@ TEST_CASE("a released instance's vacated morph row is re-sent when an instance t
 
 TEST_CASE("a draw range draws instances 5..9 of 10, each with its own colour and morph shape", "[streams][pixels]") {
     RenderFixture fixture;
-    MeshData data = shapes::quad(0.15f, 0.15f);
-    MorphTarget lift;
-    lift.name = "lift";
-    lift.positionDeltas.assign(4, glm::vec3(0.0f, 0.5f, 0.0f));
-    data.morphTargets.push_back(lift);
-    auto mesh = MeshGeometry::create(data, "lifting-quad");
+    auto mesh = liftingQuad(0.15f);
     Scene scene;
     auto& batch = scene.root().emplace<InstancedMeshNode>(mesh, unlit(), 10, "range");
     const glm::vec4 colors[2] = {{1, 0, 0, 1}, {0, 0, 1, 1}};
