@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -31,6 +32,17 @@ namespace myriad::gl {
 namespace {
 
 std::atomic<std::uint64_t> g_nextRendererId{1};
+
+bool allFinite(const glm::mat4& m) noexcept {
+    for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 4; ++r) {
+            if (!std::isfinite(m[c][r])) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
 
 /** Adds the lifetime of the timer to a FrameStats field, in milliseconds. */
 class PhaseTimer {
@@ -440,9 +452,15 @@ struct Renderer::Impl {
     void render(const Scene& scene, std::span<const View> views) {
         const auto frameStart = std::chrono::steady_clock::now();
         stats = FrameStats{};
-        // Views with nothing to draw into are skipped before any GL call.
+        // Views with nothing to draw into are skipped before any GL call; raw matrices are
+        // checked first, so a NaN draws nothing rather than a frame culled by NaN planes.
         std::size_t drawable = 0;
-        for (const View& view : views) {
+        for (std::size_t v = 0; v < views.size(); ++v) {
+            const View& view = views[v];
+            if (view.camera == nullptr && (!allFinite(view.viewMatrix) || !allFinite(view.projectionMatrix))) {
+                throw InvalidArgument("gl::Renderer::render: view " + std::to_string(v) +
+                                      " has no camera and a NaN or Inf in its view or projection matrix");
+            }
             drawable += (view.viewport.width != 0 && view.viewport.height != 0) ? 1 : 0;
         }
         if (drawable == 0) {

@@ -15,6 +15,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -303,6 +304,25 @@ TEST_CASE("a view from raw matrices (reversed-Z, 0..1 clip depth) draws like the
     renderer.render(scene, view);
     checkReference(target.readPixels());
     CHECK(renderer.lastFrameStats().culledNodes == 0);
+}
+
+TEST_CASE("a view from raw matrices with a NaN is refused before any GL call", "[views][errors]") {
+    context();
+    gl::Renderer renderer;
+    Scene scene;
+    buildReference(scene);
+    gl::OffscreenTarget target(kSize, kSize);
+    gl::View view;
+    view.framebuffer = target.framebufferId();
+    view.viewport = {0, 0, kSize, kSize};
+    view.viewMatrix[3][0] = std::numeric_limits<float>::quiet_NaN();
+    REQUIRE_THROWS_AS(renderer.render(scene, view), InvalidArgument);
+    REQUIRE_THROWS_WITH(renderer.render(scene, view), Catch::Contains("view 0") && Catch::Contains("NaN"));
+    view.viewMatrix = glm::mat4(1.0f);
+    view.projectionMatrix[0][0] = std::numeric_limits<float>::infinity();
+    CHECK_THROWS_AS(renderer.render(scene, view), InvalidArgument);
+    view.projectionMatrix = glm::mat4(1.0f);
+    CHECK_NOTHROW(renderer.render(scene, view));
 }
 
 TEST_CASE("a zero-size view draws nothing and does not throw", "[views]") {

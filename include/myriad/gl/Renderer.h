@@ -87,9 +87,10 @@ public:
 
     /** Draws @p scene for every view in @p views, in order, uploading each batch once.
      *  A view with an empty viewport (a minimised window) draws nothing.
-     *  @throws GlError if no context is current; ShaderError naming file and line if a program
-     *  the frame needs does not compile (nothing is drawn then, and the state contract holds);
-     *  GlError if a stream exceeds a GL limit. */
+     *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
+     *  in its matrices; GlError if no context is current; ShaderError naming file and line if a
+     *  program the frame needs does not compile (nothing is drawn then, and the state contract
+     *  holds); GlError if a stream exceeds a GL limit. */
     void render(const Scene& scene, std::span<const View> views);
     /** One view. @throws as above. */
     void render(const Scene& scene, const View& view);
