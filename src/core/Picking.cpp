@@ -149,8 +149,8 @@ public:
         if (!node.visible()) {
             return;
         }
-        if (node.kind() == NodeKind::Mesh || node.kind() == NodeKind::InstancedMesh) {
-            const auto& mesh = static_cast<const MeshNode&>(node);
+        if (const MeshNode* drawn = asMeshNode(node)) {
+            const MeshNode& mesh = *drawn;
             if (node.kind() == NodeKind::InstancedMesh &&
                 static_cast<const InstancedMeshNode&>(node).visibility().pickMode == PickMode::Instances) {
                 pickInstances(static_cast<const InstancedMeshNode&>(node));

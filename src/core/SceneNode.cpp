@@ -337,8 +337,8 @@ bool SceneNode::visibleInHierarchy() const noexcept {
 Aabb SceneNode::subtreeBounds() const {
     Aabb bounds;
     traverse([&](const SceneNode& node) {
-        if (node.kind() == NodeKind::Mesh || node.kind() == NodeKind::InstancedMesh) {
-            bounds.extend(static_cast<const MeshNode&>(node).worldBounds());
+        if (const MeshNode* mesh = asMeshNode(node)) {
+            bounds.extend(mesh->worldBounds());
         }
     });
     return bounds;

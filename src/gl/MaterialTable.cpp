@@ -65,10 +65,9 @@ void MaterialTable::holdNode(const SceneNode& node) {
     }
     // Mesh nodes and batches hold every primitive's material; particle pools and scatter nodes
     // are not MeshNodes and draw with their own materials (not in the table).
-    if (node.kind() == NodeKind::Mesh || node.kind() == NodeKind::InstancedMesh) {
-        const auto& mesh = static_cast<const MeshNode&>(node);
-        for (std::size_t p = 0; p < mesh.primitiveCount(); ++p) {
-            hold(mesh.primitiveMaterial(p), mesh.name(), mesh.id(), 0);
+    if (const MeshNode* mesh = asMeshNode(node)) {
+        for (std::size_t p = 0; p < mesh->primitiveCount(); ++p) {
+            hold(mesh->primitiveMaterial(p), mesh->name(), mesh->id(), 0);
         }
     }
     for (const auto& child : node.childrenView()) {

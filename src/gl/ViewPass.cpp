@@ -82,8 +82,8 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
         if ((node.layerMask() & m_camera.layerMask) != 0) {
             m_particleNodes.push_back(&node);
         }
-    } else if (node.kind() != NodeKind::Group && (node.layerMask() & m_camera.layerMask) != 0) {
-        const auto& meshNode = static_cast<const MeshNode&>(node);
+    } else if (const MeshNode* asMesh = asMeshNode(node); asMesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0) {
+        const MeshNode& meshNode = *asMesh;
         DrawItem item{.node = &meshNode, .instanced = node.kind() == NodeKind::InstancedMesh};
         if (item.instanced) {
             const IndexRange drawn = static_cast<const InstancedMeshNode&>(node).drawnInstances();

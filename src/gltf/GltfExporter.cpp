@@ -109,11 +109,12 @@ private:
         if (node.kind() == NodeKind::Group) {
             return out;
         }
-        if (node.kind() != NodeKind::Mesh && node.kind() != NodeKind::InstancedMesh) {
+        const MeshNode* drawn = asMeshNode(node);
+        if (drawn == nullptr) {
             warn(describe(node) + ": particles and scatter nodes are not exported");
             return out;
         }
-        const auto& meshNode = static_cast<const MeshNode&>(node);
+        const MeshNode& meshNode = *drawn;
         if (node.kind() == NodeKind::InstancedMesh) {
             const auto& batch = static_cast<const InstancedMeshNode&>(node);
             if (batch.count() == 0) {

@@ -155,4 +155,12 @@ private:
     std::array<glm::vec4, 4> m_shaderData{};  ///< lanes of a plain MeshNode's one draw
 };
 
+/** @p node as a MeshNode (a MeshNode or an InstancedMeshNode), or null for a group, a
+ *  particle pool or a scatter node: the one place that knows which kinds draw meshes. */
+[[nodiscard]] inline const MeshNode* asMeshNode(const SceneNode& node) noexcept {
+    return node.kind() == NodeKind::Mesh || node.kind() == NodeKind::InstancedMesh
+               ? static_cast<const MeshNode*>(&node)
+               : nullptr;
+}
+
 } // namespace myriad
