@@ -14,7 +14,7 @@ set(_myriad_targets myriad myriad_core myriad_gl myriad_egl myriad_glad_gl myria
 # Header folders of the parts built; a part left out has no headers installed.
 set(_myriad_header_dirs core gl egl util)
 set(_myriad_components core gl egl)
-foreach(_part IN ITEMS image gltf glfw)
+foreach(_part IN ITEMS image gltf glfw lod)
     if(TARGET myriad_${_part})
         list(APPEND _myriad_targets myriad_${_part})
         list(APPEND _myriad_header_dirs ${_part})
@@ -56,7 +56,7 @@ install(FILES "${PROJECT_BINARY_DIR}/myriadConfig.cmake"
 # system libraries in Libs so a plain `pkg-config --libs myriad` links.
 set(_myriad_pc_libs "")
 set(_myriad_pc_requires "glm")
-foreach(_part IN ITEMS glfw gltf image egl gl glad_egl glad_gl core)
+foreach(_part IN ITEMS glfw gltf image lod egl gl glad_egl glad_gl core)
     if(TARGET myriad_${_part})
         string(APPEND _myriad_pc_libs " -lmyriad_${_part}")
     endif()
@@ -73,6 +73,9 @@ endif()
 string(STRIP "${_myriad_pc_libs}" MYRIAD_PC_LIBS)
 set(MYRIAD_PC_REQUIRES "${_myriad_pc_requires}")
 set(MYRIAD_PC_SYSTEM_LIBS "-pthread")
+if(TARGET myriad_lod)
+    string(APPEND MYRIAD_PC_SYSTEM_LIBS " -lmeshoptimizer")  # Debian's meshoptimizer has no .pc file
+endif()
 foreach(_lib IN LISTS CMAKE_DL_LIBS)
     string(APPEND MYRIAD_PC_SYSTEM_LIBS " -l${_lib}")
 endforeach()

@@ -1,6 +1,7 @@
 #include "gl/InstanceVisibility.h"
 
 #include "gl/GpuResources.h"
+#include "gl/LodSelection.h"
 #include "gl/ViewPass.h"
 #include "myriad/core/InstancedMeshNode.h"
 
@@ -12,9 +13,22 @@
 
 namespace myriad::gl::detail {
 
+InstanceVisibility::InstanceVisibility() : m_lod(std::make_unique<LodSelection>()) {}
+
+InstanceVisibility::~InstanceVisibility() = default;
+
 bool InstanceVisibility::wants(const InstancedMeshNode& batch, bool blended) noexcept {
     const myriad::InstanceVisibility& v = batch.visibility();
-    return v.culling == InstanceCulling::Cpu || (blended && v.sortBackToFront);
+    return v.culling == InstanceCulling::Cpu || (blended && v.sortBackToFront) || batch.hasLodChain();
+}
+
+void InstanceVisibility::beginFrame() noexcept {
+    ++m_frame;
+    m_lod->beginFrame();
+}
+
+std::span<VisibleList> InstanceVisibility::lodLevels(std::size_t pass, const InstancedMeshNode& batch) {
+    return batch.hasLodChain() ? m_lod->levels(pass, batch) : std::span<VisibleList>{};
 }
 
 void InstanceVisibility::endFrame() noexcept {
@@ -24,6 +38,7 @@ void InstanceVisibility::endFrame() noexcept {
     std::erase_if(m_lists, stale);
     std::erase_if(m_spheres, stale);
     std::erase_if(m_recordViews, stale);
+    m_lod->endFrame();
 }
 
 void InstanceVisibility::trim() noexcept {
@@ -31,6 +46,7 @@ void InstanceVisibility::trim() noexcept {
     std::erase_if(m_lists, unused);
     std::erase_if(m_spheres, unused);
     std::erase_if(m_recordViews, unused);
+    m_lod->trim();
 }
 
 bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch, bool blended,
@@ -69,6 +85,13 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
     item.visible = &list;
     item.firstInstance = 0;
     item.instanceCount = static_cast<std::uint32_t>(list.indices.size());
+    if (batch.hasLodChain()) {  // per-instance LOD: the list, culled and sorted, split by level
+        std::size_t selected = 0;
+        for (const VisibleList& level : m_lod->split(pass, batch, spheres.spheres, list.indices, camera)) {
+            selected += level.indices.size();
+        }
+        return selected != 0;
+    }
     return !list.indices.empty();
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +26,7 @@ namespace myriad::gl::detail {
 
 struct BatchGpu;
 struct DrawItem;
+class LodSelection;  // per-instance level of detail (gl/LodSelection.h)
 struct ViewCamera;
 
 /** Texture units of the indexed path (kept apart from 0-2 and the units other streams take). */
@@ -44,11 +46,17 @@ struct VisibleList {
 
 class InstanceVisibility {
 public:
-    /** True when @p batch draws through a visible-index list in a pass (culling on, or a
-     *  blended batch sorted per instance). */
+    InstanceVisibility();
+    ~InstanceVisibility();
+    InstanceVisibility(const InstanceVisibility&) = delete;
+    InstanceVisibility& operator=(const InstanceVisibility&) = delete;
+
+    /** True when @p batch draws through a visible-index list in a pass (culling on, a
+     *  blended batch sorted per instance, or a LOD chain). The one place that routes a batch:
+     *  GPU culling must keep LOD batches on this path (gl/LodSelection.h). */
     [[nodiscard]] static bool wants(const InstancedMeshNode& batch, bool blended) noexcept;
 
-    void beginFrame() noexcept { ++m_frame; }
+    void beginFrame() noexcept;
     /** Frees lists and spheres of destroyed batches, and those unused for kKeepFrames frames. */
     void endFrame() noexcept;
     /** Frees everything the last frame did not use. */
@@ -57,6 +65,8 @@ public:
     /** Fills the list of (@p pass, @p batch) with the batch's drawn instances that meet
      *  @p planes (camera-relative world space), sorted back to front when asked, and points
      *  @p item at it (first instance 0, instance count the list's size). No GL.
+     *  A batch with a LOD chain: the list is then split by level (lodLevels()), and @p item
+     *  is left for the caller to copy once per level.
      *  @return false when no instance is left (the item is not drawn). */
     bool select(std::size_t pass, const InstancedMeshNode& batch, bool blended, const FrustumPlanes& planes,
                 const ViewCamera& camera, const glm::vec3& depthAxis, DrawItem& item, FrameStats& stats);
@@ -66,6 +76,9 @@ public:
     void bind(VisibleList& list, const InstancedMeshNode& batch, BatchGpu& gpu, FrameStats& stats);
 
     [[nodiscard]] std::size_t listCount() const noexcept { return m_lists.size(); }
+    /** The per-level lists select() made for (@p pass, @p batch) this frame; empty for a batch
+     *  without a LOD chain. */
+    [[nodiscard]] std::span<VisibleList> lodLevels(std::size_t pass, const InstancedMeshNode& batch);
 
 private:
     static constexpr std::uint64_t kKeepFrames = 120;
@@ -98,6 +111,7 @@ private:
     std::unordered_map<std::uint64_t, SpheresEntry> m_spheres;
     std::unordered_map<std::uint64_t, RecordView> m_recordViews;
     std::vector<std::uint64_t> m_sortScratch;
+    std::unique_ptr<LodSelection> m_lod;
 };
 
 } // namespace myriad::gl::detail

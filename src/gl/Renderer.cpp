@@ -5,6 +5,7 @@
 #include "gl/GpuPopulations.h"
 #include "gl/GpuResources.h"
 #include "gl/InstanceVisibility.h"
+#include "gl/LodSelection.h"
 #include "gl/MaterialTable.h"
 #include "gl/ParticlePass.h"  // particles and scatter
 #include "gl/ShaderLibrary.h"
@@ -145,7 +146,7 @@ struct Renderer::Impl {
                 features |= detail::kMixedMirroring;
             }
         }
-        if (node.primitiveMesh(item.primitive)->morphTargetCount() > 0) {
+        if (detail::drawnMesh(item)->morphTargetCount() > 0) {
             features |= detail::kMorph;
             if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasInstanceMorphWeights()) {
                 features |= detail::kInstanceMorphWeights;
@@ -199,7 +200,7 @@ struct Renderer::Impl {
                     const Material& material = item.node->primitiveMaterial(item.primitive);
                     (void)shaders.get(featuresOf(item, pass.view()), material.surface);
                     const PhaseTimer timer(stats.uploadMs);
-                    (void)resources.mesh(item.node->primitiveMesh(item.primitive));
+                    (void)resources.mesh(detail::drawnMesh(item));  // a LOD level's mesh too
                     (void)resources.texture(material);
                     if (item.instanced) {
                         (void)resources.batch(static_cast<const InstancedMeshNode&>(*item.node));
@@ -289,7 +290,7 @@ struct Renderer::Impl {
         const detail::SurfaceUniforms& u = chosen.uniforms;
         useForView(chosen, pass, scene);
 
-        const std::shared_ptr<const MeshGeometry>& primitiveMesh = node.primitiveMesh(item.primitive);
+        const std::shared_ptr<const MeshGeometry>& primitiveMesh = detail::drawnMesh(item);
         const MeshGeometry& geometry = *primitiveMesh;
         detail::MeshGpu& mesh = resources.mesh(primitiveMesh);
         if ((features & detail::kMorph) != 0) {
@@ -322,7 +323,13 @@ struct Renderer::Impl {
             if (item.visible != nullptr) {
                 instanceVisibility.bind(*item.visible, batchNode, batch, stats);
             }
-            vertexArray = &batch.vertexArrays[item.primitive];
+            // A LOD level above 0 draws its own mesh's vertex array: the kIndexed variant reads
+            // records from the buffer texture, so no record attributes are needed on it.
+            const bool ownLevelMesh = item.lodLevel != 0 && item.lodLevel != kNoLodLevel;
+            vertexArray = ownLevelMesh ? &mesh.vertexArray : &batch.vertexArrays[item.primitive];
+            if (item.lodLevel != kNoLodLevel) {
+                stats.lodInstances[item.lodLevel] += item.instanceCount;
+            }
             ++stats.batches;
         } else {
             ++stats.meshNodes;

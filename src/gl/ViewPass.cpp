@@ -107,7 +107,20 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
                 ++stats.culledNodes;  // every instance culled
             } else {
                 item.distance = glm::length(centre);
-                for (std::size_t p = 0; p < meshNode.primitiveCount(); ++p) {
+                // Per-instance LOD (one primitive): one item per non-empty level, its own list.
+                const std::span<VisibleList> levels =
+                    item.visible != nullptr ? m_instanceVisibility->lodLevels(m_index, static_cast<const InstancedMeshNode&>(node))
+                                            : std::span<VisibleList>{};
+                for (std::size_t level = 0; level < levels.size(); ++level) {
+                    if (!levels[level].indices.empty() && !(blendedBatch && m_view->depthOnly)) {
+                        DrawItem levelItem = item;
+                        levelItem.visible = &levels[level];
+                        levelItem.instanceCount = static_cast<std::uint32_t>(levels[level].indices.size());
+                        levelItem.lodLevel = static_cast<std::uint8_t>(level);
+                        (blendedBatch ? m_blended : m_opaque).push_back(levelItem);
+                    }
+                }
+                for (std::size_t p = 0; levels.empty() && p < meshNode.primitiveCount(); ++p) {
                     item.primitive = static_cast<std::uint32_t>(p);
                     const bool blended = meshNode.primitiveDrawsTransparent(p);
                     // Depth-only views skip blended primitives: they write no depth.

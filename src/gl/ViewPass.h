@@ -38,6 +38,7 @@ struct DrawItem {
     std::uint32_t firstInstance = 0;
     std::uint32_t instanceCount = 1;
     VisibleList* visible = nullptr;  ///< drawn through this visible-index list (kIndexed)
+    std::uint8_t lodLevel = 0xFF;    ///< LOD level drawn (its mesh: drawnMesh()); 0xFF: not a LOD draw
 };
 
 /** Camera data of a view, camera-relative: the eye in double, the rest in float. */

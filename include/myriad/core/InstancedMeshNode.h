@@ -4,6 +4,7 @@
 #include "myriad/core/Bounds.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstanceStream.h"
+#include "myriad/core/Lod.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Visibility.h"
 
@@ -299,6 +300,33 @@ public:
      *  @throws OutOfRange if index >= count(). (Defined in src/core/Picking.cpp.) */
     [[nodiscard]] InstanceHandle handleAt(std::size_t index) const;
 
+    // ---- level of detail (docs/visibility.md, "Level of detail") -----------------------------
+
+    /** Draws each instance with the level of @p chain its distance from the camera selects
+     *  (see LodChain, selectLodLevel()); records, handles and streams do not move when an
+     *  instance changes level. Level 0 is the node's mesh: chain.levels[0].mesh must be null or
+     *  mesh(), and is stored as mesh(). The node's bounds stay those of level 0, so every other
+     *  level must fit inside them. A chain belongs to the mesh it was made for: after setMesh()
+     *  to another mesh, or addPrimitive(), it is inactive (hasLodChain() false, every instance
+     *  draws the node's mesh) until a chain for the new mesh is set. Picking (Scene::pick())
+     *  always tests level 0.
+     *  @throws InvalidArgument (the node keeps its previous chain) if the node has more than one
+     *  primitive; the chain has no level or more than kMaxLodLevels; levels[0].mesh is neither
+     *  null nor mesh(); another level's mesh is null, has a different morph target count from
+     *  level 0, or its box (or a morph target's delta box) is not inside level 0's; a switch
+     *  distance is NaN, not above 0, not above the previous one, or infinite before the last
+     *  level; hysteresis is NaN or outside [0, 1). */
+    void setLodChain(LodChain chain);
+    /** Drops the chain: every instance draws the node's mesh again. */
+    void clearLodChain() noexcept { m_lodChain = LodChain{}; }
+    /** The chain setLodChain() stored (no levels when none was set). */
+    [[nodiscard]] const LodChain& lodChain() const noexcept { return m_lodChain; }
+    /** True when the renderer draws by level: a chain is set, the node has one primitive, and
+     *  its mesh is still the one the chain was set for. */
+    [[nodiscard]] bool hasLodChain() const noexcept {
+        return !m_lodChain.levels.empty() && primitiveCount() == 1 && m_lodChain.levels[0].mesh == mesh();
+    }
+
     // ---- bounds -----------------------------------------------------------------------------
 
     /** Union of every drawn instance's transformed mesh box, in node space; empty when
@@ -389,6 +417,7 @@ private:
     std::size_t m_ownWeights = 0;  ///< drawn instances with weights of their own
     mutable bool m_mirroredValid = true;
     InstanceVisibility m_visibility;  ///< visibility opt-ins, all off by default
+    LodChain m_lodChain;              ///< levels of detail; none by default (src/core/Lod.cpp)
 };
 
 } // namespace myriad

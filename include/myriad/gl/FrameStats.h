@@ -1,6 +1,7 @@
 #pragma once
 /** @file
  *  What one Renderer::render call did. */
+#include <array>
 #include <cstdint>
 
 namespace myriad::gl {
@@ -22,6 +23,10 @@ struct FrameStats {
     /** Instances tested one by one against a frustum (batches with InstanceCulling::Cpu; the
      *  drawn ones are counted in `instances`). */
     std::uint64_t instancesTested = 0;
+    /** Instances drawn per LOD level (index = level, myriad::kMaxLodLevels entries), summed over
+     *  views, for batches with a LOD chain (InstancedMeshNode::setLodChain()); each non-empty
+     *  level is one draw call and one `batches` count. Other batches count nothing here. */
+    std::array<std::uint64_t, 8> lodInstances{};
     std::uint64_t particles = 0;        ///< particles drawn, summed over views
     std::uint64_t particlesSorted = 0;  ///< particles sorted back to front, summed over views
 
