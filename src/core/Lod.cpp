@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace myriad {
@@ -37,7 +38,9 @@ struct Bands {
         const float h = chain.hysteresis;
         for (std::size_t i = 0; i < levels; ++i) {
             const float s = chain.levels[i].switchDistance;
-            switches[i] = s * s;
+            // An infinite switch distance (only the last level's) is NaN here, so no distance,
+            // not even one whose square overflowed to infinity, counts as past it.
+            switches[i] = std::isinf(s) ? std::numeric_limits<float>::quiet_NaN() : s * s;
             upper[i] = (s * (1.0f + h)) * (s * (1.0f + h));
             lower[i + 1] = (s * (1.0f - h)) * (s * (1.0f - h));
         }
