@@ -38,13 +38,17 @@ LodChain generateLodChain(std::shared_ptr<const MeshGeometry> lod0, float lod0Sw
     LodChain chain;
     chain.hysteresis = hysteresis;
     chain.levels.push_back({lod0, lod0SwitchDistance});
-    std::vector<unsigned int> simplified(indices.size());
+    std::vector<unsigned int> simplified(indices.size());  // worst case: every index (both simplifiers)
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const auto wanted = static_cast<std::size_t>(std::floor(static_cast<double>(indices.size()) / 3.0 *
                                                                 targets[i].indexRatio)) * 3;
-        const std::size_t count = meshopt_simplify(simplified.data(), indices.data(), indices.size(),
-                                                   &source.positions[0].x, source.positions.size(), sizeof(glm::vec3),
-                                                   wanted, targets[i].targetError, 0, nullptr);
+        const float* positions = &source.positions[0].x;
+        const std::size_t count =
+            targets[i].sloppy
+                ? meshopt_simplifySloppy(simplified.data(), indices.data(), indices.size(), positions,
+                                         source.positions.size(), sizeof(glm::vec3), wanted, targets[i].targetError, nullptr)
+                : meshopt_simplify(simplified.data(), indices.data(), indices.size(), positions, source.positions.size(),
+                                   sizeof(glm::vec3), wanted, targets[i].targetError, 0, nullptr);
         if (count == 0) {
             throw InvalidArgument("generateLodChain: level " + std::to_string(i + 1) + " of '" + lod0->name() +
                                   "' came out with no triangle (index ratio " +

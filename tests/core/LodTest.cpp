@@ -205,6 +205,28 @@ TEST_CASE("LOD: generateLodChain simplifies level 0's indices and keeps its vert
     batch.setLodChain(chain);  // valid as generated
     CHECK(batch.hasLodChain());
 
+    // The sloppy simplifier reduces what the edge-collapse one keeps whole: two triangles that
+    // share no vertex (each edge a border).
+    MeshData apart = shapes::quad(1.0f, 1.0f);
+    MeshData split;
+    for (const std::uint32_t index : std::vector<std::uint32_t>(apart.indices32.begin(), apart.indices32.end())) {
+        split.positions.push_back(apart.positions[index]);
+        split.indices32.push_back(static_cast<std::uint32_t>(split.indices32.size()));
+    }
+    if (split.positions.empty()) {
+        for (const std::uint16_t index : apart.indices16) {
+            split.positions.push_back(apart.positions[index]);
+            split.indices32.push_back(static_cast<std::uint32_t>(split.indices32.size()));
+        }
+    }
+    const auto separate = MeshGeometry::create(std::move(split), "separate");
+    const LodTarget careful[] = {{.indexRatio = 0.5f, .targetError = 1.0f, .switchDistance = kInf}};
+    CHECK(generateLodChain(separate, 10.0f, careful).levels[1].mesh->triangleCount() == 2);
+    const LodTarget sloppySphere[] = {{.indexRatio = 0.1f, .targetError = 0.5f, .switchDistance = kInf, .sloppy = true}};
+    const LodChain rough = generateLodChain(sphere, 10.0f, sloppySphere);
+    CHECK(rough.levels[1].mesh->triangleCount() < sphere->triangleCount() / 4);
+    CHECK(rough.levels[1].mesh->vertexCount() == sphere->vertexCount());
+
     const LodTarget badRatio[] = {{.indexRatio = 0.0f}};
     CHECK_THROWS_AS(generateLodChain(sphere, 10.0f, badRatio), InvalidArgument);
     const LodTarget badError[] = {{.indexRatio = 0.5f, .targetError = -1.0f}};

@@ -23,6 +23,12 @@ struct LodTarget {
     float targetError = 0.01f;
     /** The level's LodLevel::switchDistance: world units, eye to instance sphere centre. */
     float switchDistance = 0.0f;
+    /** Use meshoptimizer's sloppy simplifier (meshopt_simplifySloppy(), marked experimental
+     *  by meshoptimizer): it merges vertices on a grid whatever the topology, so it reduces
+     *  meshes the default edge-collapse simplifier cannot touch (flat-shaded low-poly models
+     *  whose triangles share no vertex, thin open sheets), at the cost of holes and shifted
+     *  shapes; a kept triangle's corners keep their own attributes. Default off. */
+    bool sloppy = false;
 };
 
 /** A chain whose level 0 is @p lod0 (drawn up to @p lod0SwitchDistance) and whose level i + 1
