@@ -145,3 +145,21 @@ TEST_CASE("LOD with CPU culling buckets only the instances in view", "[lod][visi
     CHECK(fixture.renderer.lastFrameStats().lodInstances[1] == 1);
     MYRIAD_CHECK_PIXEL(image, pixelX(0.6f, kSize), pixelY(0.0f, kSize), kBlack);
 }
+
+TEST_CASE("LOD selects per view: two views of one frame see their own levels", "[lod][pixels]") {
+    RenderFixture fixture;
+    Scene scene;
+    (void)buildRow(scene);
+    gl::OffscreenTarget second{kSize, kSize, "second-view"};
+    Camera nearCamera = orthoCamera();
+    nearCamera.lookAt(glm::vec3(0.0f, 0.0f, 9.5f), glm::vec3(0.0f, 0.0f, 8.5f));
+    Camera farCamera = orthoCamera();
+    farCamera.lookAt(glm::vec3(0.0f, 0.0f, 12.0f), glm::vec3(0.0f, 0.0f, 11.0f));
+    const gl::View views[] = {gl::View::of(nearCamera, fixture.target), gl::View::of(farCamera, second)};
+    fixture.renderer.render(scene, views);
+    checkLevel(fixture.target.readPixels(), 0.0f, kBlue, 0);
+    checkLevel(second.readPixels(), 0.0f, kBlue, 1);
+    CHECK(fixture.renderer.lastFrameStats().lodInstances[0] == 3);  // near, probe; near again
+    CHECK(fixture.renderer.lastFrameStats().lodInstances[1] == 3);  // far; far, probe
+    CHECK(fixture.renderer.lastFrameStats().drawCalls == 4);
+}
