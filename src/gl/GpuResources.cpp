@@ -321,10 +321,14 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
         // First use or grown: three parts of the whole capacity. The old buffer's pending draws
         // keep it alive (deferred deletion); its fences go with it.
         auto fresh = std::make_unique<StreamingRecords>();
-        fresh->buffer = Buffer({.sizeBytes = StreamingRecords::kParts * stream.capacity() * InstancedMeshNode::strideInBytes,
+        // Parts of a multiple of 4 records start 256-byte aligned, the largest
+        // GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT GL allows: the indexed path (culling, sorting, LOD)
+        // views one part as a buffer texture.
+        const std::size_t capacity = (stream.capacity() + 3) / 4 * 4;
+        fresh->buffer = Buffer({.sizeBytes = StreamingRecords::kParts * capacity * InstancedMeshNode::strideInBytes,
                                 .usage = BufferUsage::PersistentMapped,
                                 .label = labelFor(node, "InstancedMeshNode.record-streaming")});
-        fresh->capacity = stream.capacity();
+        fresh->capacity = capacity;
         fresh->part = StreamingRecords::kParts - 1;  // the first write goes to part 0
         fresh->serial = ++m_bufferSerial;
         batch.streaming = std::move(fresh);

@@ -123,10 +123,16 @@ void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch,
         setLabel(GL_TEXTURE, view.texture.id(), name + "/InstancedMeshNode.record-texture");
     }
     view.lastUsedFrame = m_frame;
-    const Buffer& records = gpu.streams[InstanceStreamId::Record].buffer;
     // Re-attached at every bind: a record buffer replaced by growth (or freed by trim() and made
     // again) may come back under the same GL name, and a stale attachment would read old data.
-    glTextureBuffer(view.texture.id(), GL_RGBA32F, records.id());
+    if (gpu.streaming) {  // UploadMode::Streaming: this frame's part (256-byte aligned, see GpuResources)
+        const StreamingRecords& streaming = *gpu.streaming;
+        glTextureBufferRange(view.texture.id(), GL_RGBA32F, streaming.buffer.id(),
+                             static_cast<GLintptr>(streaming.partOffset()),
+                             static_cast<GLsizeiptr>(streaming.capacity * InstancedMeshNode::strideInBytes));
+    } else {
+        glTextureBuffer(view.texture.id(), GL_RGBA32F, gpu.streams[InstanceStreamId::Record].buffer.id());
+    }
     glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
     glBindTextureUnit(kVisibleIndexUnit, list.texture.id());
 }

@@ -163,3 +163,17 @@ TEST_CASE("LOD selects per view: two views of one frame see their own levels", "
     CHECK(fixture.renderer.lastFrameStats().lodInstances[1] == 3);  // far; far, probe
     CHECK(fixture.renderer.lastFrameStats().drawCalls == 4);
 }
+
+TEST_CASE("LOD on a streaming batch reads this frame's part of the streaming buffer", "[lod][pixels]") {
+    RenderFixture fixture;
+    Scene scene;
+    const LodRow row = buildRow(scene);
+    row.batch->setUploadMode(UploadMode::Streaming);
+    Image image = renderFrom(fixture, scene, 9.5f);
+    checkLevel(image, -0.6f, kRed, 0);
+    checkLevel(image, 0.6f, kGreen, 1);
+    row.batch->setColor(row.batch->indexOf(row.probeHandle), {1, 1, 1, 1});  // the next part
+    image = renderFrom(fixture, scene, 9.5f);
+    checkLevel(image, 0.0f, kWhite, 0);
+    checkLevel(image, 0.6f, kGreen, 1);
+}
