@@ -54,7 +54,7 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
     list.lastUsedFrame = m_frame;
     list.indices.clear();
     const IndexRange drawn = batch.drawnInstances();
-    if (batch.visibility().culling == InstanceCulling::Cpu) {
+    if (batch.visibility().culling != InstanceCulling::Off) {  // Gpu here: sorted, so culled on the CPU
         const FrustumPlanes nodePlanes =
             nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
         stats.instancesTested += cullInstanceSpheres(spheres.spheres, drawn, nodePlanes, list.indices);

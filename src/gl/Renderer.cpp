@@ -2,6 +2,7 @@
 
 #include "gl/GlCommon.h"
 #include "gl/GlState.h"
+#include "gl/GpuCulling.h"
 #include "gl/GpuPopulations.h"
 #include "gl/GpuResources.h"
 #include "gl/InstanceVisibility.h"
@@ -95,6 +96,7 @@ struct Renderer::Impl {
     detail::MaterialTable materials;
     detail::GpuPopulations populations;
     detail::InstanceVisibility instanceVisibility;  // visible-index lists (per-instance culling, sorting)
+    detail::GpuCulling gpuCulling;  // InstanceCulling::Gpu: compute-written lists, indirect draws
     std::vector<detail::ViewPass> passes;
     detail::ParticlePass particles{id};  // particles and scatter (docs/particles.md)
     std::unique_ptr<DebugChain> debugChain;
@@ -137,7 +139,7 @@ struct Renderer::Impl {
         if (item.instanced) {
             features |= detail::kInstanced;
             const auto& batch = static_cast<const InstancedMeshNode&>(node);
-            if (item.visible != nullptr) {
+            if (item.visible != nullptr || item.gpuCulled != nullptr) {
                 features |= detail::kIndexed;
             }
             const std::size_t mirrored = batch.mirroredCount();
@@ -321,6 +323,8 @@ struct Renderer::Impl {
             }
             if (item.visible != nullptr) {
                 instanceVisibility.bind(*item.visible, batchNode, batch, stats);
+            } else if (item.gpuCulled != nullptr) {
+                gpuCulling.bind(*item.gpuCulled, batchNode, batch);
             }
             vertexArray = &batch.vertexArrays[item.primitive];
             ++stats.batches;
@@ -329,8 +333,12 @@ struct Renderer::Impl {
         }
         {
             const PhaseTimer timer(stats.drawMs);
-            drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
-                                              geometry.indexType(), 0, item.instanceCount, item.firstInstance);
+            if (item.gpuCulled != nullptr) {
+                detail::GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive);
+            } else {
+                drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                                                  geometry.indexType(), 0, item.instanceCount, item.firstInstance);
+            }
         }
         ++stats.vertexArrayBinds;
         ++stats.drawCalls;
@@ -470,6 +478,7 @@ struct Renderer::Impl {
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
+        gpuCulling.beginFrame();
         boundProgram = nullptr;
         {
             const PhaseTimer timer(stats.cullMs);
@@ -480,6 +489,7 @@ struct Renderer::Impl {
             for (const View& view : views) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {
                     passes[p].setInstanceVisibility(&instanceVisibility, p);
+                    passes[p].setGpuCulling(&gpuCulling);
                     passes[p++].build(scene, view, stats);
                 }
             }
@@ -494,13 +504,15 @@ struct Renderer::Impl {
             detail::GpuResources& resources;
             detail::InstanceVisibility& visibility;
             detail::ParticlePass& particles;
+            detail::GpuCulling& gpuCulling;
             ~Restore() {
                 state.apply();
                 resources.endFrame();
                 visibility.endFrame();
+                gpuCulling.endFrame();
                 particles.endFrame();
             }
-        } restore{exitState, resources, instanceVisibility, particles};
+        } restore{exitState, resources, instanceVisibility, particles, gpuCulling};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
@@ -517,6 +529,11 @@ struct Renderer::Impl {
             materials.bind();
         }
         prepare();
+        {
+            // Every (view, batch) culled on the GPU, before the first draw: compute, one barrier, draws.
+            const PhaseTimer timer(stats.cullMs);
+            gpuCulling.dispatch(resources, stats);
+        }
         // Compute writes since the last frame land before any draw reads them as records
         // (attributes), lanes (texture fetches) or storage.
         populations.barrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
@@ -559,6 +576,7 @@ const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->sta
 void Renderer::trim() {
     m_impl->resources.trim();
     m_impl->instanceVisibility.trim();
+    m_impl->gpuCulling.trim();
     m_impl->particles.trim();
     m_impl->shaders.releaseExpired();
 }
@@ -574,6 +592,12 @@ std::uint32_t Renderer::instanceBuffer(const InstancedMeshNode& batch) const noe
 std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept {
     const detail::BatchGpu* gpu = m_impl->resources.findBatch(batch);
     return gpu == nullptr ? 0u : gpu->streams[InstanceStreamId::MorphWeights].texture.id();
+}
+
+std::optional<std::vector<std::uint32_t>> Renderer::readGpuCulledInstances(const InstancedMeshNode& batch,
+                                                                           std::size_t view) const {
+    requireCurrentContext("gl::Renderer::readGpuCulledInstances");
+    return m_impl->gpuCulling.readBack(view, batch);
 }
 
 std::size_t Renderer::programCount() const noexcept { return m_impl->shaders.size(); }

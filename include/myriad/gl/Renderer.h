@@ -112,6 +112,14 @@ public:
      *  the streaming buffer: three parts of capacity() records, the part drawn moving on with
      *  each frame that changed the records. For interop and tests. */
     [[nodiscard]] std::uint32_t instanceBuffer(const InstancedMeshNode& batch) const noexcept;
+    /** The record indices @p batch was drawn with in the last render() by its view number
+     *  @p view (counting only views with a non-empty viewport, in the order given), as the GPU
+     *  culling pass wrote them (InstanceCulling::Gpu): in no particular order (compare sorted).
+     *  Reads the GPU's list back, so it waits for the GPU: for tests and tools, never per frame.
+     *  @return nullopt when that view did not cull @p batch on the GPU in the last frame.
+     *  @throws GlError with no current context. */
+    [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuCulledInstances(const InstancedMeshNode& batch,
+                                                                                 std::size_t view) const;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, read by instance index), or 0 while the batch
      *  has no weights of its own or has not been drawn. For interop and tests. */
