@@ -88,6 +88,31 @@ bool sameImage(const Image& a, const Image& b) {
     return a.width == b.width && a.height == b.height && a.pixels == b.pixels;
 }
 
+/** Renders @p scene with @p batch culled on the CPU, then on the GPU, and checks the two give
+ *  the same pixels and the same set of drawn indices. @return that set, sorted. */
+std::vector<std::uint32_t> compareCpuAndGpu(RenderFixture& fixture, const Scene& scene, InstancedMeshNode& batch,
+                                            const gl::View& view) {
+    batch.setInstanceCulling(InstanceCulling::Cpu);
+    const Image cpu = fixture.render(scene);
+    const std::uint64_t cpuInstances = fixture.renderer.lastFrameStats().instances;
+    CHECK_FALSE(fixture.renderer.readGpuCulledInstances(batch, 0).has_value());  // not GPU-culled
+    batch.setInstanceCulling(InstanceCulling::Gpu);
+    const Image gpu = fixture.render(scene);
+    const gl::FrameStats stats = fixture.renderer.lastFrameStats();
+    const std::uint64_t tested = batch.drawnInstances().end - batch.drawnInstances().begin;
+    CHECK(stats.instancesTested == tested);
+    CHECK(stats.instancesGpuCulled == tested);
+    CHECK(stats.instances == tested);  // the upper bound: the drawn count stays on the GPU
+    CHECK(stats.drawCalls == 1);
+    const std::vector<std::uint32_t> expected = cpuDrawnSet(batch, view);
+    CHECK(expected.size() == cpuInstances);
+    const auto drawn = fixture.renderer.readGpuCulledInstances(batch, 0);
+    REQUIRE(drawn.has_value());
+    CHECK(sorted(*drawn) == expected);
+    CHECK(sameImage(cpu, gpu));
+    return expected;
+}
+
 /** A 0.4-wide quad with one morph target that lifts it by 0.5 in y. */
 std::shared_ptr<const MeshGeometry> liftingQuad() {
     MeshData data = shapes::quad(0.4f, 0.4f);
@@ -103,27 +128,7 @@ TEST_CASE("GPU culling draws the same instances as CPU culling", "[visibility][g
     Scene scene;
     InstancedMeshNode& batch = buildField(scene);
     const gl::View view = gl::View::of(fixture.camera, fixture.target);
-    auto compare = [&] {
-        batch.setInstanceCulling(InstanceCulling::Cpu);
-        const Image cpu = fixture.render(scene);
-        const std::uint64_t cpuInstances = fixture.renderer.lastFrameStats().instances;
-        CHECK_FALSE(fixture.renderer.readGpuCulledInstances(batch, 0).has_value());  // not GPU-culled
-        batch.setInstanceCulling(InstanceCulling::Gpu);
-        const Image gpu = fixture.render(scene);
-        const gl::FrameStats stats = fixture.renderer.lastFrameStats();
-        const std::uint64_t tested = batch.drawnInstances().end - batch.drawnInstances().begin;
-        CHECK(stats.instancesTested == tested);
-        CHECK(stats.instancesGpuCulled == tested);
-        CHECK(stats.instances == tested);  // the upper bound: the drawn count stays on the GPU
-        CHECK(stats.drawCalls == 1);
-        const std::vector<std::uint32_t> expected = cpuDrawnSet(batch, view);
-        CHECK(expected.size() == cpuInstances);
-        const auto drawn = fixture.renderer.readGpuCulledInstances(batch, 0);
-        REQUIRE(drawn.has_value());
-        CHECK(sorted(*drawn) == expected);
-        CHECK(sameImage(cpu, gpu));
-        return expected;
-    };
+    auto compare = [&] { return compareCpuAndGpu(fixture, scene, batch, view); };
     SECTION("every instance") {
         const std::vector<std::uint32_t> expected = compare();
         // A real test: a good part in view, a good part out, and every transform kind among
@@ -147,6 +152,35 @@ TEST_CASE("GPU culling draws the same instances as CPU culling", "[visibility][g
         fixture.camera.lookAt(glm::dvec3(2.0, 1.0, 9.0), glm::dvec3(2.5, 1.0, 0.0));
         (void)compare();
     }
+}
+
+TEST_CASE("GPU culling's spheres are exact for sheared, mirrored and scaled instances at the edges",
+          "[visibility][gpu-culling][pixels]") {
+    RenderFixture fixture;  // orthographic: x and y in [-1, 1] are in view
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(0.5f), "box"), unlit(), 8,
+                                                          "edges");
+    // x += -3 y: the box's widest corners are x - y and -x + y (radius 1.06, reach 1.0 in x),
+    // not x + y + z (0.61). Its centre 0.8 outside the left edge: in view, its corner shows.
+    glm::mat4 sheared(1.0f);
+    sheared[1] = glm::vec4(-3.0f, 1.0f, 0.0f, 0.0f);
+    glm::mat4 a = sheared;
+    a[3] = glm::vec4(-1.8f, 0.0f, 0.0f, 1.0f);
+    batch.addInstance(a, {1, 0, 0, 1});
+    glm::mat4 b = sheared;  // 1.2 outside: out of view by its exact radius too
+    b[3] = glm::vec4(-2.2f, 0.0f, 0.0f, 1.0f);
+    batch.addInstance(b, {0, 1, 0, 1});
+    // Mirrored and squashed, straddling the right edge; mirrored and sheared, the top edge.
+    batch.addInstance(glm::scale(at(1.6f, 0.0f), glm::vec3(-3.0f, 0.2f, 1.0f)), {0, 0, 1, 1});
+    glm::mat4 c = sheared;
+    c[0] = glm::vec4(-1.0f, 0.0f, 0.0f, 0.0f);
+    c[3] = glm::vec4(0.0f, 1.2f, 0.0f, 1.0f);
+    batch.addInstance(c, {1, 1, 0, 1});
+    batch.addInstance(glm::scale(at(0.0f, -1.9f), glm::vec3(-1.0f, 3.0f, 1.0f)), {1, 0, 1, 1});  // reaches y = -1.15
+    const std::vector<std::uint32_t> expected =
+        compareCpuAndGpu(fixture, scene, batch, gl::View::of(fixture.camera, fixture.target));
+    CHECK(expected == std::vector<std::uint32_t>{0, 2, 3});
+    MYRIAD_CHECK_PIXEL(fixture.render(scene), pixelX(-0.95f, kSize), pixelY(-0.24f, kSize), kRed);  // A's corner
 }
 
 TEST_CASE("GPU culling draws each instance with its own colour, weights and lanes", "[visibility][gpu-culling][pixels]") {
