@@ -1,6 +1,7 @@
 // GPU per-instance culling (InstanceCulling::Gpu) on screen: it draws the same instances as
 // the CPU path (same pixels, same index set), each with its own record, weights and lanes, and
 // gives every view of a frame its own list.
+#include "support/GlCallLog.h"
 #include "support/GlTest.h"
 
 #include <glad/gl.h>
@@ -275,4 +276,37 @@ TEST_CASE("GPU culling reuses its buffers, frees them with the batch and leaves 
     (void)fixture.render(scene);
     CHECK(gl::liveObjectCounts().buffers == before.buffers);
     CHECK(gl::liveObjectCounts().textures == before.textures);
+}
+
+TEST_CASE("GPU culling dispatches every view's culling, then one barrier, then the draws", "[visibility][gpu-culling]") {
+    RenderFixture fixture;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::quad(0.4f, 0.4f)), unlit(), 4);
+    batch.addInstance(at(-0.5f, 0.0f), {1, 0, 0, 1});
+    batch.addInstance(at(0.5f, 0.0f), {0, 1, 0, 1});
+    batch.setInstanceCulling(InstanceCulling::Gpu);
+    gl::OffscreenTarget second(kSize, kSize, "second-target");
+    const gl::View views[] = {gl::View::of(fixture.camera, fixture.target), gl::View::of(fixture.camera, second)};
+    fixture.renderer.render(scene, views);  // warm: programs compiled, buffers made
+    GlCallLog log;
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDispatchCompute);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDrawElementsIndirect);
+    fixture.renderer.render(scene, views);
+    const std::vector<GlCall> dispatches = log.callsTo("glDispatchCompute");
+    const std::vector<GlCall> draws = log.callsTo("glDrawElementsIndirect");
+    REQUIRE(dispatches.size() == 2);
+    REQUIRE(draws.size() == 2);
+    CHECK(dispatches.back().sequence < draws.front().sequence);
+    // The draws read the lists (texel fetch), the commands (indirect) and storage: one barrier
+    // with all three bits between the last dispatch and the first draw.
+    constexpr GLbitfield kNeeded = GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT;
+    GLbitfield issued = 0;
+    for (const GlCall& barrier : log.callsTo("glMemoryBarrier")) {
+        if (barrier.sequence > dispatches.back().sequence && barrier.sequence < draws.front().sequence) {
+            issued |= barrier.argument<GLbitfield>(0);
+        }
+    }
+    CHECK((issued & kNeeded) == kNeeded);
+    // Pixels too, for good measure.
+    MYRIAD_CHECK_PIXEL(second.readPixels(), pixelX(0.5f, kSize), pixelY(0.0f, kSize), kGreen);
 }
