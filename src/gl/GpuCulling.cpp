@@ -106,7 +106,7 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
         // A pass that drew no primitive of the batch (a depth-only view of a blended batch)
         // left it unprepared: nothing reads its list.
         const BatchGpu* gpu = resources.findBatch(*list->node);
-        if (gpu != nullptr && gpu->streams[InstanceStreamId::Record].buffer.id() != 0) {
+        if (gpu != nullptr) {
             run(*list, *gpu, stats);
         }
     }
@@ -147,7 +147,9 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     }
     list.commands.update(0, std::as_bytes(std::span(m_commands)));
     stats.bytesUploaded += m_commands.size() * sizeof(DrawElementsIndirectCommand);
-    if (tested == 0) {
+    if (tested == 0 || gpu.streams[InstanceStreamId::Record].buffer.id() == 0) {
+        // No staged record copy (UploadMode::Streaming keeps its records elsewhere, and the
+        // indexed path reads the staged copy: docs/limitations.md): draws nothing, validly.
         return;
     }
 
