@@ -12,6 +12,7 @@
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/core/SurfaceShader.h"
+#include "myriad/gl/Buffer.h"
 #include "myriad/gl/LiveObjects.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
@@ -309,4 +310,63 @@ TEST_CASE("GPU culling dispatches every view's culling, then one barrier, then t
     CHECK((issued & kNeeded) == kNeeded);
     // Pixels too, for good measure.
     MYRIAD_CHECK_PIXEL(second.readPixels(), pixelX(0.5f, kSize), pixelY(0.0f, kSize), kGreen);
+}
+
+TEST_CASE("GPU culling puts back the caller's storage and indirect bindings with preserveState", "[visibility][gpu-culling]") {
+    egl::HeadlessContext& context = test::context();
+    (void)context;
+    gl::Renderer renderer(gl::RendererDesc{.preserveState = true});
+    gl::OffscreenTarget target(kSize, kSize, "preserve-target");
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::quad(0.4f, 0.4f)), unlit(), 4);
+    batch.addInstance(at(-0.5f, 0.0f), {1, 0, 0, 1});
+    batch.setInstanceCulling(InstanceCulling::Gpu);
+    const gl::Buffer mine({.sizeBytes = 1024, .label = "caller's buffer"});
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 3, mine.id(), 256, 512);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, mine.id());
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, mine.id());
+    renderer.render(scene, orthoCamera(), target);
+    MYRIAD_CHECK_PIXEL(target.readPixels(), pixelX(-0.5f, kSize), pixelY(0.0f, kSize), kRed);
+    GLint bound = 0;
+    GLint64 start = 0, size = 0;
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 3, &bound);
+    glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, 3, &start);
+    glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, 3, &size);
+    CHECK(static_cast<GLuint>(bound) == mine.id());
+    CHECK(start == 256);
+    CHECK(size == 512);
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 1, &bound);
+    CHECK(static_cast<GLuint>(bound) == mine.id());
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 4, &bound);
+    CHECK(bound == 0);
+    glGetIntegerv(GL_DRAW_INDIRECT_BUFFER_BINDING, &bound);
+    CHECK(static_cast<GLuint>(bound) == mine.id());
+    for (GLuint binding : {1u, 3u}) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, 0);
+    }
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+}
+
+TEST_CASE("a blended batch sorted back to front is culled on the CPU even with GPU culling", "[visibility][gpu-culling]") {
+    RenderFixture fixture;
+    Scene scene;
+    Material glass = unlit();
+    glass.alphaMode = AlphaMode::Blend;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::quad(0.4f, 0.4f)), glass, 4);
+    batch.addInstance(at(-0.5f, 0.0f), {1, 0, 0, 0.5f});
+    batch.addInstance(at(5.0f, 0.0f), {0, 1, 0, 0.5f});  // out of view
+    batch.addInstance(at(0.5f, 0.0f), {0, 0, 1, 0.5f});
+    batch.setInstanceCulling(InstanceCulling::Gpu);
+    batch.setSortInstances(true);
+    (void)fixture.render(scene);
+    const gl::FrameStats& stats = fixture.renderer.lastFrameStats();
+    CHECK(stats.instancesGpuCulled == 0);
+    CHECK(stats.instancesTested == 3);
+    CHECK(stats.instances == 2);  // culled on the CPU: the exact count
+    CHECK_FALSE(fixture.renderer.readGpuCulledInstances(batch, 0).has_value());
+    batch.setSortInstances(false);  // unsorted: the GPU culls it
+    (void)fixture.render(scene);
+    CHECK(fixture.renderer.lastFrameStats().instancesGpuCulled == 3);
+    CHECK(sorted(*fixture.renderer.readGpuCulledInstances(batch, 0)) == std::vector<std::uint32_t>{0, 2});
 }
