@@ -4,7 +4,7 @@
 // the instance's node-space bounding sphere (the CPU path's InstanceSpheres, computed here from
 // the record instead of cached) is tested against the view's six node-space planes, and a
 // visible instance appends its record index to the visible-index list of a level slot and bumps
-// that slot's indirect draw commands (one per primitive of the batch). The surface shader's
+// that slot's indirect draw commands (one per primitive of the batch), one atomic per work group. The surface shader's
 // MYRIAD_INDEXED variant then reads the list as it reads the CPU path's.
 //
 // Level slots: the list of slot s starts at u_listOffset (s * capacity) and its commands at
@@ -27,7 +27,7 @@ layout(std430, binding = 1) readonly buffer MyriadCullRecords { vec4 records[]; 
 // Per-instance morph weights (MYRIAD_MAX_MORPH_TARGETS floats a row), read only when
 // u_ownWeights is set; a first weight of -1e30 means "the node's weights".
 layout(std430, binding = 2) readonly buffer MyriadCullWeights { float weights[]; };
-layout(std430, binding = 3) writeonly buffer MyriadCullVisible { uint visible[]; };
+layout(std430, binding = 3) writeonly buffer MyriadCullVisible { uint visibleIndices[]; };
 layout(std430, binding = 4) buffer MyriadCullCommands { DrawCommand commands[]; };
 
 uniform vec4 u_planes[6];       // node space, camera-relative (nodeSpacePlanes()): world distance
@@ -46,13 +46,13 @@ uniform uint u_listOffset;      // level slot * list capacity
 uniform uint u_commandOffset;   // level slot * primitive count
 uniform uint u_primitiveCount;
 
-void main() {
-    // Two-dimensional grid when one row of work groups is not enough (65535 groups a row).
-    uint local = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
-    if (local >= u_count) {
-        return;
-    }
-    uint index = u_first + local;
+// Per work group: each invocation's visible flag, then their inclusive prefix sum; the group's
+// first place in the list.
+shared uint s_prefix[256];
+shared uint s_base;
+
+/** True when instance @p index's bounding sphere meets all six planes (the CPU path's test). */
+bool instanceInView(uint index) {
     vec3 boxMin = u_boxMin;
     vec3 boxMax = u_boxMax;
     if (u_ownWeights != 0) {
@@ -99,13 +99,48 @@ void main() {
         float distance = dot(u_planes[p].xyz, centre) + u_planes[p].w;
         inside = inside && distance >= -radius * u_planeScale[p];
     }
-    if (!inside) {
-        return;
+    return inside;
+}
+
+void groupBarrier() {
+    memoryBarrierShared();
+    barrier();
+}
+
+void main() {
+    // Two-dimensional grid when one row of work groups is not enough (65535 groups a row).
+    uint local = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+    uint index = u_first + local;
+    // No early return: every invocation takes part in the group's barriers.
+    bool visible = local < u_count && instanceInView(index);
+    // Compaction per work group: an inclusive prefix sum of the visible flags (Hillis and
+    // Steele, 1986; log2(256) = 8 steps) gives each visible invocation its place in record
+    // order, and one atomicAdd per group (not per instance) reserves the group's run in the
+    // list. Groups land in whatever order the atomics give; inside a run, record order holds.
+    uint lane = gl_LocalInvocationIndex;
+    s_prefix[lane] = visible ? 1u : 0u;
+    groupBarrier();
+    for (uint offset = 1u; offset < gl_WorkGroupSize.x; offset <<= 1u) {
+        uint add = lane >= offset ? s_prefix[lane - offset] : 0u;
+        groupBarrier();
+        s_prefix[lane] += add;
+        groupBarrier();
     }
-    // Every primitive's command counts the instance; the first one's old count is its place.
-    uint slot = atomicAdd(commands[u_commandOffset].instanceCount, 1u);
-    for (uint p = 1u; p < u_primitiveCount; ++p) {
-        atomicAdd(commands[u_commandOffset + p].instanceCount, 1u);
+    if (lane == gl_WorkGroupSize.x - 1u) {
+        uint total = s_prefix[lane];
+        uint base = 0u;
+        if (total != 0u) {
+            // Every primitive's command counts the group's instances; the first one's old
+            // count is the group's place.
+            base = atomicAdd(commands[u_commandOffset].instanceCount, total);
+            for (uint p = 1u; p < u_primitiveCount; ++p) {
+                atomicAdd(commands[u_commandOffset + p].instanceCount, total);
+            }
+        }
+        s_base = base;
     }
-    visible[u_listOffset + slot] = index;
+    groupBarrier();
+    if (visible) {
+        visibleIndices[u_listOffset + s_base + s_prefix[lane] - 1u] = index;
+    }
 }
