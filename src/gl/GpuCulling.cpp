@@ -6,6 +6,7 @@
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MorphTargets.h"
 #include "myriad/gl/VertexArray.h"
+#include "myriad/util/Error.h"
 
 #include <glm/geometric.hpp>
 
@@ -94,6 +95,7 @@ void GpuCulling::ensureProgram() {
         .primitiveCount = p.uniformLocation("u_primitiveCount"),
     };
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &m_maxGroupsX);
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &m_maxStorageBlockBytes);
 }
 
 void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
@@ -153,6 +155,12 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
         return;
     }
 
+    const Buffer& records = gpu.streams[InstanceStreamId::Record].buffer;
+    if (static_cast<std::uint64_t>(records.sizeBytes()) > static_cast<std::uint64_t>(m_maxStorageBlockBytes)) {
+        throw CapacityError("gl::Renderer::render: InstanceCulling::Gpu on '" + name + "': its record buffer (" +
+                            std::to_string(records.sizeBytes()) + " bytes) exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+                            std::to_string(m_maxStorageBlockBytes) + "); use InstanceCulling::Cpu");
+    }
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
     glProgramUniform4fv(p.id(), u.planes, 6, &list.planes[0][0]);

@@ -99,7 +99,9 @@ public:
      *  see the lists (texture fetch), the commands (indirect) and storage. Leaves the cull
      *  program current and kCullStorageBindings bound (the renderer's exit state restores
      *  them). @p resources: the batches' GPU copies, prepared this frame.
-     *  @throws ShaderError if cull.comp does not compile (a driver bug). */
+     *  @throws ShaderError if cull.comp does not compile (a driver bug); CapacityError if a
+     *  batch's record buffer is larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB,
+     *  two million instances, by the spec; far more on desktop drivers). */
     void dispatch(GpuResources& resources, FrameStats& stats);
 
     /** Binds @p list on kVisibleIndexUnit, an RGBA32F view of @p gpu's record buffer on
@@ -147,6 +149,7 @@ private:
     Program m_program;  ///< cull.comp, compiled on first use
     Uniforms m_uniforms;
     GLint m_maxGroupsX = 0;
+    GLint64 m_maxStorageBlockBytes = 0;  ///< the record buffer is one storage block
     std::unordered_map<ListKey, GpuCullList, ListKeyHash> m_lists;
     std::unordered_map<std::uint64_t, RecordView> m_recordViews;
     std::vector<GpuCullList*> m_queued;            ///< this frame's, in select() order

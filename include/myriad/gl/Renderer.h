@@ -91,7 +91,8 @@ public:
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
      *  in its matrices; GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
-     *  holds); GlError if a stream exceeds a GL limit. */
+     *  holds); GlError if a stream exceeds a GL limit; CapacityError if a batch with
+     *  InstanceCulling::Gpu has a record buffer larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE. */
     void render(const Scene& scene, std::span<const View> views);
     /** One view. @throws as above. */
     void render(const Scene& scene, const View& view);
