@@ -46,7 +46,11 @@ struct ViewCamera;
 inline constexpr std::array<GLuint, 4> kCullStorageBindings = kCullBindings;
 
 /** Level slots each list and command buffer has room for. One today; per-instance level of
- *  detail can raise it: slot s's list starts at s * capacity, its commands at s * primitives. */
+ *  detail can raise it: slot s's list starts at s * capacity, its commands at s * primitives,
+ *  and its draw sets u_baseInstance = s * capacity (the commands' baseInstance stays 0: the
+ *  kIndexed variant reads the list at gl_InstanceID + u_baseInstance, as GL 4.5 has no
+ *  gl_BaseInstance without ARB_shader_draw_parameters; one glMultiDrawElementsIndirect over
+ *  several slots would need that extension). */
 inline constexpr std::size_t kCullLevelSlots = 1;
 
 /** GL's DrawElementsIndirectCommand (OpenGL 4.5 section 10.4), 20 bytes. */
