@@ -80,6 +80,12 @@ GlStateSnapshot GlStateSnapshot::capture() {
     glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, kMaterialTableBinding, &s.materialTableBuffer);
     glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, kMaterialTableBinding, &s.materialTableStart);
     glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, kMaterialTableBinding, &s.materialTableSize);
+    for (std::size_t i = 0; i < kCullBindings.size(); ++i) {
+        glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, kCullBindings[i], &s.cullBuffers[i]);
+        glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, kCullBindings[i], &s.cullStarts[i]);
+        glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, kCullBindings[i], &s.cullSizes[i]);
+    }
+    s.drawIndirectBuffer = integer(GL_DRAW_INDIRECT_BUFFER_BINDING);
     return s;
 }
 
@@ -139,6 +145,15 @@ void GlStateSnapshot::apply() const {
     } else {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMaterialTableBinding, static_cast<GLuint>(materialTableBuffer));
     }
+    for (std::size_t i = 0; i < kCullBindings.size(); ++i) {
+        if (cullBuffers[i] != 0 && cullSizes[i] != 0) {
+            glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullBindings[i], static_cast<GLuint>(cullBuffers[i]),
+                              static_cast<GLintptr>(cullStarts[i]), static_cast<GLsizeiptr>(cullSizes[i]));
+        } else {
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullBindings[i], static_cast<GLuint>(cullBuffers[i]));
+        }
+    }
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, static_cast<GLuint>(drawIndirectBuffer));
     // Indexed binds also set the generic binding: put it back after them.
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(shaderStorageBuffer));
 }

@@ -15,6 +15,8 @@ namespace myriad::gl::detail {
 inline constexpr std::array<GLuint, 6> kRendererTextureUnits{0, 1, 2, 3, 6, 7};
 /** The shader-storage binding of the material table (surface.frag's MyriadMaterialTable). */
 inline constexpr GLuint kMaterialTableBinding = 0;
+/** Shader-storage bindings of the GPU culling dispatch (gl/GpuCulling.h, kCullStorageBindings). */
+inline constexpr std::array<GLuint, 4> kCullBindings{1, 2, 3, 4};
 
 /** Every piece of GL state render() changes, as glGet* reads it. */
 struct GlStateSnapshot {
@@ -66,6 +68,10 @@ struct GlStateSnapshot {
     GLint materialTableBuffer = 0;        ///< indexed binding kMaterialTableBinding
     GLint64 materialTableStart = 0;
     GLint64 materialTableSize = 0;        ///< 0: bound whole (glBindBufferBase)
+    std::array<GLint, kCullBindings.size()> cullBuffers{};  ///< indexed bindings kCullBindings
+    std::array<GLint64, kCullBindings.size()> cullStarts{};
+    std::array<GLint64, kCullBindings.size()> cullSizes{};  ///< 0: bound whole
+    GLint drawIndirectBuffer = 0;         ///< GL_DRAW_INDIRECT_BUFFER (GPU-culled draws)
 
     /** Reads the current state (about 60 glGet calls). */
     [[nodiscard]] static GlStateSnapshot capture();

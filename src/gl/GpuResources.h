@@ -81,6 +81,25 @@ struct BatchGpu {
     std::unique_ptr<StreamingRecords> streaming;  ///< UploadMode::Streaming (or chosen by Automatic)
     int denseUploads = 0;  ///< staged uploads in a row that changed at least half the rows (Automatic)
     std::uint64_t lastUsedFrame = 0;
+
+    /** Where this frame's records are: the streaming buffer's current part (UploadMode::Streaming,
+     *  offset a multiple of 256 bytes, the largest offset alignment GL allows for buffer
+     *  textures and storage buffers) or the staged record buffer (offset 0). Every reader
+     *  that is not the divisor-1 attributes (the indexed path's record texture, GPU culling's
+     *  storage block) must read through this, or it draws the staged copy's stale rows. */
+    struct RecordSource {
+        GLuint buffer = 0;
+        std::size_t offset = 0;  ///< bytes
+        std::size_t bytes = 0;   ///< capacity * 64
+    };
+    [[nodiscard]] RecordSource recordSource() const noexcept {
+        if (streaming) {
+            return {streaming->buffer.id(), streaming->partOffset(),
+                    streaming->capacity * InstancedMeshNode::strideInBytes};
+        }
+        const Buffer& records = streams[InstanceStreamId::Record].buffer;
+        return {records.id(), 0, static_cast<std::size_t>(records.sizeBytes())};
+    }
 };
 
 struct TextureGpu {

@@ -70,7 +70,7 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
     list.lastUsedFrame = m_frame;
     list.indices.clear();
     const IndexRange drawn = batch.drawnInstances();
-    if (batch.visibility().culling == InstanceCulling::Cpu) {
+    if (batch.visibility().culling != InstanceCulling::Off) {  // Gpu here: sorted, so culled on the CPU
         const FrustumPlanes nodePlanes =
             nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
         stats.instancesTested += cullInstanceSpheres(spheres.spheres, drawn, nodePlanes, list.indices);
@@ -125,13 +125,12 @@ void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch,
     view.lastUsedFrame = m_frame;
     // Re-attached at every bind: a record buffer replaced by growth (or freed by trim() and made
     // again) may come back under the same GL name, and a stale attachment would read old data.
-    if (gpu.streaming) {  // UploadMode::Streaming: this frame's part (256-byte aligned, see GpuResources)
-        const StreamingRecords& streaming = *gpu.streaming;
-        glTextureBufferRange(view.texture.id(), GL_RGBA32F, streaming.buffer.id(),
-                             static_cast<GLintptr>(streaming.partOffset()),
-                             static_cast<GLsizeiptr>(streaming.capacity * InstancedMeshNode::strideInBytes));
+    const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
+    if (records.buffer == 0 || records.bytes == 0) {
+        glTextureBuffer(view.texture.id(), GL_RGBA32F, 0);  // nothing uploaded yet: detached, reads zeros
     } else {
-        glTextureBuffer(view.texture.id(), GL_RGBA32F, gpu.streams[InstanceStreamId::Record].buffer.id());
+        glTextureBufferRange(view.texture.id(), GL_RGBA32F, records.buffer, static_cast<GLintptr>(records.offset),
+                             static_cast<GLsizeiptr>(records.bytes));
     }
     glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
     glBindTextureUnit(kVisibleIndexUnit, list.texture.id());

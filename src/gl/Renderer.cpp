@@ -2,6 +2,7 @@
 
 #include "gl/GlCommon.h"
 #include "gl/GlState.h"
+#include "gl/GpuCulling.h"
 #include "gl/GpuPopulations.h"
 #include "gl/GpuResources.h"
 #include "gl/InstanceVisibility.h"
@@ -96,6 +97,7 @@ struct Renderer::Impl {
     detail::MaterialTable materials;
     detail::GpuPopulations populations;
     detail::InstanceVisibility instanceVisibility;  // visible-index lists (per-instance culling, sorting)
+    detail::GpuCulling gpuCulling;  // InstanceCulling::Gpu: compute-written lists, indirect draws
     std::vector<detail::ViewPass> passes;
     detail::ParticlePass particles{id};  // particles and scatter (docs/particles.md)
     std::unique_ptr<DebugChain> debugChain;
@@ -138,7 +140,7 @@ struct Renderer::Impl {
         if (item.instanced) {
             features |= detail::kInstanced;
             const auto& batch = static_cast<const InstancedMeshNode&>(node);
-            if (item.visible != nullptr) {
+            if (item.visible != nullptr || item.gpuCulled != nullptr) {
                 features |= detail::kIndexed;
             }
             const std::size_t mirrored = batch.mirroredCount();
@@ -322,6 +324,8 @@ struct Renderer::Impl {
             }
             if (item.visible != nullptr) {
                 instanceVisibility.bind(*item.visible, batchNode, batch, stats);
+            } else if (item.gpuCulled != nullptr) {
+                gpuCulling.bind(*item.gpuCulled, batchNode, batch);
             }
             // A LOD level above 0 draws its own mesh's vertex array: the kIndexed variant reads
             // records from the buffer texture, so no record attributes are needed on it.
@@ -336,8 +340,12 @@ struct Renderer::Impl {
         }
         {
             const PhaseTimer timer(stats.drawMs);
-            drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
-                                              geometry.indexType(), 0, item.instanceCount, item.firstInstance);
+            if (item.gpuCulled != nullptr) {
+                detail::GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive);
+            } else {
+                drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                                                  geometry.indexType(), 0, item.instanceCount, item.firstInstance);
+            }
         }
         ++stats.vertexArrayBinds;
         ++stats.drawCalls;
@@ -477,6 +485,7 @@ struct Renderer::Impl {
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
+        gpuCulling.beginFrame();
         boundProgram = nullptr;
         {
             const PhaseTimer timer(stats.cullMs);
@@ -487,6 +496,7 @@ struct Renderer::Impl {
             for (const View& view : views) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {
                     passes[p].setInstanceVisibility(&instanceVisibility, p);
+                    passes[p].setGpuCulling(&gpuCulling);
                     passes[p++].build(scene, view, stats);
                 }
             }
@@ -501,13 +511,15 @@ struct Renderer::Impl {
             detail::GpuResources& resources;
             detail::InstanceVisibility& visibility;
             detail::ParticlePass& particles;
+            detail::GpuCulling& gpuCulling;
             ~Restore() {
                 state.apply();
                 resources.endFrame();
                 visibility.endFrame();
+                gpuCulling.endFrame();
                 particles.endFrame();
             }
-        } restore{exitState, resources, instanceVisibility, particles};
+        } restore{exitState, resources, instanceVisibility, particles, gpuCulling};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
@@ -524,6 +536,11 @@ struct Renderer::Impl {
             materials.bind();
         }
         prepare();
+        {
+            // Every (view, batch) culled on the GPU, before the first draw: compute, one barrier, draws.
+            const PhaseTimer timer(stats.cullMs);
+            gpuCulling.dispatch(resources, stats);
+        }
         // Compute writes since the last frame land before any draw reads them as records
         // (attributes), lanes (texture fetches) or storage.
         populations.barrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
@@ -566,6 +583,7 @@ const FrameStats& Renderer::lastFrameStats() const noexcept { return m_impl->sta
 void Renderer::trim() {
     m_impl->resources.trim();
     m_impl->instanceVisibility.trim();
+    m_impl->gpuCulling.trim();
     m_impl->particles.trim();
     m_impl->shaders.releaseExpired();
 }
@@ -581,6 +599,12 @@ std::uint32_t Renderer::instanceBuffer(const InstancedMeshNode& batch) const noe
 std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept {
     const detail::BatchGpu* gpu = m_impl->resources.findBatch(batch);
     return gpu == nullptr ? 0u : gpu->streams[InstanceStreamId::MorphWeights].texture.id();
+}
+
+std::optional<std::vector<std::uint32_t>> Renderer::readGpuCulledInstances(const InstancedMeshNode& batch,
+                                                                           std::size_t view) const {
+    requireCurrentContext("gl::Renderer::readGpuCulledInstances");
+    return m_impl->gpuCulling.readBack(view, batch);
 }
 
 std::size_t Renderer::programCount() const noexcept { return m_impl->shaders.size(); }

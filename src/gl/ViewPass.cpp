@@ -1,5 +1,6 @@
 #include "gl/ViewPass.h"
 
+#include "gl/GpuCulling.h"
 #include "gl/InstanceVisibility.h"
 
 #include "myriad/core/Camera.h"
@@ -106,6 +107,12 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
                                                      stats)) {
                 ++stats.culledNodes;  // every instance culled
             } else {
+                if (item.instanced && m_gpuCulling != nullptr &&
+                    GpuCulling::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch)) {
+                    // Culled on the GPU later in the frame: always queued, drawn indirect.
+                    m_gpuCulling->select(m_index, static_cast<const InstancedMeshNode&>(node),
+                                         std::to_array(frustum.planes), m_camera, item, stats);
+                }
                 item.distance = glm::length(centre);
                 // Per-instance LOD (one primitive): one item per non-empty level, its own list.
                 const std::span<VisibleList> levels =

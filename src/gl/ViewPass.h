@@ -20,6 +20,8 @@ namespace myriad::gl::detail {
 
 class InstanceVisibility;  // per-instance culling and sorting (gl/InstanceVisibility.h)
 struct VisibleList;
+class GpuCulling;  // InstanceCulling::Gpu (gl/GpuCulling.h)
+struct GpuCullList;
 
 /** The six planes of a clip matrix (Gribb and Hartmann, "Fast Extraction of Viewing Frustum
  *  Planes from the World-View-Projection Matrix", 2001), normalised so a plane's dot with
@@ -39,6 +41,9 @@ struct DrawItem {
     std::uint32_t instanceCount = 1;
     VisibleList* visible = nullptr;  ///< drawn through this visible-index list (kIndexed)
     std::uint8_t lodLevel = 0xFF;    ///< LOD level drawn (its mesh: drawnMesh()); 0xFF: not a LOD draw
+    /** Drawn indirect through this GPU-written visible-index list (kIndexed; instanceCount is
+     *  then the tested count, an upper bound). */
+    GpuCullList* gpuCulled = nullptr;
 };
 
 /** Camera data of a view, camera-relative: the eye in double, the rest in float. */
@@ -62,6 +67,9 @@ public:
         m_instanceVisibility = visibility;
         m_index = index;
     }
+    /** Batches with InstanceCulling::Gpu are queued on @p culling (the renderer's) under the
+     *  same pass number. Null: they draw whole. */
+    void setGpuCulling(GpuCulling* culling) noexcept { m_gpuCulling = culling; }
 
     [[nodiscard]] const View& view() const noexcept { return *m_view; }
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
@@ -80,6 +88,7 @@ private:
     std::vector<DrawItem> m_blended;
     InstanceVisibility* m_instanceVisibility = nullptr;
     std::size_t m_index = 0;
+    GpuCulling* m_gpuCulling = nullptr;
     glm::vec3 m_depthAxis{0.0f, 0.0f, -1.0f};  // world direction of increasing view depth
     std::vector<const SceneNode*> m_particleNodes;  // particles and scatter
 };

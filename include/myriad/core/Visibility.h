@@ -15,6 +15,15 @@ enum class InstanceCulling : std::uint8_t {
      *  (src/core/InstanceCulling.cpp); the draw reads instances through the resulting
      *  visible-index list, so records, handles and every stream stay where they are. */
     Cpu,
+    /** The same test on the GPU: a compute pass per (view, batch) computes each drawn
+     *  instance's sphere from its record and writes the visible-index list and an indirect draw
+     *  command, drawn with glDrawElementsIndirect; nothing comes back to the CPU, and no CPU
+     *  pass over instances. Draws the same instances as Cpu. A blended batch sorted back to
+     *  front (sortBackToFront) is culled on the CPU instead: sorting needs the list there.
+     *  The record buffer is read as one storage block: Renderer::render() throws CapacityError
+     *  for a batch whose capacity() * 64 bytes exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at
+     *  least 128 MiB by the spec, two million instances; desktop drivers allow far more). */
+    Gpu,
 };
 
 /** What Scene::pick() tests a batch against. */

@@ -10,8 +10,10 @@ namespace myriad::gl {
 struct FrameStats {
     std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip)
     std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views
-    std::uint64_t instances = 0;        ///< instances drawn, summed over draws (a MeshNode is 1)
-    std::uint64_t triangles = 0;        ///< triangles submitted (index count / 3 * instances)
+    /** Instances drawn, summed over draws (a MeshNode is 1); GPU-culled batches count their
+     *  tested instances (an upper bound, see instancesGpuCulled). */
+    std::uint64_t instances = 0;
+    std::uint64_t triangles = 0;        ///< triangles submitted (index count / 3 * instances; upper bound likewise)
     std::uint64_t bytesUploaded = 0;    ///< bytes sent to GPU buffers and textures this frame
     std::uint32_t batches = 0;          ///< InstancedMeshNodes drawn
     std::uint32_t meshNodes = 0;        ///< MeshNodes drawn
@@ -20,13 +22,18 @@ struct FrameStats {
     std::uint32_t culledNodes = 0;      ///< mesh nodes and batches outside the view frustum
     std::uint32_t uploadRanges = 0;     ///< GPU copies of instance ranges (after merging)
     std::uint64_t uploadWaits = 0;      ///< times the upload ring waited for the GPU (stalls)
-    /** Instances tested one by one against a frustum (batches with InstanceCulling::Cpu; the
-     *  drawn ones are counted in `instances`). */
+    /** Instances tested one by one against a frustum (batches with InstanceCulling::Cpu or
+     *  InstanceCulling::Gpu; for Cpu the drawn ones are counted in `instances`). */
     std::uint64_t instancesTested = 0;
     /** Instances drawn per LOD level (index = level, myriad::kMaxLodLevels entries), summed over
      *  views, for batches with a LOD chain (InstancedMeshNode::setLodChain()); each non-empty
      *  level is one draw call and one `batches` count. Other batches count nothing here. */
     std::array<std::uint64_t, 8> lodInstances{};
+    /** Of instancesTested, those tested on the GPU (InstanceCulling::Gpu). How many of them were
+     *  drawn stays on the GPU (no readback): `instances` and `triangles` count every one of them
+     *  as drawn, so for a frame with GPU-culled batches both are upper bounds, and
+     *  `instances - instancesGpuCulled` is the exact count of the rest. */
+    std::uint64_t instancesGpuCulled = 0;
     std::uint64_t particles = 0;        ///< particles drawn, summed over views
     std::uint64_t particlesSorted = 0;  ///< particles sorted back to front, summed over views
 
@@ -34,7 +41,9 @@ struct FrameStats {
     // cullMs + uploadMs + submitMs - drawMs. drawMs is the time inside glDraw* calls, and the
     // rest of frameMs (clear, fences, flushes) is the driver's too: a software driver such as
     // llvmpipe runs vertex shading there. None of it waits for the GPU (no glFinish).
-    double cullMs = 0.0;    ///< walking the tree, layer masks, frustum culling, sorting
+    /** Walking the tree, layer masks, frustum culling, sorting, and issuing the GPU culling
+     *  dispatches (their GPU time is not in here). */
+    double cullMs = 0.0;
     double uploadMs = 0.0;  ///< copying changed records (and textures, meshes) towards the GPU
     double submitMs = 0.0;  ///< the draw loop: state, uniforms, binds and the draw calls
     double drawMs = 0.0;    ///< inside the glDraw* calls (part of submitMs)

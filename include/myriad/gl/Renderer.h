@@ -33,7 +33,7 @@ struct RendererDesc {
      *  the renderer is destroyed. */
     bool debugOutput = false;
     /** Read the caller's GL state on entry to render() and put all of it back on exit (about
-     *  60 glGet calls per frame: a driver round trip each on some platforms). Off: render()
+     *  75 glGet calls per frame: a driver round trip each on some platforms). Off: render()
      *  leaves the documented exit state (see the class comment). */
     bool preserveState = false;
     /** Bytes of the persistently mapped upload ring (fixed; larger uploads are chunked). */
@@ -65,12 +65,13 @@ struct RendererDesc {
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
  *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7 and
- *  their sampler objects, shader storage binding 0 (the material table), unpack alignment 4 with no row length or skips and no pixel unpack
+ *  their sampler objects, shader storage binding 0 (the material table), storage bindings 1-4 and
+ *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
- *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7 unbound with no sampler, storage binding 0 empty, unpack alignment
+ *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7 unbound with no sampler, storage bindings 0-4 and the draw indirect buffer empty, unpack alignment
  *  4, clear colour 0 and depth 1), except the viewport (the last view's) and the active texture
  *  unit (the caller's).
  *
@@ -90,7 +91,8 @@ public:
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
      *  in its matrices; GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
-     *  holds); GlError if a stream exceeds a GL limit. */
+     *  holds); GlError if a stream exceeds a GL limit; CapacityError if a batch with
+     *  InstanceCulling::Gpu has a record buffer larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE. */
     void render(const Scene& scene, std::span<const View> views);
     /** One view. @throws as above. */
     void render(const Scene& scene, const View& view);
@@ -112,6 +114,14 @@ public:
      *  the streaming buffer: three parts of capacity() records, the part drawn moving on with
      *  each frame that changed the records. For interop and tests. */
     [[nodiscard]] std::uint32_t instanceBuffer(const InstancedMeshNode& batch) const noexcept;
+    /** The record indices @p batch was drawn with in the last render() by its view number
+     *  @p view (counting only views with a non-empty viewport, in the order given), as the GPU
+     *  culling pass wrote them (InstanceCulling::Gpu): in no particular order (compare sorted).
+     *  Reads the GPU's list back, so it waits for the GPU: for tests and tools, never per frame.
+     *  @return nullopt when that view did not cull @p batch on the GPU in the last frame.
+     *  @throws GlError with no current context. */
+    [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuCulledInstances(const InstancedMeshNode& batch,
+                                                                                 std::size_t view) const;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, read by instance index), or 0 while the batch
      *  has no weights of its own or has not been drawn. For interop and tests. */

@@ -1,0 +1,258 @@
+#include "gl/GpuCulling.h"
+
+#include "gl/GpuResources.h"
+#include "gl/InstanceVisibility.h"  // kIndexedRecordUnit, kVisibleIndexUnit
+#include "gl/ViewPass.h"
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/MorphTargets.h"
+#include "myriad/gl/VertexArray.h"
+#include "myriad/util/Error.h"
+
+#include <glm/geometric.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace myriad::gl::detail {
+namespace {
+
+constexpr GLuint kLocalSize = 256;  // cull.comp's local_size_x
+
+std::string nameOf(const InstancedMeshNode& batch) {
+    return batch.name().empty() ? "node#" + std::to_string(batch.id()) : batch.name();
+}
+
+} // namespace
+
+bool GpuCulling::wants(const InstancedMeshNode& batch, bool blended) noexcept {
+    const myriad::InstanceVisibility& v = batch.visibility();
+    return v.culling == InstanceCulling::Gpu && !(blended && v.sortBackToFront);
+}
+
+void GpuCulling::beginFrame() noexcept {
+    ++m_frame;
+    m_queued.clear();
+}
+
+void GpuCulling::endFrame() noexcept {
+    auto stale = [&](const auto& entry) {
+        return entry.second.alive.expired() || entry.second.lastUsedFrame + kKeepFrames < m_frame;
+    };
+    std::erase_if(m_lists, stale);
+    std::erase_if(m_recordViews, stale);
+    m_queued.clear();  // points into m_lists
+}
+
+void GpuCulling::trim() noexcept {
+    auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
+    std::erase_if(m_lists, unused);
+    std::erase_if(m_recordViews, unused);
+}
+
+void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const FrustumPlanes& planes,
+                        const ViewCamera& camera, DrawItem& item, FrameStats& stats) {
+    GpuCullList& list = m_lists[{pass, batch.id()}];
+    if (list.alive.expired()) {
+        list = GpuCullList{};  // a new node (or one whose id outlived it): start clean
+        list.alive = batch.lifetime();
+    }
+    list.lastUsedFrame = m_frame;
+    list.node = &batch;
+    list.planes = nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
+    list.range = batch.drawnInstances();
+    m_queued.push_back(&list);
+    const std::size_t tested = list.range.end - list.range.begin;
+    stats.instancesTested += tested;
+    stats.instancesGpuCulled += tested;
+    item.gpuCulled = &list;
+    item.firstInstance = 0;  // level slot 0's list starts at 0
+    item.instanceCount = static_cast<std::uint32_t>(tested);
+}
+
+void GpuCulling::ensureProgram() {
+    if (m_program.id() != 0) {
+        return;
+    }
+    const ShaderSource stage{ShaderStage::Compute, "cull.comp", embeddedShaderText("cull.comp")};
+    m_program = Program(std::span(&stage, 1), "myriad/cull");
+    const Program& p = m_program;
+    m_uniforms = Uniforms{
+        .planes = p.uniformLocation("u_planes"),
+        .planeScale = p.uniformLocation("u_planeScale"),
+        .first = p.uniformLocation("u_first"),
+        .count = p.uniformLocation("u_count"),
+        .boxMin = p.uniformLocation("u_boxMin"),
+        .boxMax = p.uniformLocation("u_boxMax"),
+        .ownWeights = p.uniformLocation("u_ownWeights"),
+        .localMin = p.uniformLocation("u_localMin"),
+        .localMax = p.uniformLocation("u_localMax"),
+        .morphTargetCount = p.uniformLocation("u_morphTargetCount"),
+        .deltaMin = p.uniformLocation("u_deltaMin"),
+        .deltaMax = p.uniformLocation("u_deltaMax"),
+        .listOffset = p.uniformLocation("u_listOffset"),
+        .commandOffset = p.uniformLocation("u_commandOffset"),
+        .primitiveCount = p.uniformLocation("u_primitiveCount"),
+    };
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &m_maxGroupsX);
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &m_maxStorageBlockBytes);
+}
+
+void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
+    if (m_queued.empty()) {
+        return;
+    }
+    ensureProgram();
+    m_program.use();
+    for (GpuCullList* list : m_queued) {
+        // A pass that drew no primitive of the batch (a depth-only view of a blended batch)
+        // left it unprepared: nothing reads its list.
+        const BatchGpu* gpu = resources.findBatch(*list->node);
+        if (gpu != nullptr) {
+            run(*list, *gpu, stats);
+        }
+    }
+    // The draws read what the dispatches wrote: the lists by texel fetch, the commands as
+    // indirect parameters, and both are storage another dispatch may touch next frame.
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT);
+}
+
+void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) {
+    const InstancedMeshNode& batch = *list.node;
+    const std::size_t tested = list.range.end - list.range.begin;
+    const std::string name = nameOf(batch);
+    if (list.capacity < tested || !list.indices) {
+        // Grown to a power of two (at least 64): a batch that grows a little at a time
+        // reallocates O(log n) times; no allocation once warm.
+        const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(tested, 64));
+        list.indices = Buffer({.sizeBytes = kCullLevelSlots * capacity * sizeof(std::uint32_t),
+                               .label = name + "/InstancedMeshNode.gpu-visible-instances"});
+        list.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(list.texture.id(), GL_R32UI, list.indices.id());
+        setLabel(GL_TEXTURE, list.texture.id(), name + "/InstancedMeshNode.gpu-visible-instances-texture");
+        list.capacity = capacity;
+    }
+    const std::size_t primitives = batch.primitiveCount();
+    if (list.primitives != primitives || !list.commands) {
+        list.commands = Buffer({.sizeBytes = kCullLevelSlots * primitives * sizeof(DrawElementsIndirectCommand),
+                                .usage = BufferUsage::Dynamic,
+                                .label = name + "/InstancedMeshNode.gpu-draw-commands"});
+        list.primitives = primitives;
+    }
+    // The commands are rewritten whole every frame (20 bytes a primitive and slot): the counts
+    // follow a changed mesh, and the instance counts start from 0 for the atomics.
+    m_commands.assign(kCullLevelSlots * primitives, DrawElementsIndirectCommand{});
+    for (std::size_t slot = 0; slot < kCullLevelSlots; ++slot) {
+        for (std::size_t p = 0; p < primitives; ++p) {
+            m_commands[slot * primitives + p].count = batch.primitiveMesh(p)->indexCount();
+        }
+    }
+    list.commands.update(0, std::as_bytes(std::span(m_commands)));
+    stats.bytesUploaded += m_commands.size() * sizeof(DrawElementsIndirectCommand);
+    const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
+    if (tested == 0 || records.buffer == 0) {
+        return;  // nothing drawn (instance counts stay 0), validly
+    }
+    if (static_cast<std::uint64_t>(records.bytes) > static_cast<std::uint64_t>(m_maxStorageBlockBytes)) {
+        throw CapacityError("gl::Renderer::render: InstanceCulling::Gpu on '" + name + "': its record buffer (" +
+                            std::to_string(records.bytes) + " bytes) exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+                            std::to_string(m_maxStorageBlockBytes) + "); use InstanceCulling::Cpu");
+    }
+    const Program& p = m_program;
+    const Uniforms& u = m_uniforms;
+    glProgramUniform4fv(p.id(), u.planes, 6, &list.planes[0][0]);
+    float scale[6];
+    for (std::size_t i = 0; i < 6; ++i) {
+        scale[i] = glm::length(glm::vec3(list.planes[i]));  // as cullInstanceSpheres()
+    }
+    glProgramUniform1fv(p.id(), u.planeScale, 6, scale);
+    glProgramUniform1ui(p.id(), u.first, static_cast<GLuint>(list.range.begin));
+    glProgramUniform1ui(p.id(), u.count, static_cast<GLuint>(tested));
+    const Aabb& box = batch.meshBounds();
+    p.setUniform(u.boxMin, box.min);
+    p.setUniform(u.boxMax, box.max);
+    const bool ownWeights = batch.hasInstanceMorphWeights() &&
+                            gpu.streams[InstanceStreamId::MorphWeights].buffer.id() != 0;
+    p.setUniform(u.ownWeights, ownWeights ? 1 : 0);
+    if (ownWeights) {
+        const MeshGeometry& geometry = *batch.mesh();
+        const std::span<const Aabb> deltas = geometry.morphTargetDeltaBounds();
+        std::array<glm::vec3, kMaxMorphTargets> deltaMin{}, deltaMax{};
+        const std::size_t targets = std::min(deltas.size(), kMaxMorphTargets);
+        for (std::size_t t = 0; t < targets; ++t) {
+            deltaMin[t] = deltas[t].min;
+            deltaMax[t] = deltas[t].max;
+        }
+        p.setUniform(u.localMin, geometry.localBounds().min);
+        p.setUniform(u.localMax, geometry.localBounds().max);
+        p.setUniform(u.morphTargetCount, static_cast<int>(targets));
+        glProgramUniform3fv(p.id(), u.deltaMin, static_cast<GLsizei>(kMaxMorphTargets), &deltaMin[0][0]);
+        glProgramUniform3fv(p.id(), u.deltaMax, static_cast<GLsizei>(kMaxMorphTargets), &deltaMax[0][0]);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[1],
+                         gpu.streams[InstanceStreamId::MorphWeights].buffer.id());
+    }
+    glProgramUniform1ui(p.id(), u.listOffset, 0);     // level slot 0
+    glProgramUniform1ui(p.id(), u.commandOffset, 0);  // level slot 0
+    glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[0], records.buffer,
+                      static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[2], list.indices.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[3], list.commands.id());
+    const std::size_t groups = (tested + kLocalSize - 1) / kLocalSize;
+    const auto maxX = static_cast<std::size_t>(std::max<GLint>(m_maxGroupsX, 1));
+    const std::size_t groupsX = std::min(groups, maxX);
+    const std::size_t groupsY = (groups + groupsX - 1) / groupsX;
+    glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
+}
+
+void GpuCulling::bind(const GpuCullList& list, const InstancedMeshNode& batch, const BatchGpu& gpu) {
+    RecordView& view = m_recordViews[batch.id()];
+    if (view.alive.expired()) {
+        view = RecordView{};
+        view.alive = batch.lifetime();
+        view.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        setLabel(GL_TEXTURE, view.texture.id(), nameOf(batch) + "/InstancedMeshNode.gpu-record-texture");
+    }
+    view.lastUsedFrame = m_frame;
+    // Re-attached at every bind: a record buffer replaced by growth may come back under the
+    // same GL name (as in InstanceVisibility::bind()).
+    const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
+    if (records.buffer == 0 || records.bytes == 0) {
+        glTextureBuffer(view.texture.id(), GL_RGBA32F, 0);  // nothing uploaded yet: detached, reads zeros
+    } else {
+        glTextureBufferRange(view.texture.id(), GL_RGBA32F, records.buffer, static_cast<GLintptr>(records.offset),
+                             static_cast<GLsizeiptr>(records.bytes));
+    }
+    glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
+    glBindTextureUnit(kVisibleIndexUnit, list.texture.id());
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, list.commands.id());
+}
+
+void GpuCulling::draw(const GpuCullList& list, const VertexArray& vertexArray, const MeshGeometry& geometry,
+                      std::size_t primitive) {
+    (void)list;  // bound by bind() as GL_DRAW_INDIRECT_BUFFER
+    glBindVertexArray(vertexArray.id());
+    const std::size_t offset = primitive * sizeof(DrawElementsIndirectCommand);  // level slot 0
+    glDrawElementsIndirect(GL_TRIANGLES, toGl(geometry.indexType()),
+                           reinterpret_cast<const void*>(static_cast<std::uintptr_t>(offset)));
+}
+
+std::optional<std::vector<std::uint32_t>> GpuCulling::readBack(std::size_t pass, const InstancedMeshNode& batch) const {
+    const auto it = m_lists.find({pass, batch.id()});
+    if (it == m_lists.end() || it->second.alive.expired() || it->second.lastUsedFrame != m_frame ||
+        !it->second.indices || !it->second.commands) {
+        return std::nullopt;
+    }
+    const GpuCullList& list = it->second;
+    DrawElementsIndirectCommand command;
+    glGetNamedBufferSubData(list.commands.id(), 0, sizeof(command), &command);
+    // Never past the list, whatever the GPU wrote.
+    std::vector<std::uint32_t> indices(std::min<std::size_t>(command.instanceCount, list.capacity));
+    if (!indices.empty()) {
+        glGetNamedBufferSubData(list.indices.id(), 0, static_cast<GLsizeiptr>(indices.size() * sizeof(std::uint32_t)),
+                                indices.data());
+    }
+    return indices;
+}
+
+} // namespace myriad::gl::detail

@@ -1,0 +1,163 @@
+#pragma once
+// Internal to myriad_gl: per-instance frustum culling on the GPU (InstanceCulling::Gpu, see
+// docs/visibility.md). Per (view pass, batch) a compute dispatch (shaders/cull.comp) tests each
+// drawn instance's node-space bounding sphere, computed from its record, against the view's
+// planes, writes the record indices of the visible ones into a list the MYRIAD_INDEXED surface
+// variant reads (R32UI buffer texture on kVisibleIndexUnit, as the CPU path's), and counts them
+// into a DrawElementsIndirectCommand per primitive. The draw is glDrawElementsIndirect: the
+// visible count never comes back to the CPU.
+//
+// The frame: ViewPass::build() calls select() (no GL), Renderer::render() calls dispatch() once
+// after prepare() (every upload done) and before the first draw, so a frame is all culling
+// dispatches, one barrier, then the draws, which call bind() and draw().
+#include "gl/GlCommon.h"
+#include "gl/GlState.h"
+#include "myriad/core/InstanceCulling.h"
+#include "myriad/gl/Buffer.h"
+#include "myriad/gl/FrameStats.h"
+#include "myriad/gl/Program.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace myriad {
+class InstancedMeshNode;
+class MeshGeometry;
+} // namespace myriad
+
+namespace myriad::gl {
+class VertexArray;
+}
+
+namespace myriad::gl::detail {
+
+class GpuResources;
+struct BatchGpu;
+struct DrawItem;
+struct ViewCamera;
+
+/** Shader-storage bindings the cull dispatch uses (cull.comp): records, per-instance morph
+ *  weights, the visible-index list, the indirect commands. Binding 0 stays the material
+ *  table's. Part of the GL state contract (docs/gl-state.md): emptied, or put back, on exit. */
+inline constexpr std::array<GLuint, 4> kCullStorageBindings = kCullBindings;
+
+/** Level slots each list and command buffer has room for. One today; per-instance level of
+ *  detail can raise it: slot s's list starts at s * capacity, its commands at s * primitives,
+ *  and its draw sets u_baseInstance = s * capacity (the commands' baseInstance stays 0: the
+ *  kIndexed variant reads the list at gl_InstanceID + u_baseInstance, as GL 4.5 has no
+ *  gl_BaseInstance without ARB_shader_draw_parameters; one glMultiDrawElementsIndirect over
+ *  several slots would need that extension). */
+inline constexpr std::size_t kCullLevelSlots = 1;
+
+/** GL's DrawElementsIndirectCommand (OpenGL 4.5 section 10.4), 20 bytes. */
+struct DrawElementsIndirectCommand {
+    std::uint32_t count = 0;
+    std::uint32_t instanceCount = 0;
+    std::uint32_t firstIndex = 0;
+    std::int32_t baseVertex = 0;
+    std::uint32_t baseInstance = 0;
+};
+static_assert(sizeof(DrawElementsIndirectCommand) == 20);
+
+/** One (view pass, batch)'s GPU-written visible-index list and its indirect commands. */
+struct GpuCullList {
+    Buffer indices;            ///< kCullLevelSlots * capacity uints, written only by the GPU
+    TextureHandle texture;     ///< R32UI view of indices
+    Buffer commands;           ///< kCullLevelSlots * primitives commands, reset by the CPU each frame
+    std::size_t capacity = 0;  ///< indices per level slot
+    std::size_t primitives = 0;
+    std::weak_ptr<const void> alive;  ///< the batch's lifetime
+    std::uint64_t lastUsedFrame = 0;
+    // This frame's work, from select():
+    const InstancedMeshNode* node = nullptr;
+    FrustumPlanes planes{};    ///< node space, camera-relative
+    IndexRange range{};        ///< the drawn instances tested
+};
+
+class GpuCulling {
+public:
+    /** True when @p batch is culled on the GPU in a pass: InstanceCulling::Gpu, unless it is a
+     *  blended batch sorted back to front (sorting needs the list on the CPU: that batch takes
+     *  the CPU path, culled there). */
+    [[nodiscard]] static bool wants(const InstancedMeshNode& batch, bool blended) noexcept;
+
+    void beginFrame() noexcept;
+    /** Frees lists of destroyed batches, and those unused for kKeepFrames frames. */
+    void endFrame() noexcept;
+    /** Frees everything the last frame did not use (the program stays). */
+    void trim() noexcept;
+
+    /** Queues (@p pass, @p batch) for this frame's dispatch with @p planes (camera-relative
+     *  world space) and points @p item at its list (first instance 0; instanceCount the tested
+     *  count, an upper bound: the drawn count stays on the GPU). Counts the tested instances
+     *  into @p stats. No GL. */
+    void select(std::size_t pass, const InstancedMeshNode& batch, const FrustumPlanes& planes,
+                const ViewCamera& camera, DrawItem& item, FrameStats& stats);
+
+    /** Runs every queued test: sizes lists and command buffers (reused once warm), resets the
+     *  commands, one dispatch per queued (pass, batch), then one glMemoryBarrier so the draws
+     *  see the lists (texture fetch), the commands (indirect) and storage. Leaves the cull
+     *  program current and kCullStorageBindings bound (the renderer's exit state restores
+     *  them). @p resources: the batches' GPU copies, prepared this frame.
+     *  @throws ShaderError if cull.comp does not compile (a driver bug); CapacityError if a
+     *  batch's record buffer is larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB,
+     *  two million instances, by the spec; far more on desktop drivers). */
+    void dispatch(GpuResources& resources, FrameStats& stats);
+
+    /** Binds @p list on kVisibleIndexUnit, an RGBA32F view of @p gpu's record buffer on
+     *  kIndexedRecordUnit, and the list's commands as GL_DRAW_INDIRECT_BUFFER. */
+    void bind(const GpuCullList& list, const InstancedMeshNode& batch, const BatchGpu& gpu);
+
+    /** glDrawElementsIndirect of @p primitive's command (level slot 0) on @p vertexArray. */
+    static void draw(const GpuCullList& list, const VertexArray& vertexArray, const MeshGeometry& geometry,
+                     std::size_t primitive);
+
+    /** The list of (@p pass, @p batch) as the GPU wrote it in the last frame (read back: stalls
+     *  until the GPU is done), or nullopt when that pass did not cull the batch on the GPU. */
+    [[nodiscard]] std::optional<std::vector<std::uint32_t>> readBack(std::size_t pass,
+                                                                     const InstancedMeshNode& batch) const;
+
+    [[nodiscard]] std::size_t listCount() const noexcept { return m_lists.size(); }
+
+private:
+    static constexpr std::uint64_t kKeepFrames = 120;
+    struct ListKey {
+        std::size_t pass;
+        std::uint64_t node;
+        friend bool operator==(const ListKey&, const ListKey&) = default;
+    };
+    struct ListKeyHash {
+        std::size_t operator()(const ListKey& key) const noexcept {
+            return std::hash<std::uint64_t>()(key.node * 31u + key.pass);
+        }
+    };
+    struct RecordView {
+        TextureHandle texture;
+        std::weak_ptr<const void> alive;
+        std::uint64_t lastUsedFrame = 0;
+    };
+    struct Uniforms {
+        int planes = -1, planeScale = -1, first = -1, count = -1, boxMin = -1, boxMax = -1, ownWeights = -1,
+            localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1, listOffset = -1,
+            commandOffset = -1, primitiveCount = -1;
+    };
+
+    void ensureProgram();
+    void run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats);
+
+    std::uint64_t m_frame = 0;
+    Program m_program;  ///< cull.comp, compiled on first use
+    Uniforms m_uniforms;
+    GLint m_maxGroupsX = 0;
+    GLint64 m_maxStorageBlockBytes = 0;  ///< the record buffer is one storage block
+    std::unordered_map<ListKey, GpuCullList, ListKeyHash> m_lists;
+    std::unordered_map<std::uint64_t, RecordView> m_recordViews;
+    std::vector<GpuCullList*> m_queued;            ///< this frame's, in select() order
+    std::vector<DrawElementsIndirectCommand> m_commands;  ///< scratch, reused
+};
+
+} // namespace myriad::gl::detail
