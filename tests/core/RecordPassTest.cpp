@@ -124,24 +124,29 @@ TEST_CASE("with a bounds override, copyDrawnRecords still recounts the mirrored 
     checkSameBox(batch.localBounds(), reference);
 }
 
-TEST_CASE("a record with NaN written through instanceData() is left out of the bounds, as before", "[bounds][records]") {
+TEST_CASE("records with NaN written through instanceData() are left out of the bounds, as before", "[bounds][records]") {
     const auto mesh = offsetBox();
-    const std::vector<glm::mat4> transforms = randomTransforms(9, 11u);
-    InstancedMeshNode withoutNaN(mesh, Material{}, 9);
+    // NaN in a record of the first four-record step and in every record of the last one (the
+    // running minima and maxima must not take the NaN in any lane).
+    const std::vector<glm::mat4> transforms = randomTransforms(12, 11u);
+    auto poisoned = [](std::size_t i) { return i == 2 || i >= 8; };
+    InstancedMeshNode withoutNaN(mesh, Material{}, 12);
     for (std::size_t i = 0; i < transforms.size(); ++i) {
-        if (i != 6) {
+        if (!poisoned(i)) {
             withoutNaN.addInstance(transforms[i]);
         }
     }
-    InstancedMeshNode batch(mesh, Material{}, 9);
-    for (const glm::mat4& m : transforms) {
-        batch.addInstance(m);
+    InstancedMeshNode batch(mesh, Material{}, 12);
+    for (std::size_t i = 0; i < transforms.size(); ++i) {
+        batch.addInstance(transforms[i]);
+        if (poisoned(i)) {
+            for (const std::size_t k : {std::size_t{3}, std::size_t{7}, std::size_t{11}}) {  // the translation
+                batch.instanceData()[i * 16 + k] = std::numeric_limits<float>::quiet_NaN();
+            }
+        }
     }
-    batch.instanceData()[6 * 16 + 3] = std::numeric_limits<float>::quiet_NaN();  // record 6's x translation
-    batch.instanceData()[6 * 16 + 7] = std::numeric_limits<float>::quiet_NaN();
-    batch.instanceData()[6 * 16 + 11] = std::numeric_limits<float>::quiet_NaN();
     batch.markInstancesChanged();
-    std::vector<std::byte> destination(9 * InstancedMeshNode::strideInBytes);
+    std::vector<std::byte> destination(12 * InstancedMeshNode::strideInBytes);
     batch.copyDrawnRecords(destination);
     checkSameBox(batch.localBounds(), withoutNaN.localBounds());
 }
