@@ -14,6 +14,11 @@ namespace myriad::detail {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+// A copy from this size on is written with non-temporal stores: it would not stay in the cache
+// anyway, and they skip reading each destination line first. A smaller one stays in the cache,
+// where a renderer (llvmpipe, an integrated GPU) may read it back soon (glibc's memcpy switches
+// at a similar size, a fraction of the last-level cache).
+constexpr std::size_t kNonTemporalBytes = std::size_t{8} << 20;
 
 /** Running minima, maxima and mirrored count of the scalar path (and of the SIMD path's tail). */
 struct Scalar {
@@ -166,7 +171,7 @@ void pass(const float* records, std::size_t count, const glm::vec3& c, const glm
           Scalar& s) noexcept {
     if (out == nullptr) {
         simdPass<kBounds, kMirrored, false, false>(records, count, c, e, out, s);
-    } else if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    } else if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0 && count * 64 >= kNonTemporalBytes) {
         simdPass<kBounds, kMirrored, true, true>(records, count, c, e, out, s);
     } else {
         simdPass<kBounds, kMirrored, true, false>(records, count, c, e, out, s);
