@@ -443,7 +443,7 @@ void memoryRows(std::vector<std::string>& out, gl::Renderer& renderer, const std
     emit(out, "| at start, before the GL context | %.1f | | |", rssAtStart);
     emit(out, "| after the EGL context and the renderer (driver, compiled programs) | %.1f | %.1f | |", rssAfterContext,
                 rssAfterContext - rssAtStart);
-    emit(out, "| before the batch (earlier sections' leftovers included) | %.1f | | |", before);
+    emit(out, "| before the batch | %.1f | | |", before);
     emit(out, "| batch of %zu constructed (records, record -> handle table) | %.1f | %.1f | %.1f |", n, afterConstruct,
                 afterConstruct - before, perInstance * (64 + 4) / kMiB);
     emit(out, "| the game's handle vector reserved (16 bytes each, not myriad's) | %.1f | %.1f | |", afterGameVector,

@@ -14,11 +14,6 @@ namespace myriad::detail {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-// A copy from this size on is written with non-temporal stores: it would not stay in the cache
-// anyway, and they skip reading each destination line first. A smaller one stays in the cache,
-// where a renderer (llvmpipe, an integrated GPU) may read it back soon (glibc's memcpy switches
-// at a similar size, a fraction of the last-level cache).
-constexpr std::size_t kNonTemporalBytes = std::size_t{8} << 20;
 
 /** Running minima, maxima and mirrored count of the scalar path (and of the SIMD path's tail). */
 struct Scalar {
@@ -68,7 +63,10 @@ inline void transpose(__m128 r0, __m128 r1, __m128 r2, __m128 r3, __m128 out[4])
     out[3] = _mm_movehl_ps(t3, t2);
 }
 
-template <bool kBounds, bool kMirrored, bool kCopy, bool kStream>
+// Plain stores for the copy: non-temporal ones (_mm_stream_ps) measured 1.34-1.71x memcpy for
+// the whole pass at 1M records on the reference VM against 1.05-1.10x with plain stores
+// (docs/performance.md); write-combined GPU memory combines plain stores anyway.
+template <bool kBounds, bool kMirrored, bool kCopy>
 void simdPass(const float* records, std::size_t count, const glm::vec3& c, const glm::vec3& e, float* out,
               Scalar& s) noexcept {
     const __m128 cx = _mm_set1_ps(c.x), cy = _mm_set1_ps(c.y), cz = _mm_set1_ps(c.z);
@@ -88,11 +86,7 @@ void simdPass(const float* records, std::size_t count, const glm::vec3& c, const
         }
         if constexpr (kCopy) {
             for (int k = 0; k < 16; ++k) {
-                if constexpr (kStream) {
-                    _mm_stream_ps(w + 4 * k, v[k]);
-                } else {
-                    _mm_storeu_ps(w + 4 * k, v[k]);
-                }
+                _mm_storeu_ps(w + 4 * k, v[k]);
             }
         }
         // Row k of record j is v[4 * j + k]; transposed, A[i] holds element i of row 0 of the
@@ -160,9 +154,6 @@ void simdPass(const float* records, std::size_t count, const glm::vec3& c, const
         if (count > done) {
             std::memcpy(out + done * 16, records + done * 16, (count - done) * 16 * sizeof(float));
         }
-        if constexpr (kStream) {
-            _mm_sfence();  // the streamed stores are visible before anyone reads the copy
-        }
     }
 }
 
@@ -170,11 +161,9 @@ template <bool kBounds, bool kMirrored>
 void pass(const float* records, std::size_t count, const glm::vec3& c, const glm::vec3& e, float* out,
           Scalar& s) noexcept {
     if (out == nullptr) {
-        simdPass<kBounds, kMirrored, false, false>(records, count, c, e, out, s);
-    } else if (reinterpret_cast<std::uintptr_t>(out) % 16 == 0 && count * 64 >= kNonTemporalBytes) {
-        simdPass<kBounds, kMirrored, true, true>(records, count, c, e, out, s);
+        simdPass<kBounds, kMirrored, false>(records, count, c, e, out, s);
     } else {
-        simdPass<kBounds, kMirrored, true, false>(records, count, c, e, out, s);
+        simdPass<kBounds, kMirrored, true>(records, count, c, e, out, s);
     }
 }
 

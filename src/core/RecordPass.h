@@ -23,8 +23,7 @@ struct RecordPassResult {
  *    a per-instance loop; a NaN component of a record is skipped as std::min / std::max skip it.
  *  - mirrored: the count of records with det(3x3) = row0 . (row1 x row2) < 0.
  *  - @p destination (may be null): receives a copy of the @p count * 64 bytes, written once
- *    (non-temporal stores from 8 MiB on when it is 16-byte aligned: a copy that large would not
- *    stay in the cache anyway, and no destination line is read first; ends with a store fence).
+ *    with plain stores, any alignment.
  *  SSE2 on x86-64 (four records a step, transposed to one lane per record); a plain loop
  *  elsewhere. @p destination must not overlap @p records. */
 void recordPass(const float* records, std::size_t count, bool bounds, bool mirrored, const glm::vec3& centre,

@@ -334,8 +334,7 @@ public:
      *  in registers, instead of once by a bounds pass and again by a copy. For a renderer that
      *  sends every drawn record each frame (UploadMode::Streaming). The derived values equal
      *  bit for bit what localBounds() and mirroredCount() compute on their own. @p destination
-     *  is written once and not read (non-temporal stores from 8 MiB on, when 16-byte aligned)
-     *  and must not overlap instanceData(). Ownership: the caller's.
+     *  is written once and not read, any alignment, and must not overlap instanceData(). Ownership: the caller's.
      *  @throws InvalidArgument if @p destination is smaller than count() * strideInBytes;
      *  nothing is written then. */
     void copyDrawnRecords(std::span<std::byte> destination) const;
