@@ -448,8 +448,9 @@ void memoryRows(std::vector<std::string>& out, gl::Renderer& renderer, const std
                 afterConstruct - before, perInstance * (64 + 4) / kMiB);
     emit(out, "| the game's handle vector reserved (16 bytes each, not myriad's) | %.1f | %.1f | |", afterGameVector,
                 afterGameVector - afterConstruct);
-    emit(out, "| %zu handles acquired (slot table) | %.1f | %.1f | %.1f |", n, afterHandles, afterHandles - afterGameVector,
-                12.0 * static_cast<double>(slotCapacity) / kMiB);
+    emit(out, "| %zu handles acquired (myriad's slot table; the game's vector of handles filled) | %.1f | %.1f | %.1f + %.1f the game's |", n,
+         afterHandles, afterHandles - afterGameVector, 12.0 * static_cast<double>(slotCapacity) / kMiB,
+         static_cast<double>(n * sizeof(InstanceHandle)) / kMiB);
     emit(out, "| lanes + morph weights allocated, per-instance culling on | %.1f | %.1f | %.1f |", afterStreams,
                 afterStreams - afterHandles, perInstance * (64 + 4.0 * kMaxMorphTargets) / kMiB);
     emit(out, "| first render, Staged (GPU copies: driver memory on llvmpipe; spheres, visible list) | %.1f | %.1f | %.1f GPU + %.1f CPU |",
@@ -588,8 +589,10 @@ int main(int argc, char** argv) {
                         batch.markInstancesChanged();
                     };
                 }
-                if (animated) {
+                if (animated && !streaming) {
                     // Bounds and the mirrored count: one pass over the records after a bulk write.
+                    // (Streaming: culling asks for them, and the renderer's copy before culling
+                    // derives them in the same pass, GpuResources::streamAhead.)
                     bounds = [&] {
                         (void)batch.localBounds();
                         (void)batch.mirroredCount();
