@@ -4,7 +4,15 @@
 #include "myriad/core/MorphTargets.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace myriad {
 
@@ -21,6 +29,35 @@ void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
     }
     ranges.resize(ranges.empty() ? 0 : out + 1);
 }
+
+// ---- large arrays --------------------------------------------------------------------------
+
+namespace detail {
+
+void* allocateLargeArray(std::size_t bytes) {
+    constexpr std::size_t kAlignment = 64;
+    const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    void* pointer = std::aligned_alloc(kAlignment, rounded);
+    if (pointer == nullptr) {
+        throw std::bad_alloc();
+    }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= kLargeArrayBytes) {
+        // Only the pages wholly inside the block; advice, so a refusal changes nothing.
+        const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+        const auto begin = (reinterpret_cast<std::uintptr_t>(pointer) + page - 1) / page * page;
+        const auto end = (reinterpret_cast<std::uintptr_t>(pointer) + rounded) / page * page;
+        if (end > begin) {
+            (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+        }
+    }
+#endif
+    return pointer;
+}
+
+void freeLargeArray(void* pointer) noexcept { std::free(pointer); }
+
+} // namespace detail
 
 // ---- ChangeLog ---------------------------------------------------------------------------
 
@@ -149,7 +186,7 @@ void InstanceStream::allocate(std::size_t capacity) {
         return;
     }
     const std::size_t width = m_desc->floatsPerInstance;
-    std::vector<float> data(capacity * width);
+    std::vector<float, detail::LargeArrayAllocator<float>> data(capacity * width);
     for (std::size_t i = 0; i < capacity; ++i) {
         std::copy_n(m_desc->defaultRow.begin(), width, data.begin() + static_cast<std::ptrdiff_t>(i * width));
     }

@@ -1,5 +1,6 @@
 #include "myriad/core/InstancedMeshNode.h"
 
+#include "core/RecordPass.h"
 #include "core/Validate.h"
 #include "myriad/util/Error.h"
 
@@ -596,71 +597,44 @@ void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t coun
     ++m_dataVersion;
 }
 
-void InstancedMeshNode::refreshDerived() const noexcept {
+void InstancedMeshNode::refreshDerived(std::byte* destination) const noexcept {
     // One pass over the records for whatever is stale: the bounds (Arvo's box per record, as
-    // instanceBox()) and the mirrored count. After a bulk rewrite both are stale, and two passes
-    // would read every record twice. Plain float arithmetic with no calls and no branches in
-    // the loop, so the compiler keeps it in registers and vectorises it (-O3).
-    const bool bounds = !m_boundsValid && !m_hasBoundsOverride;
+    // instanceBox()) and the mirrored count, and the copy a streaming renderer wants, so each
+    // record is read once (src/core/RecordPass.cpp: SSE2, four records a step).
+    const bool bounds = (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()) && !m_hasBoundsOverride;
     const bool mirrored = !m_mirroredValid;
-    if (!bounds && !mirrored) {
+    if (!bounds && !mirrored && destination == nullptr) {
         return;
     }
     if (bounds) {
         refreshInstanceMeshBox();  // the (morphed, every-primitive) mesh box of each instance
     }
     const Aabb& mesh = m_instanceMeshBox;
-    const glm::vec3 c = mesh.centre();
-    const glm::vec3 e = mesh.halfExtent();
-    const float* records = m_streams[InstanceStreamId::Record].data().data();
-    const std::size_t n = m_count;
-    // Three branch-free loops (bounds and mirrored, bounds only, mirrored only): a test inside
-    // the loop keeps the compiler from vectorising it.
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    float minX = kInf, minY = kInf, minZ = kInf, maxX = -kInf, maxY = -kInf, maxZ = -kInf;
-    std::size_t negative = 0;
-    auto pass = [&]<bool kBounds, bool kMirrored>() {
-        const float* r = records;
-        for (std::size_t i = 0; i < n; ++i, r += floatsPerInstance) {
-            const float a0 = r[0], a1 = r[1], a2 = r[2], a3 = r[3];
-            const float b0 = r[4], b1 = r[5], b2 = r[6], b3 = r[7];
-            const float d0 = r[8], d1 = r[9], d2 = r[10], d3 = r[11];
-            if constexpr (kBounds) {
-                const float cx = a0 * c.x + a1 * c.y + a2 * c.z + a3;
-                const float cy = b0 * c.x + b1 * c.y + b2 * c.z + b3;
-                const float cz = d0 * c.x + d1 * c.y + d2 * c.z + d3;
-                const float ex = std::abs(a0) * e.x + std::abs(a1) * e.y + std::abs(a2) * e.z;
-                const float ey = std::abs(b0) * e.x + std::abs(b1) * e.y + std::abs(b2) * e.z;
-                const float ez = std::abs(d0) * e.x + std::abs(d1) * e.y + std::abs(d2) * e.z;
-                minX = std::min(minX, cx - ex);
-                minY = std::min(minY, cy - ey);
-                minZ = std::min(minZ, cz - ez);
-                maxX = std::max(maxX, cx + ex);
-                maxY = std::max(maxY, cy + ey);
-                maxZ = std::max(maxZ, cz + ez);
-            }
-            if constexpr (kMirrored) {
-                // det of the 3x3 rows = row0 . (row1 x row2), as isMirrored().
-                const float det = a0 * (b1 * d2 - b2 * d1) + a1 * (b2 * d0 - b0 * d2) + a2 * (b0 * d1 - b1 * d0);
-                negative += det < 0.0f ? 1 : 0;
-            }
-        }
-    };
-    if (bounds && mirrored) {
-        pass.template operator()<true, true>();
-    } else if (bounds) {
-        pass.template operator()<true, false>();
-    } else {
-        pass.template operator()<false, true>();
-    }
+    detail::RecordPassResult result;
+    detail::recordPass(m_streams[InstanceStreamId::Record].data().data(), m_count, bounds, mirrored, mesh.centre(),
+                       mesh.halfExtent(), destination, result);
     if (bounds) {
-        m_bounds = n == 0 ? Aabb{} : Aabb{glm::vec3(minX, minY, minZ), glm::vec3(maxX, maxY, maxZ)};
+        m_bounds = m_count == 0 ? Aabb{} : Aabb{result.min, result.max};
         m_boundsValid = true;
     }
     if (mirrored) {
-        m_mirroredCount = negative;
+        m_mirroredCount = result.mirrored;
         m_mirroredValid = true;
     }
+}
+
+void InstancedMeshNode::copyDrawnRecords(std::span<std::byte> destination) const {
+    const std::size_t bytes = m_count * strideInBytes;
+    if (destination.size() < bytes) {
+        throw InvalidArgument("InstancedMeshNode::copyDrawnRecords: " + std::to_string(destination.size()) +
+                              " bytes for " + std::to_string(m_count) + " records of " +
+                              std::to_string(strideInBytes) + " bytes");
+    }
+    if (bytes == 0) {
+        refreshDerived(nullptr);
+        return;
+    }
+    refreshDerived(destination.data());
 }
 
 const Aabb& InstancedMeshNode::localBounds() const {
@@ -671,14 +645,14 @@ const Aabb& InstancedMeshNode::localBounds() const {
         // meshBoundsVersion() moves with setMesh(), addPrimitive() and the node's
         // setMorphWeights(), which are not virtual: comparing it catches them however called.
         m_boundsValid = false;
-        refreshDerived();
+        refreshDerived(nullptr);
     }
     return m_bounds;
 }
 
 std::size_t InstancedMeshNode::mirroredCount() const {
     if (!m_mirroredValid) {
-        refreshDerived();
+        refreshDerived(nullptr);
     }
     return m_mirroredCount;
 }

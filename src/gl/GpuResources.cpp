@@ -333,6 +333,9 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
         fresh->serial = ++m_bufferSerial;
         batch.streaming = std::move(fresh);
         batch.streams[InstanceStreamId::Record] = StreamGpu{};  // the staged copy is not used
+        if (std::find(m_streamingIds.begin(), m_streamingIds.end(), node.id()) == m_streamingIds.end()) {
+            m_streamingIds.push_back(node.id());
+        }
     }
     StreamingRecords& streaming = *batch.streaming;
     if (streaming.cursor == stream.version()) {
@@ -349,12 +352,11 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
         streaming.fences[next] = nullptr;
     }
     streaming.part = next;
-    // Every drawn row, whatever changed: one straight copy into memory the GPU reads.
-    const std::span<const std::byte> rows = node.instanceBytes();
-    if (!rows.empty()) {
-        std::memcpy(streaming.buffer.mapped().data() + streaming.partOffset(), rows.data(), rows.size());
-    }
-    m_stats->bytesUploaded += rows.size();
+    // Every drawn row, whatever changed: one straight copy into memory the GPU reads, which
+    // also derives the bounds and mirrored count if they are stale (one read of each record).
+    const std::size_t bytes = node.count() * InstancedMeshNode::strideInBytes;
+    node.copyDrawnRecords(streaming.buffer.mapped().subspan(streaming.partOffset(), bytes));
+    m_stats->bytesUploaded += bytes;
     ++m_stats->uploadRanges;
     if (!streaming.fencePending) {
         streaming.fencePending = true;
@@ -362,6 +364,30 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
     }
     streaming.cursor = stream.version();
     stream.changes().acknowledge(m_consumer, stream.version());
+}
+
+void GpuResources::streamAhead() {
+    // Before culling: a streaming batch drawn last frame whose records changed and whose bounds
+    // or mirrored count are stale (a bulk rewrite) gets this frame's copy now, through the one
+    // pass that also derives them, so culling finds the bounds current instead of running a
+    // pass of its own before the upload's copy. A batch culled this frame after all has spent
+    // a copy it did not need; one not drawn last frame waits for prepare(), as before.
+    std::size_t kept = 0;
+    for (const std::uint64_t id : m_streamingIds) {
+        const auto it = m_batches.find(id);
+        if (it == m_batches.end() || !it->second.streaming || it->second.alive.expired() || it->second.node == nullptr) {
+            continue;  // gone or back to staged: forget it
+        }
+        m_streamingIds[kept++] = id;
+        BatchGpu& batch = it->second;
+        const InstancedMeshNode& node = *batch.node;
+        if (batch.lastUsedFrame + 1 != m_frame || node.uploadMode() == UploadMode::Staged ||
+            batch.streaming->capacity < node.capacity() || !node.derivedStale()) {
+            continue;
+        }
+        uploadStreaming(node, batch);
+    }
+    m_streamingIds.resize(kept);
 }
 
 std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStream& stream,

@@ -140,6 +140,11 @@ public:
     /** The batch's GPU copy, made or resized as needed, every allocated stream brought up to
      *  date (only rows changed since this renderer's last upload, and only drawn rows). */
     BatchGpu& batch(const InstancedMeshNode& node);
+    /** Before the frame's culling: writes this frame's part of every streaming batch drawn
+     *  last frame whose records changed and whose bounds or mirrored count are stale, through
+     *  the pass that derives them (InstancedMeshNode::copyDrawnRecords), so culling reads
+     *  current bounds without a pass of its own. batch() then finds the part written. */
+    void streamAhead();
     /** The batch's copy if one exists (no upload). */
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
     /** The same, for drawing what batch() prepared this frame (no upload, no GL call). */
@@ -169,6 +174,7 @@ private:
     std::array<GLuint, 2> m_samplers{};  // linear, nearest
     std::vector<IndexRange> m_ranges;
     std::uint64_t m_bufferSerial = 0;  ///< last serial given to a stream buffer    // scratch, reused: no per-frame allocation
+    std::vector<std::uint64_t> m_streamingIds;  // batches that have a streaming buffer (streamAhead)
     std::vector<std::uint64_t> m_streamedThisFrame;  // batches whose streaming part needs a fence
     std::uint64_t m_streamingWaits = 0;
 };

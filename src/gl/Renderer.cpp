@@ -488,6 +488,11 @@ struct Renderer::Impl {
         gpuCulling.beginFrame();
         boundProgram = nullptr;
         {
+            // Streaming batches rewritten in bulk: copy + bounds in one pass before culling reads them.
+            const PhaseTimer timer(stats.uploadMs);
+            resources.streamAhead();
+        }
+        {
             const PhaseTimer timer(stats.cullMs);
             if (passes.size() < drawable) {
                 passes.resize(drawable);

@@ -356,6 +356,22 @@ public:
     [[nodiscard]] bool hasBoundsOverride() const noexcept { return m_hasBoundsOverride; }
     /** Number of drawn instances whose matrix has a negative determinant (mirrored). */
     [[nodiscard]] std::size_t mirroredCount() const;
+    /** Copies the drawn records, count() * strideInBytes bytes (InstanceRecord layout, node
+     *  space), into @p destination, and in the same pass over the records brings localBounds()
+     *  and mirroredCount() up to date if they are stale: each record is read once, while it is
+     *  in registers, instead of once by a bounds pass and again by a copy. For a renderer that
+     *  sends every drawn record each frame (UploadMode::Streaming). The derived values equal
+     *  bit for bit what localBounds() and mirroredCount() compute on their own. @p destination
+     *  is written once and not read, any alignment, and must not overlap instanceData(). Ownership: the caller's.
+     *  @throws InvalidArgument if @p destination is smaller than count() * strideInBytes;
+     *  nothing is written then. */
+    void copyDrawnRecords(std::span<std::byte> destination) const;
+    /** True when the next localBounds() (not overridden) or mirroredCount() would run a pass
+     *  over the records: what copyDrawnRecords() would derive on the way. */
+    [[nodiscard]] bool derivedStale() const noexcept {
+        return !m_mirroredValid ||
+               (!m_hasBoundsOverride && (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()));
+    }
 
 private:
     [[nodiscard]] Aabb instanceBox(const InstanceRecord& record) const noexcept;
@@ -367,7 +383,7 @@ private:
     void dropHandlesFrom(std::size_t index) noexcept;
     void enterDrawn(std::size_t begin, std::size_t end);
     void appendUnchecked(const glm::mat4& transform, const glm::vec4& color);
-    void refreshDerived() const noexcept;
+    void refreshDerived(std::byte* destination) const noexcept;
     [[nodiscard]] InstanceRecord* records() noexcept {
         return reinterpret_cast<InstanceRecord*>(m_streams[InstanceStreamId::Record].data().data());
     }
@@ -407,8 +423,8 @@ private:
     bool m_hasBoundsOverride = false;
     Aabb m_boundsOverride;
     // Handles: slot table, free list, and per record the slot that names it (or kNoHandle).
-    std::vector<HandleSlot> m_handleSlots;
-    std::vector<std::uint32_t> m_handleOfRecord;
+    std::vector<HandleSlot, detail::LargeArrayAllocator<HandleSlot>> m_handleSlots;
+    std::vector<std::uint32_t, detail::LargeArrayAllocator<std::uint32_t>> m_handleOfRecord;
     std::uint32_t m_freeSlot = kNoHandle;
     std::size_t m_liveHandles = 0;
     // Drawn instances with a negative determinant, kept by each write from the old and new

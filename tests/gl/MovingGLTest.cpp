@@ -1,0 +1,91 @@
+// A streaming batch rewritten in bulk gets its frame's copy and its bounds from one pass before
+// culling (GpuResources::streamAhead): culling must see this frame's bounds, never last frame's.
+#include "support/GlTest.h"
+
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Scene.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/gl/Renderer.h"
+
+#include <algorithm>
+#include <array>
+
+using namespace myriad;
+using namespace myriad::test;
+
+namespace {
+
+constexpr std::uint32_t kSize = RenderFixture::kSize;
+
+/** Writes instance i's translation (x, y, z) and colour through instanceData(), every instance. */
+void rewrite(InstancedMeshNode& batch, const std::array<glm::vec3, 4>& places, const glm::vec4& colour) {
+    float* data = batch.instanceData().data();
+    for (std::size_t i = 0; i < places.size(); ++i) {
+        float* record = data + i * 16;
+        record[3] = places[i].x;
+        record[7] = places[i].y;
+        record[11] = places[i].z;
+        std::copy(&colour[0], &colour[0] + 4, record + 12);
+    }
+    batch.markInstancesChanged();
+}
+
+} // namespace
+
+TEST_CASE("a streaming batch moved in bulk is culled and drawn by this frame's bounds, with one copy a frame", "[streaming][bounds][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.4f, 0.4f), "quad");
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 4, "swarm",
+                                                          InstancedMeshOptions{.uploadMode = UploadMode::Streaming});
+    for (int i = 0; i < 4; ++i) {
+        batch.addInstance(at(0.0f, 0.0f));
+    }
+    const std::array<glm::vec3, 4> inView{glm::vec3(-0.5f, 0.5f, 0.0f), glm::vec3(0.5f, 0.5f, 0.0f),
+                                          glm::vec3(-0.5f, -0.5f, 0.0f), glm::vec3(0.5f, -0.5f, 0.0f)};
+    rewrite(batch, inView, glm::vec4(1, 0, 0, 1));
+    Image image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(-0.5f, kSize), kRed);
+    CHECK(f.renderer.lastFrameStats().drawCalls == 1);
+
+    // Behind the camera (it sits at z = 10 looking down -z): last frame's bounds would still be
+    // in view; this frame's are not, so the batch is culled whole.
+    std::array<glm::vec3, 4> behind = inView;
+    for (glm::vec3& p : behind) {
+        p.z = 50.0f;
+    }
+    rewrite(batch, behind, glm::vec4(0, 1, 0, 1));
+    REQUIRE(batch.derivedStale());
+    image = f.render(scene);
+    CHECK_FALSE(batch.derivedStale());
+    CHECK(f.renderer.lastFrameStats().culledNodes == 1);
+    CHECK(f.renderer.lastFrameStats().drawCalls == 0);
+    CHECK(batch.localBounds().min.z == Approx(50.0f));
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(-0.5f, kSize), kBlack);
+    // The copy was made before culling knew (the batch was drawn last frame): one copy, no more.
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 4 * 64);
+
+    // Back in view, shifted and blue: drawn from this frame's records.
+    std::array<glm::vec3, 4> back = inView;
+    for (glm::vec3& p : back) {
+        p.x = p.x * 0.5f;
+    }
+    rewrite(batch, back, glm::vec4(0, 0, 1, 1));
+    image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().culledNodes == 0);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 4 * 64);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.25f, kSize), pixelY(0.5f, kSize), kBlue);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.25f, kSize), pixelY(-0.5f, kSize), kBlue);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.75f, kSize), pixelY(0.5f, kSize), kBlack);
+
+    // Rewritten again while drawn: culled by the new bounds before the upload of the same frame.
+    for (glm::vec3& p : back) {
+        p.x = -p.x;
+    }
+    rewrite(batch, back, glm::vec4(1, 0, 0, 1));
+    image = f.render(scene);
+    CHECK_FALSE(batch.derivedStale());
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 4 * 64);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.25f, kSize), pixelY(0.5f, kSize), kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.25f, kSize), pixelY(-0.5f, kSize), kRed);
+}
