@@ -62,6 +62,11 @@ public:
         m_index = index;
     }
 
+    /** Shadows (gl/ShadowPass.h): non-null makes this a shadow-caster pass seen from
+     *  @p camera (which must outlive build()): only nodes with castsShadow(), no particles or
+     *  scatter, masked instances left out. Null (the default): an ordinary pass. */
+    void setShadowCaster(const ViewCamera* camera) noexcept { m_shadowCamera = camera; }
+
     [[nodiscard]] const View& view() const noexcept { return *m_view; }
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
     [[nodiscard]] const std::vector<DrawItem>& opaque() const noexcept { return m_opaque; }
@@ -81,6 +86,7 @@ private:
     std::size_t m_index = 0;
     glm::vec3 m_depthAxis{0.0f, 0.0f, -1.0f};  // world direction of increasing view depth
     std::vector<const SceneNode*> m_particleNodes;  // particles and scatter
+    const ViewCamera* m_shadowCamera = nullptr;     // shadows: a shadow-caster pass
 };
 
 } // namespace myriad::gl::detail

@@ -4,6 +4,7 @@
  *  from one or several views per frame. */
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/GpuData.h"
+#include "myriad/gl/ShadowMap.h"
 #include "myriad/gl/View.h"
 
 #include <cstddef>
@@ -118,6 +119,10 @@ public:
     [[nodiscard]] std::uint32_t instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept;
     /** Shader programs compiled so far (one per feature set and surface function in use). */
     [[nodiscard]] std::size_t programCount() const noexcept;
+    /** The directional light's shadow map as the last render() drew it (docs/shadows.md):
+     *  texture, size, the light's box and matrix, draws into it. The reference lives as long
+     *  as the renderer; its values change with each render() and trim(). */
+    [[nodiscard]] const ShadowMapInfo& shadowMap() const noexcept;
 
     // ---- material identity (docs/lanes.md) ----------------------------------------------------
 

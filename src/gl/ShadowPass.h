@@ -1,0 +1,100 @@
+#pragma once
+// Internal to myriad_gl: the directional light's shadow map (docs/shadows.md). When the scene's
+// light has shadows on, the frame gets one more view pass, first: depth-only, orthographic
+// along the light, fitted around the colour views' frusta up to ShadowSettings::distance and
+// snapped to whole texels, drawn into a 32-bit float depth texture. It is an ordinary
+// ViewPass (the frame's one prepare() uploads for it too) marked as a shadow-caster pass
+// (ViewPass::setShadowCaster): only nodes with castsShadow() are collected, particles and
+// scatter are not, and a batch with instances masked out of shadows draws through a
+// visible-index list that leaves them out. After it is drawn the map is bound on
+// kShadowMapUnit, and Lit materials of receiving nodes use the kShadowReceive variant, which
+// compares against it with hardware PCF.
+#include "gl/GlCommon.h"
+#include "gl/ViewPass.h"
+#include "myriad/core/Scene.h"
+#include "myriad/gl/FrameStats.h"
+#include "myriad/gl/ShadowMap.h"
+#include "myriad/gl/View.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace myriad {
+class InstancedMeshNode;
+class SceneNode;
+} // namespace myriad
+
+namespace myriad::gl::detail {
+
+struct SurfaceProgram;
+
+/** The texture unit of the shadow map (sampler2DShadow in surface.frag). Units 0-3, 6 and 7
+ *  are the renderer's other units (gl/GlState.h); 8 keeps clear of the next free ones. */
+inline constexpr GLuint kShadowMapUnit = 8;
+
+/** Removes the instances of @p batch masked out of shadows (InstancedMeshNode::shadowMask())
+ *  from the visible-index list @p item draws through (InstanceVisibility::select() filled it),
+ *  keeping the order, and sets the item's instance count. @return false when none is left. */
+bool keepShadowCasters(const InstancedMeshNode& batch, DrawItem& item);
+
+class ShadowPass {
+public:
+    /** Reads GL_MAX_TEXTURE_SIZE: construct with a context current. */
+    ShadowPass();
+    ~ShadowPass();
+    ShadowPass(const ShadowPass&) = delete;
+    ShadowPass& operator=(const ShadowPass&) = delete;
+
+    /** @throws InvalidArgument when @p settings are enabled and a value is out of its range
+     *  (ShadowSettings). No GL call. */
+    void validate(const ShadowSettings& settings) const;
+
+    /** Decides whether this frame draws a shadow view (shadows on and at least one drawable
+     *  colour view) and fits it to @p views; makes or resizes the depth texture. Call after
+     *  validate(), before the view passes are built.
+     *  @return true when the frame has a shadow view: build a ViewPass of view() with
+     *  setShadowCaster(&camera()) and draw it before the others. */
+    bool begin(const Scene& scene, std::span<const View> views);
+    /** True between begin() and the end of the frame when the frame has a shadow view. */
+    [[nodiscard]] bool active() const noexcept { return m_active; }
+    /** The shadow view: depth-only, raw matrices, the map's framebuffer, 0..1 clip depth. */
+    [[nodiscard]] const View& view() const noexcept { return m_view; }
+    /** The shadow view's camera (eye in double, clip from (world - eye)). */
+    [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
+
+    /** kShadowReceive when a draw with @p features (already decided) of @p node (null: a
+     *  population) in @p view samples the map: shadows active, a Lit colour view, the node
+     *  receives. Else 0. */
+    [[nodiscard]] std::uint32_t receiveFeatures(std::uint32_t features, const SceneNode* node,
+                                                const View& view) const noexcept;
+    /** Gives @p program (a kShadowReceive variant; others are left alone) the map's matrix for
+     *  @p pass's eye and the bias and filter constants. Once per program and view. */
+    void setReceiverUniforms(const SurfaceProgram& program, const ViewPass& pass) const;
+    /** After a pass is drawn: if it was the shadow pass, binds the map on kShadowMapUnit for the
+     *  passes that follow and records what it drew (@p before: the stats before the pass). */
+    void afterDraw(const ViewPass& pass, const FrameStats& before, const FrameStats& after);
+    /** Ends the frame: nothing active any more. */
+    void endFrame() noexcept { m_active = false; }
+    /** Frees the map when the last frame did not draw it. */
+    void trim() noexcept;
+
+    /** What the last frame drew (Renderer::shadowMap()). */
+    [[nodiscard]] const ShadowMapInfo& info() const noexcept { return m_info; }
+
+private:
+    void ensureTexture(std::uint32_t size);
+    void release() noexcept;
+
+    GLint m_maxTextureSize = 0;
+    bool m_active = false;
+    ShadowSettings m_settings;
+    View m_view;
+    ViewCamera m_camera;
+    ShadowMapInfo m_info;
+    TextureHandle m_texture;
+    GLuint m_framebuffer = 0;
+    std::uint32_t m_textureSize = 0;
+};
+
+} // namespace myriad::gl::detail
