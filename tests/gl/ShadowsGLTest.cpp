@@ -156,14 +156,17 @@ TEST_CASE("an instance masked out of shadows casts none and is still drawn", "[s
     CHECK(fixture.renderer.shadowMap().instances == 1 + 2);
     CHECK(fixture.renderer.lastFrameStats().drawCalls == 2 + 2);  // one draw per batch and view
     SECTION("the mask follows its instance when a release moves it") {
-        // Release instance 0 by handle: the last instance (z = -3) moves to index 0.
-        const InstanceHandle first = boxes.acquire({.transform = at(0.0f, 2.5f, 3.0f), .color = {1, 0, 0, 1}});
-        boxes.setCastsShadow(first, false);
-        boxes.setCastsShadow(1, true);
-        boxes.release(first);
+        // Two more by handle; the masked one is last and moves into the first one's slot.
+        const InstanceHandle gone = boxes.acquire({.transform = at(0.0f, 2.5f, 3.0f), .color = {1, 0, 0, 1}});
+        const InstanceHandle moving = boxes.acquire({.transform = at(3.0f, 2.5f, 3.0f), .color = {1, 0, 0, 1}});
+        boxes.setCastsShadow(moving, false);
+        boxes.release(gone);
+        REQUIRE(boxes.indexOf(moving) == 3);
         const Image after = fixture.render(scene);
+        CHECK_COLOUR(isLit, fixture.at(after, {3.0f, 0.0f, 3.0f}));
+        CHECK_COLOUR(isRed, fixture.at(after, {3.0f, 3.0f, 3.0f}));
         CHECK_COLOUR(isLit, fixture.at(after, {0.0f, 0.0f, 3.0f}));
-        CHECK_COLOUR(isShadowed, fixture.at(after, {3.0f, 0.0f, 0.0f}));
+        CHECK_COLOUR(isShadowed, fixture.at(after, {-3.0f, 0.0f, 0.0f}));
     }
     SECTION("unmasked again, it casts again") {
         boxes.setCastsShadow(1, true);
@@ -328,4 +331,35 @@ TEST_CASE("render() leaves the shadow map's unit unbound", "[shadows][state]") {
     (void)fixture.render(scene);
     fixture.renderer.trim();
     CHECK(fixture.renderer.shadowMap().texture == 0);
+}
+
+TEST_CASE("the light's box moves in whole texels and keeps its size as the camera turns", "[shadows]") {
+    ShadowFixture fixture;
+    Scene scene;
+    addGround(scene);
+    lightFromAbove(scene);
+    scene.light.direction = glm::vec3(-0.3f, -1.0f, -0.2f);
+    float firstRadius = 0.0f;
+    for (int step = 0; step < 12; ++step) {
+        // Small moves (a fraction of a texel each) and turns of the camera.
+        const double t = step * 0.013;
+        const double yaw = step * 0.5;
+        const glm::dvec3 eye(0.3 + t, 9.0, 9.0 - t);
+        fixture.camera.lookAt(eye, eye + glm::dvec3(std::sin(yaw), -1.0, -std::cos(yaw)));
+        (void)fixture.render(scene);
+        const gl::ShadowMapInfo& map = fixture.renderer.shadowMap();
+        REQUIRE(map.drawn);
+        if (step == 0) {
+            firstRadius = map.radius;
+        }
+        CHECK(map.radius == firstRadius);  // same texel size whichever way the camera looks
+        // The world origin's light-space x and y, in texels: whole numbers when the box moves
+        // in whole texels.
+        const glm::vec4 clip = map.clipFromEyeRelative * glm::vec4(glm::vec3(-map.eye), 1.0f);
+        const double texelsX = clip.x * map.size / 2.0;
+        const double texelsY = clip.y * map.size / 2.0;
+        INFO("step " << step << ": origin at " << texelsX << ", " << texelsY << " texels");
+        CHECK(std::abs(texelsX - std::round(texelsX)) < 0.02);
+        CHECK(std::abs(texelsY - std::round(texelsY)) < 0.02);
+    }
 }
