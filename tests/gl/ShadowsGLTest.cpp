@@ -363,3 +363,30 @@ TEST_CASE("the light's box moves in whole texels and keeps its size as the camer
         CHECK(std::abs(texelsY - std::round(texelsY)) < 0.02);
     }
 }
+
+TEST_CASE("shadows land in place a hundred million units from the origin", "[shadows][pixels]") {
+    // Float world coordinates there are 8 units apart: any step of the shadow path done in
+    // world-space float (the fit, the light's eye, the receiver's matrix) would move or smear
+    // the shadows by a box's width.
+    constexpr double kFar = 1.0e8;
+    ShadowFixture fixture;
+    Scene scene;
+    SceneNode& far = scene.root().emplace<SceneNode>("far");
+    far.setPosition(glm::dvec3(kFar, 0.0, kFar));
+    Material lit;
+    auto& ground = far.emplace<MeshNode>(MeshGeometry::create(shapes::quad(12.0f, 12.0f), "ground"), lit, "ground");
+    ground.setRotation(glm::angleAxis(-std::numbers::pi_v<float> / 2.0f, glm::vec3(1.0f, 0.0f, 0.0f)));
+    auto& boxes = far.emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(1.0f), "box"), unlit(), 8, "boxes");
+    boxes.addInstance(at(-3.0f, 2.5f, 0.0f), {1, 0, 0, 1});
+    boxes.addInstance(at(3.0f, 2.5f, 0.0f), {1, 0, 0, 1});
+    lightFromAbove(scene);
+    fixture.camera.lookAt(glm::dvec3(kFar, 9.0, kFar + 9.0), glm::dvec3(kFar, 0.0, kFar));
+    const Image image = fixture.render(scene);
+    // Seen from the same place relative to the scene: pixels found as for the scene at the origin.
+    fixture.camera.lookAt(glm::dvec3(0.0, 9.0, 9.0), glm::dvec3(0.0));
+    CHECK_COLOUR(isShadowed, fixture.at(image, {-3.0f, 0.0f, 0.0f}));
+    CHECK_COLOUR(isShadowed, fixture.at(image, {3.0f, 0.0f, 0.0f}));
+    CHECK_COLOUR(isLit, fixture.at(image, {0.0f, 0.0f, 0.0f}));
+    CHECK_COLOUR(isLit, fixture.at(image, {-3.0f, 0.0f, 1.5f}));
+    CHECK_COLOUR(isRed, fixture.at(image, {3.0f, 3.0f, 0.0f}));
+}
