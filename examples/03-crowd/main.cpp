@@ -70,7 +70,8 @@ int main(int argc, char** argv) try {
     Scene scene;
     scene.clearColor = glm::vec4(0.55f, 0.6f, 0.7f, 1.0f);
     scene.ambient = glm::vec3(0.35f);
-    scene.light.direction = glm::vec3(-0.4f, -1.0f, -0.5f);
+    // From the camera's left, low enough that each copy's shadow falls beside it, in view.
+    scene.light.direction = glm::vec3(0.7f, -0.8f, -0.1f);
     scene.light.shadow.enabled = options.text("--shadows") == "on";
     const float size = std::max({model.bounds.max.x - model.bounds.min.x, model.bounds.max.z - model.bounds.min.z, 1e-3f});
     const float scale = 1.0f / size;  // each copy about 1 unit wide
