@@ -16,7 +16,7 @@ std::shared_ptr<const MeshGeometry> quad() { return MeshGeometry::create(shapes:
 glm::mat4 at(float x) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, 0, 0)); }
 } // namespace
 
-TEST_CASE("every instance casts until masked; the mask is allocated on the first false", "[shadows]") {
+TEST_CASE("every instance casts until masked, and the mask is allocated on the first false", "[shadows]") {
     InstancedMeshNode batch(quad(), Material{}, 4);
     batch.addInstance(at(0));
     batch.addInstance(at(1));

@@ -175,7 +175,7 @@ TEST_CASE("an instance masked out of shadows casts none and is still drawn", "[s
     }
 }
 
-TEST_CASE("a node that casts no shadow casts none; one that receives none stays lit", "[shadows][pixels]") {
+TEST_CASE("a node that casts no shadow casts none, and one that receives none stays lit", "[shadows][pixels]") {
     ShadowFixture fixture;
     Scene scene;
     MeshNode& ground = addGround(scene);
