@@ -390,3 +390,25 @@ TEST_CASE("shadows land in place a hundred million units from the origin", "[sha
     CHECK_COLOUR(isLit, fixture.at(image, {-3.0f, 0.0f, 1.5f}));
     CHECK_COLOUR(isRed, fixture.at(image, {3.0f, 3.0f, 0.0f}));
 }
+
+TEST_CASE("the bias does not lift a shadow off its caster's foot", "[shadows][pixels]") {
+    // Peter-panning: too much bias lets light in between a caster and its shadow. A box
+    // standing on the ground, light at 45 degrees along +x: the shadow runs from the box's side
+    // (x = 0.5) to x = 1.5 on the ground, right up to the box.
+    ShadowFixture fixture;
+    Scene scene;
+    addGround(scene);
+    auto& box = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::box(1.0f), "box"), unlit(glm::vec4(1, 0, 0, 1)), "box");
+    box.setPosition(glm::dvec3(0.0, 0.5, 0.0));
+    lightFromAbove(scene);
+    scene.light.direction = glm::vec3(1.0f, -1.0f, 0.0f);
+    const Image image = fixture.render(scene);
+    CHECK_COLOUR(isShadowed, fixture.at(image, {0.62f, 0.0f, 0.0f}));  // an eighth of a unit from the box
+    CHECK_COLOUR(isShadowed, fixture.at(image, {1.3f, 0.0f, 0.0f}));
+    // Lit beyond the shadow: as bright as the ground on the light's side (0.2 + 0.6 cos 45).
+    const Rgba lit = fixture.at(image, {-2.0f, 0.0f, 0.0f});
+    INFO("lit ground " << describe(lit));
+    CHECK(lit[0] > 180);
+    CHECK(near(fixture.at(image, {1.8f, 0.0f, 0.0f}), lit, 1));
+    CHECK_COLOUR(isRed, fixture.at(image, {0.0f, 1.0f, 0.0f}));
+}
