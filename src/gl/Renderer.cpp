@@ -473,7 +473,7 @@ struct Renderer::Impl {
             return;
         }
         requireCurrentContext("gl::Renderer::render");
-        const std::size_t shadowViews = shadow.begin(scene, views) ? 1 : 0;  // shadows: fit the light's view
+        const std::size_t shadowViews = shadow.begin(scene, views);  // shadows: fit the light's views
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
@@ -484,10 +484,10 @@ struct Renderer::Impl {
                 passes.resize(drawable + shadowViews);
             }
             std::size_t p = 0;
-            if (shadowViews != 0) {  // shadows: the light's view first, drawn before the others
+            for (std::size_t c = 0; c < shadowViews; ++c) {  // shadows: the light's views first
                 passes[p].setInstanceVisibility(&instanceVisibility, p);
-                passes[p].setShadowCaster(&shadow.camera());
-                passes[p++].build(scene, shadow.view(), stats);
+                passes[p].setShadowCaster(&shadow.camera(c));
+                passes[p++].build(scene, shadow.view(c), stats);
             }
             for (const View& view : views) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {

@@ -92,7 +92,9 @@ SurfaceUniforms::SurfaceUniforms(const Program& program)
       materialIndex(program.uniformLocation("u_materialIndex")),
       shadowMatrix(program.uniformLocation("u_shadowMatrix")),
       shadowParams(program.uniformLocation("u_shadowParams")),
-      shadowFilterRadius(program.uniformLocation("u_shadowFilterRadius")) {}
+      shadowFilterRadius(program.uniformLocation("u_shadowFilterRadius")),
+      shadowCascadeEnds(program.uniformLocation("u_shadowCascadeEnds")),
+      shadowViewForward(program.uniformLocation("u_shadowViewForward")) {}
 
 std::string ShaderLibrary::featureDefines(std::uint32_t features) {
     std::string defines;

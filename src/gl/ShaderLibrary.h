@@ -58,6 +58,8 @@ struct SurfaceUniforms {
     int shadowMatrix = -1;        ///< u_shadowMatrix (kShadowReceive)
     int shadowParams = -1;        ///< u_shadowParams (kShadowReceive)
     int shadowFilterRadius = -1;  ///< u_shadowFilterRadius (kShadowReceive)
+    int shadowCascadeEnds = -1;   ///< u_shadowCascadeEnds (kShadowReceive)
+    int shadowViewForward = -1;   ///< u_shadowViewForward (kShadowReceive)
     explicit SurfaceUniforms(const Program& program);
 };
 

@@ -131,7 +131,9 @@ TEST_CASE("an instanced caster's shadow falls under each instance, not at the no
     CHECK(map.drawCalls == 2);   // the ground and the batch
     CHECK(map.instances == 1 + boxes.count());
     CHECK(map.direction.y == Approx(-1.0f));
-    CHECK(map.texelWorldSize == Approx(2.0f * map.radius / 1024.0f));
+    CHECK(map.cascadeCount == 1);
+    CHECK(map.cascades[0].texelWorldSize == Approx(2.0f * map.cascades[0].radius / 1024.0f));
+    CHECK(map.cascades[0].viewDepthEnd == Approx(30.0f));
     // Moving the node moves every shadow with it.
     boxes.setPosition(glm::dvec3(0.0, 0.0, 3.0));
     const Image moved = fixture.render(scene);
@@ -213,14 +215,18 @@ TEST_CASE("a flat ground lit at an angle shows no shadow acne", "[shadows][pixel
     scene.light.shadow.enabled = true;
     scene.light.shadow.mapSize = 512;
     scene.light.shadow.distance = 30.0f;
-    // Several angles from the vertical, the steepest 70 degrees; the ground casts on itself.
+    // Several angles from the vertical, the steepest 70 degrees; the ground casts on itself;
+    // one map, then three cascades (each biased by its own texel size).
+    for (const std::uint32_t cascades : {1u, 3u})
     for (const float degrees : {20.0f, 45.0f, 70.0f}) {
+        scene.light.shadow.cascades = cascades;
         const float angle = glm::radians(degrees);
         scene.light.direction = glm::vec3(std::sin(angle) * 0.8f, -std::cos(angle), std::sin(angle) * 0.6f);
         const Image image = fixture.render(scene);
         // Every ground pixel on screen equal: a grid over the ground's visible part.
         const Rgba reference = fixture.at(image, {0.0f, 0.0f, 0.0f});
-        INFO("light " << degrees << " degrees from the vertical; reference " << describe(reference));
+        INFO("light " << degrees << " degrees from the vertical, " << cascades << " cascade(s); reference "
+                      << describe(reference));
         CHECK(reference[0] > 100);  // lit (0.2 + 0.6 cos), not black
         int differing = 0;
         for (float x = -5.0f; x <= 5.0f; x += 0.25f) {
@@ -339,7 +345,8 @@ TEST_CASE("the light's box moves in whole texels and keeps its size as the camer
     addGround(scene);
     lightFromAbove(scene);
     scene.light.direction = glm::vec3(-0.3f, -1.0f, -0.2f);
-    float firstRadius = 0.0f;
+    scene.light.shadow.cascades = 3;  // every cascade alike
+    std::array<float, 3> firstRadius{};
     for (int step = 0; step < 12; ++step) {
         // Small moves (a fraction of a texel each) and turns of the camera.
         const double t = step * 0.013;
@@ -349,18 +356,24 @@ TEST_CASE("the light's box moves in whole texels and keeps its size as the camer
         (void)fixture.render(scene);
         const gl::ShadowMapInfo& map = fixture.renderer.shadowMap();
         REQUIRE(map.drawn);
-        if (step == 0) {
-            firstRadius = map.radius;
+        REQUIRE(map.cascadeCount == 3);
+        for (std::size_t c = 0; c < 3; ++c) {
+            const gl::ShadowCascadeInfo& cascade = map.cascades[c];
+            if (step == 0) {
+                firstRadius[c] = cascade.radius;
+            }
+            CHECK(cascade.radius == firstRadius[c]);  // same texel size whichever way the camera looks
+            // The world origin's light-space x and y, in texels: whole numbers when the box
+            // moves in whole texels.
+            const glm::vec4 clip = cascade.clipFromEyeRelative * glm::vec4(glm::vec3(-cascade.eye), 1.0f);
+            const double texelsX = clip.x * map.size / 2.0;
+            const double texelsY = clip.y * map.size / 2.0;
+            INFO("step " << step << ", cascade " << c << ": origin at " << texelsX << ", " << texelsY << " texels");
+            CHECK(std::abs(texelsX - std::round(texelsX)) < 0.02);
+            CHECK(std::abs(texelsY - std::round(texelsY)) < 0.02);
         }
-        CHECK(map.radius == firstRadius);  // same texel size whichever way the camera looks
-        // The world origin's light-space x and y, in texels: whole numbers when the box moves
-        // in whole texels.
-        const glm::vec4 clip = map.clipFromEyeRelative * glm::vec4(glm::vec3(-map.eye), 1.0f);
-        const double texelsX = clip.x * map.size / 2.0;
-        const double texelsY = clip.y * map.size / 2.0;
-        INFO("step " << step << ": origin at " << texelsX << ", " << texelsY << " texels");
-        CHECK(std::abs(texelsX - std::round(texelsX)) < 0.02);
-        CHECK(std::abs(texelsY - std::round(texelsY)) < 0.02);
+        CHECK(map.cascades[0].radius < map.cascades[1].radius);  // near cascades are finer
+        CHECK(map.cascades[1].radius < map.cascades[2].radius);
     }
 }
 
@@ -411,4 +424,36 @@ TEST_CASE("the bias does not lift a shadow off its caster's foot", "[shadows][pi
     CHECK(lit[0] > 180);
     CHECK(near(fixture.at(image, {1.8f, 0.0f, 0.0f}), lit, 1));
     CHECK_COLOUR(isRed, fixture.at(image, {0.0f, 1.0f, 0.0f}));
+}
+
+TEST_CASE("cascades: each slice of the view has its own box, and shadows land the same", "[shadows][pixels]") {
+    ShadowFixture fixture;
+    Scene scene;
+    addGround(scene);
+    InstancedMeshNode& boxes = addBoxes(scene);
+    boxes.addInstance(at(0.0f, 2.5f, 4.5f), {1, 0, 0, 1});  // nearer the eye: another cascade
+    lightFromAbove(scene);
+    scene.light.shadow.distance = 20.0f;
+    for (const std::uint32_t cascades : {2u, 3u, 4u}) {
+        scene.light.shadow.cascades = cascades;
+        const Image image = fixture.render(scene);
+        INFO(cascades << " cascades");
+        CHECK_COLOUR(isShadowed, fixture.at(image, {-3.0f, 0.0f, 0.0f}));
+        CHECK_COLOUR(isShadowed, fixture.at(image, {3.0f, 0.0f, 0.0f}));
+        CHECK_COLOUR(isShadowed, fixture.at(image, {0.0f, 0.0f, -3.0f}));
+        CHECK_COLOUR(isShadowed, fixture.at(image, {0.0f, 0.0f, 4.5f}));
+        CHECK_COLOUR(isLit, fixture.at(image, {0.0f, 0.0f, 0.0f}));
+        CHECK_COLOUR(isLit, fixture.at(image, {1.5f, 0.0f, 1.5f}));
+        CHECK_COLOUR(isLit, fixture.at(image, {-2.0f, 0.0f, 3.5f}));
+        const gl::ShadowMapInfo& map = fixture.renderer.shadowMap();
+        CHECK(fixture.renderer.lastFrameStats().views == 1 + cascades);
+        CHECK(map.cascadeCount == cascades);
+        for (std::uint32_t c = 1; c < cascades; ++c) {
+            CHECK(map.cascades[c - 1].viewDepthEnd < map.cascades[c].viewDepthEnd);
+            CHECK(map.cascades[c - 1].texelWorldSize < map.cascades[c].texelWorldSize);
+        }
+        CHECK(map.cascades[cascades - 1].viewDepthEnd == Approx(20.0f));
+        // Each cascade draws the batch in one draw (or none when out of its box).
+        CHECK(map.drawCalls <= 2 * cascades);
+    }
 }

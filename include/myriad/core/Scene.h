@@ -55,6 +55,14 @@ struct ShadowSettings {
      *  filtered taps (sampler2DShadow, GL_LINEAR) one texel apart; 0 is one such tap (2 x 2
      *  texels). 0..4. */
     std::uint32_t filterRadius = 1;
+    /** Cascaded shadow maps: the views' depth up to @ref distance is split into this many
+     *  slices, each fitted with its own light box (one more depth-only view and one layer of
+     *  the map each), so texels near the eye are small and far ones large. 1..4. */
+    std::uint32_t cascades = 1;
+    /** Where the slices end: 0 splits the depth evenly, 1 logarithmically (each slice a fixed
+     *  ratio longer than the last), between them a blend ("practical split scheme", Zhang et
+     *  al., "Parallel-Split Shadow Maps for Large-scale Virtual Environments", 2006). 0..1. */
+    float cascadeSplit = 0.75f;
 };
 
 /** One directional light, as glTF's KHR_lights_punctual "directional": parallel rays. */
