@@ -307,6 +307,10 @@ TEST_CASE("bad shadow settings are refused before anything is drawn", "[shadows]
     refused([](ShadowSettings& s) { s.slopeBias = INFINITY; });
     refused([](ShadowSettings& s) { s.normalOffset = -0.5f; });
     refused([](ShadowSettings& s) { s.filterRadius = 5; });
+    refused([](ShadowSettings& s) { s.cascades = 0; });
+    refused([](ShadowSettings& s) { s.cascades = 5; });
+    refused([](ShadowSettings& s) { s.cascadeSplit = 1.5f; });
+    refused([](ShadowSettings& s) { s.cascadeSplit = std::nanf(""); });
     // Nothing was drawn: the corner (no ground there) is still the blue of the last frame.
     MYRIAD_CHECK_PIXEL(fixture.target.readPixels(), 0, 0, kBlue);
     // Disabled settings are not checked.
