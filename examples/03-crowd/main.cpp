@@ -106,6 +106,7 @@ int main(int argc, char** argv) try {
 
     // The map covers what the camera sees of the plaza (up to its far side from the start pose).
     scene.light.shadow.distance = half * 3.0f + 10.0f;
+    scene.light.shadow.cascades = 3;  // sharp near the camera across a large plaza
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 20.0f);

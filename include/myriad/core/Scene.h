@@ -16,18 +16,19 @@ namespace myriad {
 /** The shadow map of a DirectionalLight (docs/shadows.md). Off by default: a scene without
  *  shadows draws and compiles exactly as before.
  *
- *  When on, every Renderer::render() adds one depth-only view from the light before the
- *  frame's own views: an orthographic box along the light, fitted around the colour views'
- *  frusta up to @ref distance from their eyes and snapped to whole texels (so the shadows do
- *  not shimmer as the camera moves), drawn into a mapSize x mapSize 32-bit float depth
- *  texture with the frame's one upload. Nodes with SceneNode::castsShadow() draw into it (an
+ *  When on, every Renderer::render() adds one depth-only view from the light per cascade
+ *  before the frame's own views: an orthographic box along the light, fitted around the
+ *  colour views' frusta over the cascade's slice of @ref distance from their eyes and snapped
+ *  to whole texels (so the shadows do not shimmer as the camera moves), drawn into its layer
+ *  of a mapSize x mapSize 32-bit float depth array texture with the frame's one upload. Nodes with SceneNode::castsShadow() draw into it (an
  *  InstancedMeshNode in one draw, each instance at its own place, instances masked with
  *  InstancedMeshNode::setCastsShadow(index, false) left out); Lit materials of nodes with
- *  SceneNode::receivesShadow() darken where it is occluded: only the light's term, ambient
- *  stays. Unlit materials neither receive nor change.
+ *  SceneNode::receivesShadow() darken where it is occluded (each fragment reads the cascade
+ *  its view depth falls in): only the light's term, ambient stays. Unlit materials neither
+ *  receive nor change.
  *
  *  Biases are in shadow-map texels (one texel is 2 * radius / mapSize world units, where the
- *  radius is that of the fitted box), so they scale with the map and need no retuning when
+ *  radius is that of the cascade's box), so they scale with the map and need no retuning when
  *  @ref distance changes. Why biases exist at all (shadow acne: a surface shadowing itself
  *  between the depth samples of its own texels): Microsoft, "Common Techniques to Improve
  *  Shadow Depth Maps" (Windows Dev Center), and Akenine-Moller et al., Real-Time Rendering,

@@ -7,7 +7,7 @@ namespace myriad::gl {
 
 /** Counters for one frame, reset at the start of each Renderer::render. */
 struct FrameStats {
-    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow view counts)
+    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count)
     std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views
     std::uint64_t instances = 0;        ///< instances drawn, summed over draws (a MeshNode is 1)
     std::uint64_t triangles = 0;        ///< triangles submitted (index count / 3 * instances)

@@ -68,8 +68,8 @@ struct RendererDesc {
  *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
  *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
- *  With shadows on (ShadowSettings), the light's depth-only view is drawn first into the
- *  renderer's own depth texture.
+ *  With shadows on (ShadowSettings), the light's depth-only views (one per cascade) are drawn
+ *  first into the renderer's own depth texture.
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
@@ -90,8 +90,8 @@ public:
 
     /** Draws @p scene for every view in @p views, in order, uploading each batch once.
      *  A view with an empty viewport (a minimised window) draws nothing.
-     *  With scene.light.shadow.enabled, the light's shadow view is drawn first (one more view in
-     *  FrameStats::views; docs/shadows.md).
+     *  With scene.light.shadow.enabled, the light's shadow views (one per cascade) are drawn
+     *  first (counted in FrameStats::views; docs/shadows.md).
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
      *  in its matrices, or shadows are enabled with a ShadowSettings value out of its range; GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
@@ -124,7 +124,7 @@ public:
     /** Shader programs compiled so far (one per feature set and surface function in use). */
     [[nodiscard]] std::size_t programCount() const noexcept;
     /** The directional light's shadow map as the last render() drew it (docs/shadows.md):
-     *  texture, size, the light's box and matrix, draws into it. The reference lives as long
+     *  texture, size, each cascade's box and matrix, draws into it. The reference lives as long
      *  as the renderer; its values change with each render() and trim(). */
     [[nodiscard]] const ShadowMapInfo& shadowMap() const noexcept;
 
