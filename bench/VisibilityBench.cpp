@@ -69,12 +69,14 @@ void shadowRows(Report& report) {
         InstanceCulling culling;
         std::uint32_t mapSize;
         std::uint32_t filterRadius;
+        std::uint32_t cascades;
     };
-    for (const Setup setup : {Setup{InstanceCulling::Off, 2048, 1}, Setup{InstanceCulling::Cpu, 2048, 1},
-                              Setup{InstanceCulling::Cpu, 1024, 0}}) {
+    for (const Setup setup : {Setup{InstanceCulling::Off, 2048, 1, 1}, Setup{InstanceCulling::Cpu, 2048, 1, 1},
+                              Setup{InstanceCulling::Cpu, 1024, 0, 1}, Setup{InstanceCulling::Cpu, 1024, 1, 3}}) {
         grid.setInstanceCulling(setup.culling);
         scene.light.shadow.mapSize = setup.mapSize;
         scene.light.shadow.filterRadius = setup.filterRadius;
+        scene.light.shadow.cascades = setup.cascades;
         double frameMs[2] = {};
         std::uint64_t shadowInstances = 0;
         for (const bool shadows : {false, true}) {
@@ -91,9 +93,10 @@ void shadowRows(Report& report) {
             frameMs[shadows ? 1 : 0] = median(times);
             shadowInstances = renderer.shadowMap().instances;
         }
-        report.line("| frame at 100k lit boxes, 512^2, culling %s: no shadows / %u^2 map, %u^2 PCF taps (render + readPixels) | "
-                    "%.1f / %.1f ms: shadows add %.0f%% (shadow pass + receiving), %llu instances in the map | - |",
-                    setup.culling == InstanceCulling::Off ? "off" : "CPU", setup.mapSize, 2 * setup.filterRadius + 1,
+        report.line("| frame at 100k lit boxes, 512^2, culling %s: no shadows / %u x %u^2 map, %u^2 PCF taps (render + readPixels) | "
+                    "%.1f / %.1f ms: shadows add %.0f%% (shadow passes + receiving), %llu instances in the map | - |",
+                    setup.culling == InstanceCulling::Off ? "off" : "CPU", setup.cascades, setup.mapSize,
+                    2 * setup.filterRadius + 1,
                     frameMs[0], frameMs[1], 100.0 * (frameMs[1] - frameMs[0]) / frameMs[0],
                     static_cast<unsigned long long>(shadowInstances));
     }

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace myriad::gl::detail {
 namespace {
