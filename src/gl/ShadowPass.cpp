@@ -1,9 +1,7 @@
 #include "gl/ShadowPass.h"
 
-#include "gl/InstanceVisibility.h"
 #include "gl/ShaderLibrary.h"
 #include "myriad/core/Camera.h"
-#include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/SceneNode.h"
 #include "myriad/util/Error.h"
 
@@ -129,16 +127,6 @@ void requireRange(bool ok, const std::string& what) {
 }
 
 } // namespace
-
-bool keepShadowCasters(const InstancedMeshNode& batch, DrawItem& item) {
-    const std::span<const std::uint8_t> mask = batch.shadowMask();
-    std::vector<std::uint32_t>& indices = item.visible->indices;
-    if (!mask.empty()) {
-        std::erase_if(indices, [&](std::uint32_t index) { return mask[index] != 0; });
-    }
-    item.instanceCount = static_cast<std::uint32_t>(indices.size());
-    return !indices.empty();
-}
 
 ShadowPass::ShadowPass() { glGetIntegerv(GL_MAX_TEXTURE_SIZE, &m_maxTextureSize); }
 

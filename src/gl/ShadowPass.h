@@ -22,7 +22,6 @@
 #include <vector>
 
 namespace myriad {
-class InstancedMeshNode;
 class SceneNode;
 } // namespace myriad
 
@@ -33,11 +32,6 @@ struct SurfaceProgram;
 /** The texture unit of the shadow map (sampler2DShadow in surface.frag). Units 0-3, 6 and 7
  *  are the renderer's other units (gl/GlState.h); 8 keeps clear of the next free ones. */
 inline constexpr GLuint kShadowMapUnit = 8;
-
-/** Removes the instances of @p batch masked out of shadows (InstancedMeshNode::shadowMask())
- *  from the visible-index list @p item draws through (InstanceVisibility::select() filled it),
- *  keeping the order, and sets the item's instance count. @return false when none is left. */
-bool keepShadowCasters(const InstancedMeshNode& batch, DrawItem& item);
 
 class ShadowPass {
 public:

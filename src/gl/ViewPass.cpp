@@ -1,7 +1,6 @@
 #include "gl/ViewPass.h"
 
 #include "gl/InstanceVisibility.h"
-#include "gl/ShadowPass.h"  // shadows: keepShadowCasters
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -107,10 +106,10 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
                 ++stats.culledNodes;
             } else if (item.instanced && m_instanceVisibility != nullptr &&
                        (InstanceVisibility::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch) || shadowMasked) &&
-                       (!m_instanceVisibility->select(m_index, static_cast<const InstancedMeshNode&>(node), blendedBatch,
-                                                      std::to_array(frustum.planes), m_camera, m_depthAxis, item,
-                                                      stats) ||
-                        (shadowMasked && !keepShadowCasters(static_cast<const InstancedMeshNode&>(node), item)))) {
+                       !m_instanceVisibility->select(m_index, static_cast<const InstancedMeshNode&>(node), blendedBatch,
+                                                     std::to_array(frustum.planes), m_camera, m_depthAxis, item, stats,
+                                                     shadowMasked ? static_cast<const InstancedMeshNode&>(node).shadowMask()
+                                                                  : std::span<const std::uint8_t>{})) {
                 ++stats.culledNodes;  // every instance culled (or masked out of the shadow map)
             } else {
                 item.distance = glm::length(centre);
