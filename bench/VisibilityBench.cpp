@@ -9,6 +9,7 @@
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Lod.h"
+#include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/egl/HeadlessContext.h"
@@ -17,6 +18,7 @@
 #include "myriad/gl/Renderer.h"
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
 
 #include <cstdio>
 #include <limits>
@@ -41,6 +43,67 @@ std::unique_ptr<InstancedMeshNode> bigGrid(std::size_t n, std::size_t side) {
 FrustumPlanes tenthPlanes(float extent) {
     return {glm::vec4(1, 0, 0, 0), glm::vec4(-1, 0, 0, 0.1f * extent), glm::vec4(0, 1, 0, 10),
             glm::vec4(0, -1, 0, 10), glm::vec4(0, 0, 1, 0), glm::vec4(0, 0, -1, extent)};
+}
+
+/** Shadows (docs/shadows.md): a frame of 100k lit boxes on a ground with the light's shadow
+ *  map off and on, glFinish included (readPixels waits), so the shadow view's cost is read
+ *  against the main view's. Per-instance culling off (every instance drawn into the map) and
+ *  CPU (only those in the light's box). */
+void shadowRows(Report& report) {
+    constexpr std::size_t kCount = 100'000;
+    const std::size_t side = gridSide(kCount);
+    const float extent = static_cast<float>(side) * 2.0f;
+    egl::HeadlessContext context;
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(512, 512);
+    Scene scene;
+    scene.light.direction = glm::vec3(-0.4f, -1.0f, -0.3f);
+    scene.light.shadow.distance = 60.0f;
+    auto& ground = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(extent, extent)), Material{}, "ground");
+    ground.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1.0f, 0.0f, 0.0f)));
+    ground.setPosition(glm::dvec3(extent * 0.5, -0.5, extent * 0.5));
+    auto& grid = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(1.0f)), Material{}, kCount);
+    for (std::size_t i = 0; i < kCount; ++i) {
+        grid.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(i, side)));
+    }
+    Camera camera;
+    camera.setPerspective(glm::radians(60.0f), 1.0f, 0.5f, extent * 2.0f);
+    camera.lookAt(glm::dvec3(extent * 0.3, 20.0, extent * 0.3), glm::dvec3(extent * 0.5, 0.0, extent * 0.5));
+    struct Setup {
+        InstanceCulling culling;
+        std::uint32_t mapSize;
+        std::uint32_t filterRadius;
+        std::uint32_t cascades;
+    };
+    for (const Setup setup : {Setup{InstanceCulling::Off, 2048, 1, 1}, Setup{InstanceCulling::Cpu, 2048, 1, 1},
+                              Setup{InstanceCulling::Cpu, 1024, 0, 1}, Setup{InstanceCulling::Cpu, 1024, 1, 3}}) {
+        grid.setInstanceCulling(setup.culling);
+        scene.light.shadow.mapSize = setup.mapSize;
+        scene.light.shadow.filterRadius = setup.filterRadius;
+        scene.light.shadow.cascades = setup.cascades;
+        double frameMs[2] = {};
+        std::uint64_t shadowInstances = 0;
+        for (const bool shadows : {false, true}) {
+            scene.light.shadow.enabled = shadows;
+            std::vector<double> times;
+            for (int run = 0; run < 6; ++run) {
+                const auto start = Clock::now();
+                renderer.render(scene, camera, target);
+                (void)target.readPixels();  // waits for the GPU: the time includes both views' draws
+                if (run > 0) {              // the first frame compiles and uploads
+                    times.push_back(millisecondsSince(start));
+                }
+            }
+            frameMs[shadows ? 1 : 0] = median(times);
+            shadowInstances = renderer.shadowMap().instances;
+        }
+        report.line("| frame at 100k lit boxes, 512^2, culling %s: no shadows / %u x %u^2 map, %u^2 PCF taps (render + readPixels) | "
+                    "%.1f / %.1f ms: shadows add %.0f%% (shadow passes + receiving), %llu instances in the map | - |",
+                    setup.culling == InstanceCulling::Off ? "off" : "CPU", setup.cascades, setup.mapSize,
+                    2 * setup.filterRadius + 1,
+                    frameMs[0], frameMs[1], 100.0 * (frameMs[1] - frameMs[0]) / frameMs[0],
+                    static_cast<unsigned long long>(shadowInstances));
+    }
 }
 
 } // namespace
@@ -155,5 +218,6 @@ int main(int argc, char** argv) {
                         static_cast<unsigned long long>(drawn));
         }
     }
+    shadowRows(report);
     return 0;
 }

@@ -10,6 +10,8 @@
 //                            ordinary instances cannot use fixed-function culling)
 //   MYRIAD_DEPTH_ONLY        depth-only view: the surface runs for its discards only
 //   MYRIAD_USER_SURFACE      the material's SurfaceShader replaces the built-in surface
+//   MYRIAD_SHADOW_RECEIVE    (with MYRIAD_LIT) the light's term is scaled by the shadow map
+//                            (docs/shadows.md, src/gl/ShadowPass.cpp)
 in vec3 v_normal;
 in vec2 v_uv0;
 in vec4 v_color;
@@ -46,6 +48,52 @@ layout(std430, binding = 0) readonly buffer MyriadMaterialTable {
 MyriadMaterial myriad_material(int index) { return myriad_materialTable[index]; }
 
 out vec4 o_color;
+
+#ifdef MYRIAD_SHADOW_RECEIVE
+// The directional light's shadow map: one layer per cascade of 32-bit float depth, compare mode
+// on, so each lookup is hardware percentage-closer filtering (the 2 x 2 nearest texels
+// compared, bilinearly weighted).
+layout(binding = MYRIAD_SHADOW_MAP_UNIT) uniform sampler2DArrayShadow u_shadowMap;
+uniform mat4 u_shadowMatrix[4];    // per cascade: map (u, v, depth 0..1) from camera-relative world
+uniform vec4 u_shadowParams[4];    // per cascade: 1 / map size, normal offset (world units),
+                                   // constant bias and slope bias (map depth units)
+uniform int u_shadowFilterRadius;  // (2r + 1)^2 taps one texel apart
+uniform vec4 u_shadowCascadeEnds;  // view depth where cascades 0, 1, 2 end (then huge)
+uniform vec3 u_shadowViewForward;  // the view's forward axis, world space, unit length
+
+// The fraction of the light that reaches a surface point (1 lit, 0 in shadow). The cascade is
+// the first whose slice of the view's depth holds the point. Acne (the surface shadowing
+// itself between its own depth samples) is held off three ways, after Microsoft's "Common
+// Techniques to Improve Shadow Depth Maps": the lookup point moves off the surface along its
+// normal, by more the more the surface turns from the light; the compared depth moves towards
+// the light by a constant and by the slope's tangent (a texel spans that much depth on a
+// slope, and the filter's taps reach further).
+float myriad_shadow(vec3 relativePosition, vec3 normal) {
+    float viewDepth = dot(relativePosition, u_shadowViewForward);
+    int cascade = int(dot(vec4(greaterThan(vec4(viewDepth), u_shadowCascadeEnds)), vec4(1.0)));
+    vec4 params = u_shadowParams[cascade];
+    float cosine = clamp(dot(normal, -u_lightDirection), 0.0, 1.0);
+    float sine = sqrt(1.0 - cosine * cosine);
+    vec3 p = relativePosition + normal * (params.y * sine);
+    vec3 coord = (u_shadowMatrix[cascade] * vec4(p, 1.0)).xyz;
+    if (any(lessThan(coord, vec3(0.0))) || any(greaterThan(coord, vec3(1.0)))) {
+        return 1.0;  // outside the light's box (beyond ShadowSettings::distance): lit
+    }
+    float tangent = min(sine / max(cosine, 1.0e-4), 10.0);
+    float depth = coord.z - params.z - params.w * tangent;
+    float lit = 0.0;
+    for (int y = -u_shadowFilterRadius; y <= u_shadowFilterRadius; ++y) {
+        for (int x = -u_shadowFilterRadius; x <= u_shadowFilterRadius; ++x) {
+            // No derivatives needed (one level): textureGrad with zero gradients is legal in
+            // non-uniform control flow.
+            lit += textureGrad(u_shadowMap, vec4(coord.xy + vec2(x, y) * params.x, float(cascade), depth),
+                               vec2(0.0), vec2(0.0));
+        }
+    }
+    float taps = float(2 * u_shadowFilterRadius + 1);
+    return lit / (taps * taps);
+}
+#endif
 
 // What a surface function receives. All colours linear.
 struct SurfaceInput {
@@ -122,6 +170,11 @@ void main() {
     vec3 rgb = albedo.rgb;
 #ifdef MYRIAD_LIT
     float lambert = max(dot(normal, -u_lightDirection), 0.0);
+#ifdef MYRIAD_SHADOW_RECEIVE
+    if (lambert > 0.0) {
+        lambert *= myriad_shadow(v_relativePosition, normal);
+    }
+#endif
     rgb *= u_ambient + u_lightColor * lambert;
 #endif
 #ifdef MYRIAD_BLEND

@@ -4,7 +4,9 @@
 //
 // Shows: per-instance morph weights (InstancedMeshNode::setMorphWeights, a texture read by
 // instance id), sampling a glTF weights animation (MorphAnimation::sample), bytes uploaded per
-// frame. --model PATH (default AnimatedMorphSphere; any model with morph targets).
+// frame, the light's shadow map (--shadows on|off, default on: every copy casts its own shadow
+// on the plaza from the one instanced draw). --model PATH (default AnimatedMorphSphere; any
+// model with morph targets).
 // Controls: orbit / fly camera (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
@@ -34,7 +36,9 @@ int main(int argc, char** argv) try {
                    std::string(MYRIAD_ASSETS_DIR) + "/AnimatedMorphSphere/AnimatedMorphSphere.gltf",
                    examples::FlagKind::Text, {}, 0, 0},
                   // Every copy's weights are sampled on the CPU each frame: past this it is a slideshow.
-                  {"--count", "N", "copies in the crowd", "2000", examples::FlagKind::Number, {}, 1, 200'000}},
+                  {"--count", "N", "copies in the crowd", "2000", examples::FlagKind::Number, {}, 1, 200'000},
+                  {"--shadows", "on|off", "the light's shadow map (docs/shadows.md)", "on", examples::FlagKind::Choice,
+                   {"on", "off"}, 0, 0}},
         .controls = {},
         .unavailable = {},
         .width = 1280,
@@ -66,7 +70,9 @@ int main(int argc, char** argv) try {
     Scene scene;
     scene.clearColor = glm::vec4(0.55f, 0.6f, 0.7f, 1.0f);
     scene.ambient = glm::vec3(0.35f);
-    scene.light.direction = glm::vec3(-0.4f, -1.0f, -0.5f);
+    // From the camera's left, low enough that each copy's shadow falls beside it, in view.
+    scene.light.direction = glm::vec3(0.7f, -0.8f, -0.1f);
+    scene.light.shadow.enabled = options.text("--shadows") == "on";
     const float size = std::max({model.bounds.max.x - model.bounds.min.x, model.bounds.max.z - model.bounds.min.z, 1e-3f});
     const float scale = 1.0f / size;  // each copy about 1 unit wide
     const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(count))));
@@ -97,6 +103,10 @@ int main(int argc, char** argv) try {
     auto& plaza = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(2.0f * half + 2.0f, 2.0f * half + 2.0f), "plaza"),
                                                  stone, "plaza");
     plaza.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
+
+    // The map covers what the camera sees of the plaza (up to its far side from the start pose).
+    scene.light.shadow.distance = half * 3.0f + 10.0f;
+    scene.light.shadow.cascades = 3;  // sharp near the camera across a large plaza
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 20.0f);

@@ -234,6 +234,35 @@ void InstancedMeshNode::clearLanes(InstanceHandle handle) {
     clearLanes(m_handleSlots[handle.slot].index);
 }
 
+void InstancedMeshNode::setCastsShadow(std::size_t index, bool casts) {
+    checkIndex(index, "InstancedMeshNode::setCastsShadow");
+    if (m_shadowMask.empty()) {
+        if (casts) {
+            return;  // every instance casts already: nothing to allocate
+        }
+        m_shadowMask.assign(m_capacity, 0);  // may throw; nothing changed yet
+    }
+    const std::uint8_t masked = casts ? 0 : 1;
+    m_shadowMasked = m_shadowMasked - m_shadowMask[index] + masked;
+    m_shadowMask[index] = masked;
+    ++m_dataVersion;
+}
+
+bool InstancedMeshNode::castsShadow(std::size_t index) const {
+    checkIndex(index, "InstancedMeshNode::castsShadow");
+    return m_shadowMask.empty() || m_shadowMask[index] == 0;
+}
+
+void InstancedMeshNode::setCastsShadow(InstanceHandle handle, bool casts) {
+    checkHandle(handle, "InstancedMeshNode::setCastsShadow");
+    setCastsShadow(m_handleSlots[handle.slot].index, casts);
+}
+
+bool InstancedMeshNode::castsShadow(InstanceHandle handle) const {
+    checkHandle(handle, "InstancedMeshNode::castsShadow");
+    return castsShadow(m_handleSlots[handle.slot].index);
+}
+
 void InstancedMeshNode::enterDrawn(std::size_t begin, std::size_t end) {
     // Rows entering [0, count()) must reach the GPU in every stream, whatever it held there
     // before (a row vacated by release() was reset on the CPU only).
@@ -269,6 +298,9 @@ void InstancedMeshNode::setCount(std::size_t count) {
         if (hasOwnWeights(i)) {
             m_ownWeights = count > m_count ? m_ownWeights + 1 : m_ownWeights - 1;
         }
+        if (!m_shadowMask.empty() && m_shadowMask[i] != 0) {
+            m_shadowMasked = count > m_count ? m_shadowMasked + 1 : m_shadowMasked - 1;
+        }
     }
     if (count > m_count) {
         const InstanceRecord* all = records();
@@ -296,6 +328,7 @@ void InstancedMeshNode::setCount(std::size_t count) {
 void InstancedMeshNode::clear() noexcept {
     dropHandlesFrom(0);
     m_ownWeights = 0;  // rows keep their weights, as records keep theirs
+    m_shadowMasked = 0;  // and their shadow mask
     m_count = 0;
     m_bounds = Aabb{};
     m_boundsValid = !m_hasBoundsOverride;
@@ -312,12 +345,18 @@ void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
             stream.reserve(capacity);
         }
         m_handleOfRecord.reserve(capacity);
+        if (!m_shadowMask.empty()) {
+            m_shadowMask.reserve(capacity);
+        }
         // A batch made with capacity 0 has no record rows yet (allocation is strong).
         m_streams[InstanceStreamId::Record].allocate(capacity);
         for (InstanceStream& stream : m_streams) {
             stream.grow(capacity);
         }
         m_handleOfRecord.resize(capacity, kNoHandle);
+        if (!m_shadowMask.empty()) {
+            m_shadowMask.resize(capacity, 0);
+        }
         m_capacity = capacity;
     }
 }
@@ -351,6 +390,9 @@ void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::v
     InstanceRecord& record = records()[index];
     record = packTransform(transform, color);
     m_handleOfRecord[index] = kNoHandle;
+    if (!m_shadowMask.empty()) {
+        m_shadowMask[index] = 0;  // a new instance casts
+    }
     // A new instance starts with every side stream's default (the node's morph weights, ...),
     // not what an earlier clear() or smaller count left in the row.
     for (std::size_t stream = InstanceStreamId::Record + 1; stream < m_streams.size(); ++stream) {
@@ -500,6 +542,12 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     }
     if (hasOwnWeights(index)) {
         --m_ownWeights;
+    }
+    if (!m_shadowMask.empty()) {
+        // The mask moves with its instance like a stream row; the vacated row casts again.
+        m_shadowMasked -= m_shadowMask[index];
+        m_shadowMask[index] = m_shadowMask[last];
+        m_shadowMask[last] = 0;
     }
     // Swap-remove in every stream alike: the last drawn row (and whatever names it) moves into
     // the hole, and the vacated row goes back to its default, marked changed like any other.

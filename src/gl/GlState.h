@@ -10,9 +10,9 @@
 namespace myriad::gl::detail {
 
 /** Texture units the renderer binds: base colour (0), morph targets (1), per-instance morph
- *  weights (2), per-instance lanes (3), and the indexed path's record buffer (6) and visible
- *  index list (7) (gl/InstanceVisibility.h). */
-inline constexpr std::array<GLuint, 6> kRendererTextureUnits{0, 1, 2, 3, 6, 7};
+ *  weights (2), per-instance lanes (3), the indexed path's record buffer (6) and visible
+ *  index list (7) (gl/InstanceVisibility.h), and the shadow map (8, gl/ShadowPass.h). */
+inline constexpr std::array<GLuint, 7> kRendererTextureUnits{0, 1, 2, 3, 6, 7, 8};
 /** The shader-storage binding of the material table (surface.frag's MyriadMaterialTable). */
 inline constexpr GLuint kMaterialTableBinding = 0;
 /** Shader-storage bindings of the GPU culling dispatch (gl/GpuCulling.h, kCullStorageBindings). */

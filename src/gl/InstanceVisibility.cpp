@@ -51,7 +51,7 @@ void InstanceVisibility::trim() noexcept {
 
 bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch, bool blended,
                                 const FrustumPlanes& planes, const ViewCamera& camera, const glm::vec3& depthAxis,
-                                DrawItem& item, FrameStats& stats) {
+                                DrawItem& item, FrameStats& stats, std::span<const std::uint8_t> leaveOut) {
     SpheresEntry& spheres = m_spheres[batch.id()];
     if (spheres.alive.expired()) {
         spheres = SpheresEntry{};  // a new node (or one whose id outlived it): start clean
@@ -78,6 +78,9 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
         for (std::size_t i = drawn.begin; i < drawn.end; ++i) {
             list.indices.push_back(static_cast<std::uint32_t>(i));
         }
+    }
+    if (!leaveOut.empty()) {  // shadows: instances masked out of the shadow map
+        std::erase_if(list.indices, [&](std::uint32_t index) { return leaveOut[index] != 0; });
     }
     if (blended && batch.visibility().sortBackToFront) {
         sortBackToFront(spheres.spheres, glm::transpose(batch.worldLinear()) * depthAxis, list.indices, m_sortScratch);

@@ -64,12 +64,15 @@ public:
 
     /** Fills the list of (@p pass, @p batch) with the batch's drawn instances that meet
      *  @p planes (camera-relative world space), sorted back to front when asked, and points
-     *  @p item at it (first instance 0, instance count the list's size). No GL.
+     *  @p item at it (first instance 0, instance count the list's size). Records whose byte in
+     *  @p leaveOut is non-zero are left out (shadows: InstancedMeshNode::shadowMask() in a
+     *  shadow-caster pass; empty: none). No GL.
      *  A batch with a LOD chain: the list is then split by level (lodLevels()), and @p item
      *  is left for the caller to copy once per level.
      *  @return false when no instance is left (the item is not drawn). */
     bool select(std::size_t pass, const InstancedMeshNode& batch, bool blended, const FrustumPlanes& planes,
-                const ViewCamera& camera, const glm::vec3& depthAxis, DrawItem& item, FrameStats& stats);
+                const ViewCamera& camera, const glm::vec3& depthAxis, DrawItem& item, FrameStats& stats,
+                std::span<const std::uint8_t> leaveOut = {});
 
     /** Uploads @p list if it changed since its last upload, and binds it and an RGBA32F view of
      *  @p gpu's record buffer on kVisibleIndexUnit and kIndexedRecordUnit. */

@@ -45,7 +45,7 @@ std::span<VisibleList> LodSelection::split(std::size_t pass, const InstancedMesh
     if (entry.held.size() < batch.count()) {
         entry.held.resize(batch.count(), kNoLodLevel);
     }
-    const glm::vec3 originFromEye(batch.worldTranslation() - camera.eye);
+    const glm::vec3 originFromEye(batch.worldTranslation() - camera.lodEye);
     selectLodLevels(chain, spheres, indices, batch.worldLinear(), originFromEye, entry.held,
                     std::span(entry.scratch.data(), entry.levelCount));
     for (std::size_t level = 0; level < entry.levelCount; ++level) {

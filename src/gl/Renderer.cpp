@@ -10,6 +10,7 @@
 #include "gl/MaterialTable.h"
 #include "gl/ParticlePass.h"  // particles and scatter
 #include "gl/ShaderLibrary.h"
+#include "gl/ShadowPass.h"  // shadows
 #include "gl/ViewPass.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -100,6 +101,7 @@ struct Renderer::Impl {
     detail::GpuCulling gpuCulling;  // InstanceCulling::Gpu: compute-written lists, indirect draws
     std::vector<detail::ViewPass> passes;
     detail::ParticlePass particles{id};  // particles and scatter (docs/particles.md)
+    detail::ShadowPass shadow;  // the directional light's shadow map (docs/shadows.md)
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
     std::uint64_t viewSerial = 0;
@@ -133,7 +135,7 @@ struct Renderer::Impl {
     }
 
     /** The feature set a node needs in a view. */
-    static std::uint32_t featuresOf(const detail::DrawItem& item, const View& view) {
+    std::uint32_t featuresOf(const detail::DrawItem& item, const View& view) const {
         const MeshNode& node = *item.node;
         const Material& material = node.primitiveMaterial(item.primitive);
         std::uint32_t features = 0;
@@ -157,7 +159,8 @@ struct Renderer::Impl {
         if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasLanes()) {
             features |= detail::kInstanceLanes;
         }
-        return features | shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
+        features |= shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
+        return features | shadow.receiveFeatures(features, &node, view);  // shadows
     }
 
     /** The switches a material and view decide (alpha mode, lighting, blending, depth-only),
@@ -178,13 +181,14 @@ struct Renderer::Impl {
 
     /** The feature set a population needs in a view (no morphing: a population draws its
      *  mesh's base shape). */
-    static std::uint32_t featuresOf(const detail::Population& population, const View& view) {
+    std::uint32_t featuresOf(const detail::Population& population, const View& view) const {
         const Material& material = population.material;
         std::uint32_t features = detail::kInstanced;
         if (!population.laneBuffer.empty()) {
             features |= detail::kInstanceLanes;
         }
-        return features | shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
+        features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
+        return features | shadow.receiveFeatures(features, nullptr, view);  // shadows
     }
 
     /** Compiles every program and uploads every stream the passes need, before any draw. */
@@ -256,6 +260,7 @@ struct Renderer::Impl {
             program.setUniform(u.lightDirection, direction);
             program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
             program.setUniform(u.ambient, scene.ambient);
+            shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
             chosen.viewSerial = viewSerial;
         }
     }
@@ -478,10 +483,12 @@ struct Renderer::Impl {
             }
             drawable += (view.viewport.width != 0 && view.viewport.height != 0) ? 1 : 0;
         }
+        shadow.validate(scene.light.shadow);  // shadows: bad settings throw before any GL call
         if (drawable == 0) {
             return;
         }
         requireCurrentContext("gl::Renderer::render");
+        const std::size_t shadowViews = shadow.begin(scene, views);  // shadows: fit the light's views
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
@@ -494,18 +501,27 @@ struct Renderer::Impl {
         }
         {
             const PhaseTimer timer(stats.cullMs);
-            if (passes.size() < drawable) {
-                passes.resize(drawable);
+            if (passes.size() < drawable + shadowViews) {
+                passes.resize(drawable + shadowViews);
             }
             std::size_t p = 0;
+            for (std::size_t c = 0; c < shadowViews; ++c) {  // shadows: the light's views first
+                passes[p].setInstanceVisibility(&instanceVisibility, p);
+                passes[p].setShadowCaster(&shadow.camera(c));
+                // GPU culling against the light's box too; a batch with instances masked out of
+                // shadows takes the CPU list, which leaves them out (ViewPass::collect).
+                passes[p].setGpuCulling(&gpuCulling);
+                passes[p++].build(scene, shadow.view(c), stats);
+            }
             for (const View& view : views) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {
                     passes[p].setInstanceVisibility(&instanceVisibility, p);
                     passes[p].setGpuCulling(&gpuCulling);
+                    passes[p].setShadowCaster(nullptr);
                     passes[p++].build(scene, view, stats);
                 }
             }
-            passes.resize(drawable);
+            passes.resize(drawable + shadowViews);
         }
         // Whatever happens from here, the caller's state (or the documented one) comes back and
         // the frame's uploads are fenced.
@@ -552,7 +568,9 @@ struct Renderer::Impl {
                             GL_SHADER_STORAGE_BARRIER_BIT);
         const auto submitStart = std::chrono::steady_clock::now();
         for (const detail::ViewPass& pass : passes) {
+            const FrameStats before = stats;
             drawView(pass, scene);
+            shadow.afterDraw(pass, before, stats);  // shadows: binds the map once it is drawn
         }
         stats.submitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitStart).count();
         boundProgram = nullptr;
@@ -590,8 +608,11 @@ void Renderer::trim() {
     m_impl->instanceVisibility.trim();
     m_impl->gpuCulling.trim();
     m_impl->particles.trim();
+    m_impl->shadow.trim();
     m_impl->shaders.releaseExpired();
 }
+
+const ShadowMapInfo& Renderer::shadowMap() const noexcept { return m_impl->shadow.info(); }
 
 std::uint32_t Renderer::instanceBuffer(const InstancedMeshNode& batch) const noexcept {
     const detail::BatchGpu* gpu = m_impl->resources.findBatch(batch);

@@ -1,6 +1,7 @@
 #include "gl/ShaderLibrary.h"
 
 #include "gl/InstanceVisibility.h"
+#include "gl/ShadowPass.h"  // shadows: kShadowMapUnit
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/Scatter.h"  // particles and scatter: streams::kScatter
 #include "myriad/util/Error.h"
@@ -18,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 12> kFeatureNames{{
+constexpr std::array<FeatureName, 13> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -31,6 +32,7 @@ constexpr std::array<FeatureName, 12> kFeatureNames{{
     {kIndexed, "MYRIAD_INDEXED"},
     {kParticle, "MYRIAD_PARTICLE"},  // particles and scatter
     {kScatter, "MYRIAD_SCATTER"},
+    {kShadowReceive, "MYRIAD_SHADOW_RECEIVE"},  // shadows
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -87,7 +89,12 @@ SurfaceUniforms::SurfaceUniforms(const Program& program)
       lightColor(program.uniformLocation("u_lightColor")),
       ambient(program.uniformLocation("u_ambient")),
       lanes(program.uniformLocation("u_lanes")),
-      materialIndex(program.uniformLocation("u_materialIndex")) {}
+      materialIndex(program.uniformLocation("u_materialIndex")),
+      shadowMatrix(program.uniformLocation("u_shadowMatrix")),
+      shadowParams(program.uniformLocation("u_shadowParams")),
+      shadowFilterRadius(program.uniformLocation("u_shadowFilterRadius")),
+      shadowCascadeEnds(program.uniformLocation("u_shadowCascadeEnds")),
+      shadowViewForward(program.uniformLocation("u_shadowViewForward")) {}
 
 std::string ShaderLibrary::featureDefines(std::uint32_t features) {
     std::string defines;
@@ -95,6 +102,9 @@ std::string ShaderLibrary::featureDefines(std::uint32_t features) {
         if ((features & feature.bit) != 0) {
             defines += "#define " + std::string(feature.define) + " 1\n";
         }
+    }
+    if ((features & kShadowReceive) != 0) {  // shadows: the map's texture unit
+        defines += "#define MYRIAD_SHADOW_MAP_UNIT " + std::to_string(kShadowMapUnit) + "\n";
     }
     return defines;
 }

@@ -28,6 +28,7 @@ enum ShaderFeature : std::uint32_t {
     // particles and scatter (src/gl/ParticlePass.cpp, docs/particles.md): their own stages
     kParticle = 1u << 10,              ///< MYRIAD_PARTICLE: particle.vert + particle.frag
     kScatter = 1u << 11,               ///< MYRIAD_SCATTER: scatter.vert + surface.frag
+    kShadowReceive = 1u << 12,         ///< MYRIAD_SHADOW_RECEIVE: Lit, sampling the shadow map (gl/ShadowPass.h)
 };
 
 struct ShaderKey {
@@ -54,6 +55,11 @@ struct SurfaceUniforms {
     int ambient = -1;
     int lanes = -1;          ///< u_lanes[0] (vec4[4]): a MeshNode's shader data, or zeros
     int materialIndex = -1;  ///< u_materialIndex
+    int shadowMatrix = -1;        ///< u_shadowMatrix (kShadowReceive)
+    int shadowParams = -1;        ///< u_shadowParams (kShadowReceive)
+    int shadowFilterRadius = -1;  ///< u_shadowFilterRadius (kShadowReceive)
+    int shadowCascadeEnds = -1;   ///< u_shadowCascadeEnds (kShadowReceive)
+    int shadowViewForward = -1;   ///< u_shadowViewForward (kShadowReceive)
     explicit SurfaceUniforms(const Program& program);
 };
 

@@ -45,6 +45,7 @@ ViewCamera resolveCamera(const View& view) {
     ViewCamera camera;
     if (view.camera != nullptr) {
         camera.eye = view.camera->positionDouble();
+        camera.lodEye = camera.eye;
         camera.viewProjection = view.camera->projection() * view.camera->viewRotation();
         camera.layerMask = view.camera->layerMask() & view.layerMask;
         return camera;
@@ -54,6 +55,7 @@ ViewCamera resolveCamera(const View& view) {
     const glm::dmat4 viewMatrix(view.viewMatrix);
     const glm::dmat3 rotation(viewMatrix);
     camera.eye = -(glm::transpose(rotation) * glm::dvec3(viewMatrix[3]));
+    camera.lodEye = camera.eye;
     glm::mat4 rotationOnly(glm::mat3(view.viewMatrix));
     camera.viewProjection = view.projectionMatrix * rotationOnly;
     camera.layerMask = view.layerMask;
@@ -62,7 +64,7 @@ ViewCamera resolveCamera(const View& view) {
 
 void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_view = &view;
-    m_camera = resolveCamera(view);
+    m_camera = m_shadowCamera != nullptr ? *m_shadowCamera : resolveCamera(view);
     m_opaque.clear();
     m_blended.clear();
     // View depth grows along -(row 2 of the view rotation), for per-instance sorting.
@@ -80,10 +82,11 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
     }
     if (node.kind() == NodeKind::Particles || node.kind() == NodeKind::Scatter) {
         // particles and scatter: not MeshNodes; ParticlePass draws them
-        if ((node.layerMask() & m_camera.layerMask) != 0) {
+        if ((node.layerMask() & m_camera.layerMask) != 0 && m_shadowCamera == nullptr) {
             m_particleNodes.push_back(&node);
         }
-    } else if (const MeshNode* asMesh = asMeshNode(node); asMesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0) {
+    } else if (const MeshNode* asMesh = asMeshNode(node); asMesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0 &&
+               (m_shadowCamera == nullptr || node.castsShadow())) {
         const MeshNode& meshNode = *asMesh;
         DrawItem item{.node = &meshNode, .instanced = node.kind() == NodeKind::InstancedMesh};
         if (item.instanced) {
@@ -95,19 +98,24 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
             // Per-instance selection sorts when the batch blends (its first primitive decides;
             // the list is shared by every primitive of the batch).
             const bool blendedBatch = meshNode.drawsTransparent();
+            // Shadows: a batch with instances masked out of the shadow map draws into it through
+            // a visible-index list without them.
+            const bool shadowMasked = m_shadowCamera != nullptr && item.instanced &&
+                                      static_cast<const InstancedMeshNode&>(node).shadowMaskedCount() > 0;
             // The whole batch is one sphere around every instance and primitive (never the
             // mesh's own sphere at the node origin), tested camera-relative in float.
             const glm::vec3 centre(meshNode.worldBoundsCentre() - m_camera.eye);
             if (meshNode.frustumCulled() && !frustum.intersectsSphere(centre, meshNode.worldBoundsRadius())) {
                 ++stats.culledNodes;
             } else if (item.instanced && m_instanceVisibility != nullptr &&
-                       InstanceVisibility::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch) &&
+                       (InstanceVisibility::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch) || shadowMasked) &&
                        !m_instanceVisibility->select(m_index, static_cast<const InstancedMeshNode&>(node), blendedBatch,
-                                                     std::to_array(frustum.planes), m_camera, m_depthAxis, item,
-                                                     stats)) {
-                ++stats.culledNodes;  // every instance culled
+                                                     std::to_array(frustum.planes), m_camera, m_depthAxis, item, stats,
+                                                     shadowMasked ? static_cast<const InstancedMeshNode&>(node).shadowMask()
+                                                                  : std::span<const std::uint8_t>{})) {
+                ++stats.culledNodes;  // every instance culled (or masked out of the shadow map)
             } else {
-                if (item.instanced && m_gpuCulling != nullptr &&
+                if (item.instanced && item.visible == nullptr && m_gpuCulling != nullptr &&
                     GpuCulling::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch)) {
                     // Culled on the GPU later in the frame: always queued, drawn indirect.
                     m_gpuCulling->select(m_index, static_cast<const InstancedMeshNode&>(node),

@@ -49,6 +49,10 @@ struct DrawItem {
 /** Camera data of a view, camera-relative: the eye in double, the rest in float. */
 struct ViewCamera {
     glm::dvec3 eye{0.0};
+    /** Where LOD distances are measured from: the eye, except in a shadow view, whose eye sits
+     *  far back along the light: there the first colour view's eye, so an instance casts the
+     *  level it is drawn at. */
+    glm::dvec3 lodEye{0.0};
     glm::mat4 viewProjection{1.0f};  ///< clip from (world - eye)
     std::uint32_t layerMask = 0xFFFFFFFFu;
 };
@@ -71,6 +75,11 @@ public:
      *  same pass number. Null: they draw whole. */
     void setGpuCulling(GpuCulling* culling) noexcept { m_gpuCulling = culling; }
 
+    /** Shadows (gl/ShadowPass.h): non-null makes this a shadow-caster pass seen from
+     *  @p camera (which must outlive build()): only nodes with castsShadow(), no particles or
+     *  scatter, masked instances left out. Null (the default): an ordinary pass. */
+    void setShadowCaster(const ViewCamera* camera) noexcept { m_shadowCamera = camera; }
+
     [[nodiscard]] const View& view() const noexcept { return *m_view; }
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
     [[nodiscard]] const std::vector<DrawItem>& opaque() const noexcept { return m_opaque; }
@@ -91,6 +100,7 @@ private:
     GpuCulling* m_gpuCulling = nullptr;
     glm::vec3 m_depthAxis{0.0f, 0.0f, -1.0f};  // world direction of increasing view depth
     std::vector<const SceneNode*> m_particleNodes;  // particles and scatter
+    const ViewCamera* m_shadowCamera = nullptr;     // shadows: a shadow-caster pass
 };
 
 } // namespace myriad::gl::detail

@@ -237,6 +237,34 @@ public:
     /** True once any lane was set (the lane stream is allocated; it stays so). */
     [[nodiscard]] bool hasLanes() const noexcept { return m_streams[InstanceStreamId::Lanes].allocated(); }
 
+    // ---- per-instance shadow casting (docs/shadows.md) ------------------------------------
+    // A mask of instances that are drawn but cast no shadow. Not in the record (records stay 64
+    // bytes) and never uploaded: one byte per instance on the CPU, allocated by the first
+    // setCastsShadow(index, false), read when the renderer builds the shadow view's list of
+    // instances to draw. It moves with the instance on release(), survives growth, and a new
+    // instance casts. SceneNode::setCastsShadow(false) on the batch overrides it (none casts).
+
+    using SceneNode::castsShadow;
+    using SceneNode::setCastsShadow;
+    /** Whether instance @p index (< count()) draws into the shadow map (default true); the
+     *  instance is drawn in colour views either way. Allocates the mask (capacity() bytes) on
+     *  the first false. @throws OutOfRange if index >= count(); std::bad_alloc on the first
+     *  false. Nothing changes then. */
+    void setCastsShadow(std::size_t index, bool casts);
+    /** The flag of instance @p index set by setCastsShadow(index, ...).
+     *  @throws OutOfRange if index >= count(). */
+    [[nodiscard]] bool castsShadow(std::size_t index) const;
+    /** The same by handle. @throws InvalidArgument for a null, foreign, released or stale
+     *  handle; as above otherwise. */
+    void setCastsShadow(InstanceHandle handle, bool casts);
+    /** @throws as setCastsShadow(handle, ...). */
+    [[nodiscard]] bool castsShadow(InstanceHandle handle) const;
+    /** Drawn instances (in [0, count())) that cast no shadow: 0 means every instance casts. */
+    [[nodiscard]] std::size_t shadowMaskedCount() const noexcept { return m_shadowMasked; }
+    /** One byte per record, capacity() of them, 1 where the instance casts no shadow; empty
+     *  until the first setCastsShadow(index, false). For the renderer and tools. */
+    [[nodiscard]] std::span<const std::uint8_t> shadowMask() const noexcept { return m_shadowMask; }
+
     // ---- bulk access and change tracking ---------------------------------------------------
 
     /** The whole buffer, capacity() * 16 floats, for bulk writes. After writing through it call
@@ -254,7 +282,7 @@ public:
      *  @throws OutOfRange if the range runs past capacity(). */
     void markInstancesChanged(std::size_t first = 0, std::size_t count = SIZE_MAX);
     /** Bumped by every successful write (add, set, acquire, release, count change, clear,
-     *  markInstancesChanged, morph weights); a refused write leaves it alone. */
+     *  markInstancesChanged, morph weights, shadow mask); a refused write leaves it alone. */
     [[nodiscard]] std::uint64_t dataVersion() const noexcept { return m_dataVersion; }
 
     // ---- instance streams and what is drawn -------------------------------------------------
@@ -431,6 +459,8 @@ private:
     // records; recounted lazily after bulk writes.
     mutable std::size_t m_mirroredCount = 0;
     std::size_t m_ownWeights = 0;  ///< drawn instances with weights of their own
+    std::vector<std::uint8_t> m_shadowMask;  ///< 1: casts no shadow; empty until first used
+    std::size_t m_shadowMasked = 0;          ///< drawn instances with a 1 in m_shadowMask
     mutable bool m_mirroredValid = true;
     InstanceVisibility m_visibility;  ///< visibility opt-ins, all off by default
     LodChain m_lodChain;              ///< levels of detail; none by default (src/core/Lod.cpp)

@@ -7,16 +7,71 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 namespace myriad {
+
+/** The shadow map of a DirectionalLight (docs/shadows.md). Off by default: a scene without
+ *  shadows draws and compiles exactly as before.
+ *
+ *  When on, every Renderer::render() adds one depth-only view from the light per cascade
+ *  before the frame's own views: an orthographic box along the light, fitted around the
+ *  colour views' frusta over the cascade's slice of @ref distance from their eyes and snapped
+ *  to whole texels (so the shadows do not shimmer as the camera moves), drawn into its layer
+ *  of a mapSize x mapSize 32-bit float depth array texture with the frame's one upload. Nodes with SceneNode::castsShadow() draw into it (an
+ *  InstancedMeshNode in one draw, each instance at its own place, instances masked with
+ *  InstancedMeshNode::setCastsShadow(index, false) left out); Lit materials of nodes with
+ *  SceneNode::receivesShadow() darken where it is occluded (each fragment reads the cascade
+ *  its view depth falls in): only the light's term, ambient stays. Unlit materials neither
+ *  receive nor change.
+ *
+ *  Biases are in shadow-map texels (one texel is 2 * radius / mapSize world units, where the
+ *  radius is that of the cascade's box), so they scale with the map and need no retuning when
+ *  @ref distance changes. Why biases exist at all (shadow acne: a surface shadowing itself
+ *  between the depth samples of its own texels): Microsoft, "Common Techniques to Improve
+ *  Shadow Depth Maps" (Windows Dev Center), and Akenine-Moller et al., Real-Time Rendering,
+ *  4th ed., section 7.4.
+ *
+ *  Renderer::render() checks the values before any GL call and throws InvalidArgument when
+ *  enabled and one is out of its range (nothing drawn then). */
+struct ShadowSettings {
+    bool enabled = false;          ///< draw and sample the shadow map
+    std::uint32_t mapSize = 2048;  ///< texels per side, 16..8192 (and at most GL_MAX_TEXTURE_SIZE)
+    /** World units from the eye, along each colour view's forward axis, that the map covers
+     *  (the view frustum from its near plane up to here, or its far plane if nearer); beyond
+     *  it nothing is shadowed. Finite, > 0. Smaller: sharper shadows. Default 50. */
+    float distance = 50.0f;
+    /** Constant depth bias, in texels of depth (times the texel's world size), >= 0. */
+    float bias = 1.0f;
+    /** Depth bias that grows with the receiver's slope to the light: times tan(angle between
+     *  normal and light), clamped at 10, and times (filterRadius + 1) because the filter's
+     *  outer taps land that far away on the slope. Texels, >= 0. */
+    float slopeBias = 1.0f;
+    /** The receiver's lookup point moves this far along its normal, scaled by sin(angle
+     *  between normal and light) (no move facing the light): texels, >= 0. */
+    float normalOffset = 1.0f;
+    /** Percentage-closer filtering: (2 * filterRadius + 1)^2 hardware-compared, bilinearly
+     *  filtered taps (sampler2DShadow, GL_LINEAR) one texel apart; 0 is one such tap (2 x 2
+     *  texels). 0..4. */
+    std::uint32_t filterRadius = 1;
+    /** Cascaded shadow maps: the views' depth up to @ref distance is split into this many
+     *  slices, each fitted with its own light box (one more depth-only view and one layer of
+     *  the map each), so texels near the eye are small and far ones large. 1..4. */
+    std::uint32_t cascades = 1;
+    /** Where the slices end: 0 splits the depth evenly, 1 logarithmically (each slice a fixed
+     *  ratio longer than the last), between them a blend ("practical split scheme", Zhang et
+     *  al., "Parallel-Split Shadow Maps for Large-scale Virtual Environments", 2006). 0..1. */
+    float cascadeSplit = 0.75f;
+};
 
 /** One directional light, as glTF's KHR_lights_punctual "directional": parallel rays. */
 struct DirectionalLight {
     glm::vec3 direction{-0.4f, -1.0f, -0.3f};  ///< world space, the way the light travels
     glm::vec3 color{1.0f};                     ///< linear RGB
     float intensity = 1.0f;                    ///< multiplies color
+    ShadowSettings shadow;                     ///< its shadow map; off by default
 };
 
 /** The root of a node tree and its lighting. Ownership: owns the whole tree.

@@ -222,10 +222,17 @@ public:
     /** Union of worldBounds() of every mesh node in this subtree (this node included),
      *  hidden ones too; empty if there are none. O(subtree size). */
     [[nodiscard]] Aabb subtreeBounds() const;
-    /** A flag for shadow passes; myriad has none yet, so only users read it. Default true. */
+    /** Whether this node draws into the shadow map when the scene's light has shadows on
+     *  (ShadowSettings, docs/shadows.md): false leaves all of it out (every instance of a
+     *  batch), this node only, not its children. Default true. */
     void setCastsShadow(bool casts) noexcept { m_castsShadow = casts; }
     /** The flag set by setCastsShadow(). */
     [[nodiscard]] bool castsShadow() const noexcept { return m_castsShadow; }
+    /** Whether this node's Lit materials are darkened by the shadow map (docs/shadows.md);
+     *  false draws them lit as without shadows. This node only. Default true. */
+    void setReceivesShadow(bool receives) noexcept { m_receivesShadow = receives; }
+    /** The flag set by setReceivesShadow(). */
+    [[nodiscard]] bool receivesShadow() const noexcept { return m_receivesShadow; }
     /** false: always drawn, even outside the view frustum. Default true. */
     void setFrustumCulled(bool culled) noexcept { m_frustumCulled = culled; }
     /** The flag set by setFrustumCulled(). */
@@ -253,6 +260,7 @@ private:
     std::uint32_t m_layerMask = 1;
     bool m_visible = true;
     bool m_castsShadow = true;
+    bool m_receivesShadow = true;
     bool m_frustumCulled = true;
 
     // World cache: valid when m_localDirty is false and the parent's worldVersion equals

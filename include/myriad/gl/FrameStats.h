@@ -8,7 +8,7 @@ namespace myriad::gl {
 
 /** Counters for one frame, reset at the start of each Renderer::render. */
 struct FrameStats {
-    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip)
+    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count)
     std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views
     /** Instances drawn, summed over draws (a MeshNode is 1); GPU-culled batches count their
      *  tested instances (an upper bound, see instancesGpuCulled). */

@@ -4,6 +4,7 @@
  *  from one or several views per frame. */
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/GpuData.h"
+#include "myriad/gl/ShadowMap.h"
 #include "myriad/gl/View.h"
 
 #include <cstddef>
@@ -64,14 +65,16 @@ struct RendererDesc {
  *  depth test/function/mask, depth range 0..1, clip control per view, blend enable/function/
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
- *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7 and
- *  their sampler objects, shader storage binding 0 (the material table), storage bindings 1-4 and
+ *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
+ *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-4 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
+ *  With shadows on (ShadowSettings), the light's depth-only views (one per cascade) are drawn
+ *  first into the renderer's own depth texture.
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
- *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7 unbound with no sampler, storage bindings 0-4 and the draw indirect buffer empty, unpack alignment
+ *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound with no sampler, storage bindings 0-4 and the draw indirect buffer empty, unpack alignment
  *  4, clear colour 0 and depth 1), except the viewport (the last view's) and the active texture
  *  unit (the caller's).
  *
@@ -88,8 +91,10 @@ public:
 
     /** Draws @p scene for every view in @p views, in order, uploading each batch once.
      *  A view with an empty viewport (a minimised window) draws nothing.
+     *  With scene.light.shadow.enabled, the light's shadow views (one per cascade) are drawn
+     *  first (counted in FrameStats::views; docs/shadows.md).
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
-     *  in its matrices; GlError if no context is current; ShaderError naming file and line if a
+     *  in its matrices, or shadows are enabled with a ShadowSettings value out of its range; GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
      *  holds); GlError if a stream exceeds a GL limit; CapacityError if a batch with
      *  InstanceCulling::Gpu has a record buffer larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE. */
@@ -128,6 +133,10 @@ public:
     [[nodiscard]] std::uint32_t instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept;
     /** Shader programs compiled so far (one per feature set and surface function in use). */
     [[nodiscard]] std::size_t programCount() const noexcept;
+    /** The directional light's shadow map as the last render() drew it (docs/shadows.md):
+     *  texture, size, each cascade's box and matrix, draws into it. The reference lives as long
+     *  as the renderer; its values change with each render() and trim(). */
+    [[nodiscard]] const ShadowMapInfo& shadowMap() const noexcept;
 
     // ---- material identity (docs/lanes.md) ----------------------------------------------------
 
