@@ -1,6 +1,7 @@
 // 07-gallery: any glTF model from the command line, its first primitive instanced N times on a
-// grid in one draw call, with the per-instance features a batch can opt into: a level-of-detail
-// chain generated from the model, per-instance culling, picking, translucency sorted back to front.
+// grid (one draw call per level of detail), with the per-instance features a batch can opt into:
+// a LOD chain generated from the model, per-instance culling, picking, translucency sorted back
+// to front.
 //
 // Shows: importing an arbitrary model, normalising its size, rebuilding a batch at a new count
 // (clear + ensureCapacity + addInstance), generateLodChain() + setLodChain(),
@@ -188,8 +189,8 @@ int main(int argc, char** argv) try {
     // ---- Init ----
     const examples::ExampleSpec spec{
         .name = "07-gallery",
-        .summary = "any glTF model's first primitive instanced N times on a grid in one draw call, with "
-                   "generated levels of detail, per-instance culling, picking and sorted translucency",
+        .summary = "any glTF model's first primitive instanced N times on a grid (one draw call per level of "
+                   "detail), with generated levels of detail, per-instance culling, picking and sorted translucency",
         .flags = {{"--model", "PATH", "the .glb or .gltf to show (its first triangle primitive)",
                    std::string(MYRIAD_ASSETS_DIR) + "/Fox/Fox.glb", examples::FlagKind::Text, {}, 0, 0},
                   {"--count", "N", "copies at start", "100", examples::FlagKind::Number, {}, 1, kMaxCount},
