@@ -1,23 +1,37 @@
 // 07-gallery: any glTF model from the command line, its first primitive instanced N times on a
-// grid in one draw call; keys change N and toggle frustum culling while it runs.
+// grid (one draw call per level of detail), with the per-instance features a batch can opt into:
+// a LOD chain generated from the model, per-instance culling, picking, translucency sorted back
+// to front.
 //
 // Shows: importing an arbitrary model, normalising its size, rebuilding a batch at a new count
-// (clear + ensureCapacity + addInstance), SceneNode::setFrustumCulled. --model PATH (default:
-// the glTF sample Fox), --count N (default 100), --culling on|off (default on).
-// Controls: + / - double or halve N, C toggles culling, orbit / fly camera (see --help).
+// (clear + ensureCapacity + addInstance), generateLodChain() + setLodChain(),
+// setInstanceCulling(), setPickMode(PickMode::Instances) + Scene::pick() with a ray through a
+// pixel, setSortInstances() for a blended material. --model PATH (default: the glTF sample Fox),
+// --count N (default 100), --lod on|off (default on), --culling off|batch|cpu|gpu (default
+// batch), --pick X,Y (pick after the frames), --opacity P (default 100: opaque).
+// Controls: + / - double or halve N, C cycles culling, a left click picks and tints a copy,
+// orbit / fly camera (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
 
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Picking.h"
 #include "myriad/gltf/GltfImporter.h"
+#include "myriad/lod/GenerateLod.h"
 #include "myriad/util/Error.h"
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/matrix.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <new>
+#include <optional>
+#include <string>
 
 using namespace myriad;
 
@@ -50,23 +64,155 @@ void frame(examples::CameraController& controller, std::size_t count) {
     controller.setFlySpeed(extent * 0.3f);
 }
 
+// Level of detail. The model is scaled to 1 unit wide, so distances are in model widths. With the
+// camera's 50 degree field of view, a copy 12 widths away is about 1/11 of the picture high
+// (about 65 pixels at 720): past that a quarter of the triangles is hard to tell apart; past 30
+// widths (about 25 pixels) a few percent of them is enough.
+constexpr std::array<float, 2> kLodSwitchDistance = {12.0f, 30.0f};  // level 0 -> 1, level 1 -> 2
+constexpr std::array<float, 2> kLodIndexRatio = {0.25f, 0.08f};     // of level 0's triangles
+constexpr std::array<float, 2> kLodTargetError = {0.02f, 0.08f};    // of the model's extent
+constexpr std::array<float, 2> kLodSloppyError = {0.08f, 0.15f};    // the sloppy simplifier's
+
+/** A LOD chain for @p mesh: level 0 the mesh, then up to two simpler levels generated from it
+ *  (kLodIndexRatio). A level the edge-collapse simplifier cannot bring below twice its target
+ *  (flat-shaded or open meshes whose triangles share few vertices) is made with the sloppy one;
+ *  a level with no fewer triangles than the one before it is left out. Prints each level.
+ *  @return the chain, or nothing when no level could be simplified (a tiny mesh). */
+std::optional<LodChain> makeLodChain(const std::shared_ptr<const MeshGeometry>& mesh) {
+    LodChain chain;
+    chain.levels.push_back({mesh, std::numeric_limits<float>::infinity()});
+    std::string report = "level 0 " + std::to_string(mesh->triangleCount()) + " triangles";
+    for (std::size_t i = 0; i < kLodIndexRatio.size(); ++i) {
+        const std::uint32_t previous = chain.levels.back().mesh->triangleCount();
+        const auto target = static_cast<double>(mesh->triangleCount()) * static_cast<double>(kLodIndexRatio[i]);
+        std::shared_ptr<const MeshGeometry> level;
+        bool sloppy = false;
+        for (const bool useSloppy : {false, true}) {
+            const LodTarget targets[] = {{.indexRatio = kLodIndexRatio[i],
+                                          .targetError = useSloppy ? kLodSloppyError[i] : kLodTargetError[i],
+                                          .switchDistance = std::numeric_limits<float>::infinity(),
+                                          .sloppy = useSloppy}};
+            try {
+                level = generateLodChain(mesh, 1.0f, targets).levels[1].mesh;
+            } catch (const InvalidArgument&) {
+                level = nullptr;  // simplified to nothing: too small a mesh for this ratio
+            }
+            sloppy = useSloppy;
+            if (level != nullptr && static_cast<double>(level->triangleCount()) <= 2.0 * target) {
+                break;
+            }
+        }
+        if (level == nullptr || level->triangleCount() >= previous) {
+            continue;
+        }
+        chain.levels.back().switchDistance = kLodSwitchDistance[chain.levels.size() - 1];
+        chain.levels.push_back({level, std::numeric_limits<float>::infinity()});
+        char line[160];
+        std::snprintf(line, sizeof line, ", level %zu %u triangles%s from %.0f", chain.levels.size() - 1,
+                      level->triangleCount(), sloppy ? " (sloppy simplifier)" : "",
+                      static_cast<double>(chain.levels[chain.levels.size() - 2].switchDistance));
+        report += line;
+    }
+    if (chain.levels.size() < 2) {
+        std::printf("07-gallery: LOD off: the model's %u triangles could not be simplified\n", mesh->triangleCount());
+        return std::nullopt;
+    }
+    std::printf("07-gallery: LOD %s (distances in model widths)\n", report.c_str());
+    return chain;
+}
+
+/** The --culling values, in the order C cycles through them. */
+constexpr std::array<const char*, 4> kCullingNames = {"off", "batch", "cpu", "gpu"};
+
+/** Applies culling mode @p which (index into kCullingNames): off draws every copy whatever the
+ *  view; batch culls the grid as one sphere; cpu / gpu test each copy's sphere. */
+void setCulling(InstancedMeshNode& batch, std::size_t which) {
+    batch.setFrustumCulled(which != 0);
+    batch.setInstanceCulling(which == 2 ? InstanceCulling::Cpu
+                             : which == 3 ? InstanceCulling::Gpu
+                                          : InstanceCulling::Off);
+}
+
+/** The world-space ray through the centre of pixel (@p x, @p y) of a @p width x @p height
+ *  picture drawn with @p camera (x right, y down from the top-left corner, as in the written
+ *  image). Unprojects the pixel's near and far points with the inverse of projection *
+ *  viewRotation, which maps (world - eye) to clip space, so the origin keeps the eye's double
+ *  precision; works for perspective and orthographic cameras alike. */
+Ray rayThroughPixel(const Camera& camera, double x, double y, std::uint32_t width, std::uint32_t height) {
+    const double ndcX = (x + 0.5) / static_cast<double>(width) * 2.0 - 1.0;
+    const double ndcY = 1.0 - (y + 0.5) / static_cast<double>(height) * 2.0;
+    const glm::dmat4 clipToEyeRelative =
+        glm::inverse(glm::dmat4(camera.projection()) * glm::dmat4(camera.viewRotation()));
+    glm::dvec4 nearPoint = clipToEyeRelative * glm::dvec4(ndcX, ndcY, -1.0, 1.0);
+    glm::dvec4 farPoint = clipToEyeRelative * glm::dvec4(ndcX, ndcY, 1.0, 1.0);
+    nearPoint /= nearPoint.w;
+    farPoint /= farPoint.w;
+    return Ray{camera.positionDouble() + glm::dvec3(nearPoint), glm::dvec3(farPoint - nearPoint)};
+}
+
+/** Picks what is under pixel (@p x, @p y) and prints it.
+ *  @return the instance hit, or nothing. */
+std::optional<std::size_t> pickAndPrint(const Scene& scene, const Camera& camera, double x, double y,
+                                        std::uint32_t width, std::uint32_t height) {
+    const std::optional<PickHit> hit = scene.pick(rayThroughPixel(camera, x, y, width, height));
+    if (!hit) {
+        std::printf("07-gallery: pick at pixel (%.0f, %.0f): nothing\n", x, y);
+        return std::nullopt;
+    }
+    std::printf("07-gallery: pick at pixel (%.0f, %.0f): node '%s', instance %s, distance %.3f, "
+                "world point (%.3f, %.3f, %.3f)\n",
+                x, y, hit->node->name().c_str(),
+                hit->instance ? std::to_string(*hit->instance).c_str() : "none", hit->distance, hit->point.x,
+                hit->point.y, hit->point.z);
+    return hit->instance;
+}
+
+/** Reads --pick "X,Y" (whole pixels inside the picture). @return nothing when malformed. */
+std::optional<std::array<long, 2>> parsePixel(const std::string& text, std::uint32_t width, std::uint32_t height) {
+    char* end = nullptr;
+    const long x = std::strtol(text.c_str(), &end, 10);
+    if (end == text.c_str() || *end != ',') {
+        return std::nullopt;
+    }
+    const char* yText = end + 1;
+    const long y = std::strtol(yText, &end, 10);
+    if (end == yText || *end != '\0' || x < 0 || y < 0 || x >= static_cast<long>(width) ||
+        y >= static_cast<long>(height)) {
+        return std::nullopt;
+    }
+    return std::array<long, 2>{x, y};
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
     // ---- Init ----
     const examples::ExampleSpec spec{
         .name = "07-gallery",
-        .summary = "any glTF model's first primitive instanced N times on a grid in one draw call; "
-                   "keys change N and toggle culling",
+        .summary = "any glTF model's first primitive instanced N times on a grid (one draw call per level of "
+                   "detail), with generated levels of detail, per-instance culling, picking and sorted translucency",
         .flags = {{"--model", "PATH", "the .glb or .gltf to show (its first triangle primitive)",
                    std::string(MYRIAD_ASSETS_DIR) + "/Fox/Fox.glb", examples::FlagKind::Text, {}, 0, 0},
                   {"--count", "N", "copies at start", "100", examples::FlagKind::Number, {}, 1, kMaxCount},
-                  {"--culling", "ON|OFF", "frustum culling of the batch (C toggles it)", "on",
-                   examples::FlagKind::Choice, {"on", "off"}, 0, 0}},
+                  {"--lod", "ON|OFF",
+                   "on: up to two simpler levels generated from the model (meshoptimizer), drawn past 12 and 30 "
+                   "model widths; the summary says how many copies drew each level",
+                   "on", examples::FlagKind::Choice, {"on", "off"}, 0, 0},
+                  {"--culling", "MODE",
+                   "frustum culling: off (draw every copy), batch (the grid as one sphere), cpu or gpu (each "
+                   "copy's sphere, tested on the CPU or in a compute pass); on = batch; C cycles",
+                   "batch", examples::FlagKind::Choice, {"off", "batch", "cpu", "gpu", "on"}, 0, 0},
+                  {"--pick", "X,Y",
+                   "after the frames, pick the copy under pixel X,Y of the --width x --height picture (from "
+                   "its top-left corner) and print it, or 'nothing'",
+                   "", examples::FlagKind::Text, {}, 0, 0},
+                  {"--opacity", "P",
+                   "percent; below 100 the material is blended (alpha P/100) and the copies are drawn back "
+                   "to front", "100", examples::FlagKind::Number, {}, 1, 100}},
         .controls = {"+ / -: double / halve the number of copies (1 to 1000000)",
-                     "C: toggle frustum culling of the batch"},
-        .unavailable = {"level of detail (LOD)", "sorting instances by distance",
-                        "picking an instance with the mouse"},
+                     "C: cycle frustum culling: off, batch, cpu, gpu",
+                     "left click (without dragging): pick the copy under the cursor, tint it red and print it"},
+        .unavailable = {},
         .width = 1280,
         .height = 720,
         .cameraControls = true,
@@ -74,6 +220,24 @@ int main(int argc, char** argv) try {
     const examples::ExampleOptions options = examples::parseOptions(argc, argv, spec);
     auto count = static_cast<std::size_t>(options.number("--count"));
     const std::string& modelPath = options.text("--model");
+    std::optional<std::array<long, 2>> pickPixel;
+    if (!options.text("--pick").empty()) {
+        pickPixel = parsePixel(options.text("--pick"), options.width, options.height);
+        if (!pickPixel) {
+            std::fprintf(stderr, "07-gallery: --pick: '%s' is not X,Y with 0 <= X < %u and 0 <= Y < %u "
+                                 "(see 07-gallery --help)\n",
+                         options.text("--pick").c_str(), options.width, options.height);
+            return 2;
+        }
+    }
+    const std::string& cullingText = options.text("--culling");
+    std::size_t culling = 1;  // "batch", and "on" as before --culling had more modes
+    for (std::size_t i = 0; i < kCullingNames.size(); ++i) {
+        if (cullingText == kCullingNames[i]) {
+            culling = i;
+        }
+    }
+    const auto opacity = static_cast<float>(options.number("--opacity")) / 100.0f;
     examples::ExampleRunner runner(options, spec);
 
     const gltf::ImportedModel model = gltf::importModel(modelPath);
@@ -92,16 +256,31 @@ int main(int argc, char** argv) try {
     scene.clearColor = glm::vec4(0.45f, 0.65f, 0.9f, 1.0f);
     scene.ambient = glm::vec3(0.4f);
     scene.light.direction = glm::vec3(-0.5f, -1.0f, -0.35f);
-    auto& batch = scene.root().emplace<InstancedMeshNode>(primitive.mesh, primitive.material, count, "gallery");
-    batch.setFrustumCulled(options.text("--culling") == "on");
+    Material material = primitive.material;
+    if (opacity < 1.0f) {
+        material.alphaMode = AlphaMode::Blend;
+        material.baseColor.a *= opacity;
+    }
+    auto& batch = scene.root().emplace<InstancedMeshNode>(primitive.mesh, material, count, "gallery");
+    setCulling(batch, culling);
+    batch.setSortInstances(true);  // only a blended material (--opacity, or the model's own) sorts
+    batch.setPickMode(PickMode::Instances);
     layOut(batch, count, bounds, scale);
+    std::optional<LodChain> lodChain;
+    if (options.text("--lod") == "on") {
+        lodChain = makeLodChain(primitive.mesh);
+        if (lodChain) {
+            batch.setLodChain(*lodChain);
+        }
+    }
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(50.0f), 0.05f, 4000.0f);
     frame(controller, count);
     runner.setCameraController(&controller);
 
-    // ---- Keys ----
+    // ---- Keys and clicks ----
+    std::optional<std::size_t> picked;  // the tinted copy
     const auto resize = [&](std::size_t newCount) {
         newCount = std::clamp<std::size_t>(newCount, 1, kMaxCount);
         if (newCount == count) {
@@ -109,6 +288,7 @@ int main(int argc, char** argv) try {
         }
         count = newCount;
         layOut(batch, count, bounds, scale);
+        picked.reset();  // the layout made every copy white again
         if (!controller.userTookOver()) {
             frame(controller, count);  // keep the whole grid in view until the user steers
         }
@@ -117,15 +297,41 @@ int main(int argc, char** argv) try {
     runner.bindKey(U'+', [&] { resize(count * 2); });
     runner.bindKey(U'=', [&] { resize(count * 2); });  // '+' without Shift on a US keyboard
     runner.bindKey(U'-', [&] { resize(count / 2); });
-    const auto toggleCulling = [&] {
-        batch.setFrustumCulled(!batch.frustumCulled());
-        std::printf("07-gallery: frustum culling %s\n", batch.frustumCulled() ? "on" : "off");
+    const auto cycleCulling = [&] {
+        culling = (culling + 1) % kCullingNames.size();
+        setCulling(batch, culling);
+        std::printf("07-gallery: culling %s\n", kCullingNames[culling]);
     };
-    runner.bindKey(U'c', toggleCulling);
-    runner.bindKey(U'C', toggleCulling);
+    runner.bindKey(U'c', cycleCulling);
+    runner.bindKey(U'C', cycleCulling);
+    runner.onClick([&](double x, double y, std::uint32_t width, std::uint32_t height) {
+        const std::optional<std::size_t> hit = pickAndPrint(scene, camera, x, y, width, height);
+        if (picked && *picked < batch.count()) {
+            batch.setColor(*picked, glm::vec4(1.0f));
+        }
+        picked = hit;
+        if (picked) {
+            batch.setColor(*picked, glm::vec4(1.0f, 0.25f, 0.2f, 1.0f));
+        }
+    });
 
     // ---- Draw / Shutdown ----
-    return runner.run(scene, camera, {});
+    const int status = runner.run(scene, camera, {});
+    if (lodChain) {
+        const gl::FrameStats& stats = runner.renderer().lastFrameStats();
+        std::string levels;
+        for (std::size_t i = 0; i < lodChain->levels.size(); ++i) {
+            levels += (i == 0 ? "" : ", ") + std::string("level ") + std::to_string(i) + " " +
+                      std::to_string(stats.lodInstances[i]);
+        }
+        std::printf("07-gallery: LOD in the last frame: %s copies\n", levels.c_str());
+    }
+    if (pickPixel) {
+        // The camera as the last frame drew it (the picture's size: --width x --height).
+        (void)pickAndPrint(scene, camera, static_cast<double>((*pickPixel)[0]), static_cast<double>((*pickPixel)[1]),
+                           options.width, options.height);
+    }
+    return status;
 } catch (const myriad::Error& e) {
     std::fprintf(stderr, "07-gallery: %s\n", e.what());
     return 1;

@@ -12,6 +12,7 @@
 #include "myriad/glfw/Window.h"
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
+#include <glm/geometric.hpp>
 #endif
 
 #include <algorithm>
@@ -214,6 +215,7 @@ struct ExampleRunner::Impl {
     std::unique_ptr<gl::Renderer> renderer;
     CameraController* controller = nullptr;
     std::vector<std::pair<char32_t, std::function<void()>>> keys;
+    std::function<void(double, double, std::uint32_t, std::uint32_t)> click;
 };
 
 ExampleRunner::ExampleRunner(const ExampleOptions& options, const ExampleSpec& spec)
@@ -256,6 +258,10 @@ void ExampleRunner::bindKey(char32_t character, std::function<void()> action) {
     m_impl->keys.emplace_back(character, std::move(action));
 }
 
+void ExampleRunner::onClick(std::function<void(double, double, std::uint32_t, std::uint32_t)> action) {
+    m_impl->click = std::move(action);
+}
+
 int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callbacks) {
     Impl& impl = *m_impl;
     using Clock = std::chrono::steady_clock;
@@ -281,11 +287,34 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
                 }
             }
         });
+        if (impl.controller != nullptr || impl.click) {
+            // A left press and release close together is a click (impl.click); the controller
+            // sees every button event, so a drag still orbits.
+            window.setMouseButtonCallback([&impl, &window, pressedAt = glm::dvec2(0.0)](
+                                              const glfw::MouseButtonEvent& e) mutable {
+                if (impl.controller != nullptr) {
+                    impl.controller->mouseButton(e.button, e.action == glfw::KeyAction::Press);
+                }
+                if (e.button != GLFW_MOUSE_BUTTON_LEFT || !impl.click) {
+                    return;
+                }
+                if (e.action == glfw::KeyAction::Press) {
+                    pressedAt = e.cursor;
+                } else if (e.action == glfw::KeyAction::Release && glm::length(e.cursor - pressedAt) <= 3.0) {
+                    const std::uint32_t fbWidth = window.framebufferWidth();
+                    const std::uint32_t fbHeight = window.framebufferHeight();
+                    const std::uint32_t winWidth = window.windowWidth();
+                    const std::uint32_t winHeight = window.windowHeight();
+                    if (fbWidth == 0 || fbHeight == 0 || winWidth == 0 || winHeight == 0) {
+                        return;  // minimised: nothing drawn to click on
+                    }
+                    impl.click(e.cursor.x * fbWidth / winWidth, e.cursor.y * fbHeight / winHeight, fbWidth,
+                               fbHeight);
+                }
+            });
+        }
         if (impl.controller != nullptr) {
             CameraController& controller = *impl.controller;
-            window.setMouseButtonCallback([&controller](const glfw::MouseButtonEvent& e) {
-                controller.mouseButton(e.button, e.action == glfw::KeyAction::Press);
-            });
             window.setCursorPositionCallback([&controller](glm::dvec2 p) { controller.cursorMoved(p.x, p.y); });
             window.setScrollCallback([&controller](glm::dvec2 offset) { controller.scrolled(offset.y); });
             window.setKeyCallback([&controller](const glfw::KeyEvent& e) {

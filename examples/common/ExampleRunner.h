@@ -96,6 +96,12 @@ public:
     /** Calls @p action when @p character is typed in the window (GLFW's character callback, so
      *  '+' works on any layout). Headless: never called. */
     void bindKey(char32_t character, std::function<void()> action);
+    /** Calls @p action when the left mouse button is pressed and released in the window with
+     *  the cursor moved at most 3 screen units in between (a longer drag orbits the camera
+     *  instead). @p action receives the release point in framebuffer pixels, x right and y down
+     *  from the top-left corner (as in the written image; scaled from screen units on high-DPI
+     *  screens), and the framebuffer's width and height in pixels. Headless: never called. */
+    void onClick(std::function<void(double x, double y, std::uint32_t width, std::uint32_t height)> action);
 
     /** Runs the frame loop, prints per-frame stats and the summary, writes --out (or says that
      *  nothing was written). A window with a zero-size framebuffer (minimised) is not drawn.
