@@ -133,23 +133,6 @@ void setCulling(InstancedMeshNode& batch, std::size_t which) {
                                           : InstanceCulling::Off);
 }
 
-/** The world-space ray through the centre of pixel (@p x, @p y) of a @p width x @p height
- *  picture drawn with @p camera (x right, y down from the top-left corner, as in the written
- *  image). Unprojects the pixel's near and far points with the inverse of projection *
- *  viewRotation, which maps (world - eye) to clip space, so the origin keeps the eye's double
- *  precision; works for perspective and orthographic cameras alike. */
-Ray rayThroughPixel(const Camera& camera, double x, double y, std::uint32_t width, std::uint32_t height) {
-    const double ndcX = (x + 0.5) / static_cast<double>(width) * 2.0 - 1.0;
-    const double ndcY = 1.0 - (y + 0.5) / static_cast<double>(height) * 2.0;
-    const glm::dmat4 clipToEyeRelative =
-        glm::inverse(glm::dmat4(camera.projection()) * glm::dmat4(camera.viewRotation()));
-    glm::dvec4 nearPoint = clipToEyeRelative * glm::dvec4(ndcX, ndcY, -1.0, 1.0);
-    glm::dvec4 farPoint = clipToEyeRelative * glm::dvec4(ndcX, ndcY, 1.0, 1.0);
-    nearPoint /= nearPoint.w;
-    farPoint /= farPoint.w;
-    return Ray{camera.positionDouble() + glm::dvec3(nearPoint), glm::dvec3(farPoint - nearPoint)};
-}
-
 /** Picks what is under pixel (@p x, @p y) and prints it.
  *  @return the instance hit, or nothing. */
 std::optional<std::size_t> pickAndPrint(const Scene& scene, const Camera& camera, double x, double y,

@@ -6,12 +6,14 @@
 // ray parameter t means the same point in every space. Distances come out in world units
 // without mapping points back, and mirrored, sheared and non-uniformly scaled instances need
 // no special case.
+#include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/util/Error.h"
 
 #include <glm/ext/matrix_double3x3.hpp>
+#include <glm/ext/matrix_double4x4.hpp>
 #include <glm/geometric.hpp>
 #include <glm/matrix.hpp>
 
@@ -61,6 +63,23 @@ std::optional<double> enterBox(const LocalRay& ray, const Aabb& box) {
         }
     }
     return enter;
+}
+
+/** enterBox() against @p node's world box (drawBounds() under its world matrix), computed
+ *  relative to the ray's origin: the box under the linear part alone (small numbers, float
+ *  is enough) moved by (translation - origin) in double. worldBounds() is float in absolute
+ *  world coordinates, where a node 1e7 units out is rounded to whole units. */
+std::optional<double> enterWorldBox(const LocalRay& ray, const MeshNode& node) {
+    const Aabb& local = node.drawBounds();
+    if (local.empty()) {
+        return std::nullopt;
+    }
+    const Aabb linear = local.transformed(glm::mat4(node.worldLinear()));
+    const glm::dvec3 offset = node.worldTranslation() - ray.origin;
+    Aabb relative;  // still float, but of sizes near the distance from the ray's origin
+    relative.min = glm::vec3(offset + glm::dvec3(linear.min));
+    relative.max = glm::vec3(offset + glm::dvec3(linear.max));
+    return enterBox(LocalRay{glm::dvec3(0.0), ray.direction}, relative);
 }
 
 /** Moller-Trumbore, both faces: the ray parameter of the hit, or nothing. */
@@ -154,7 +173,7 @@ public:
             if (node.kind() == NodeKind::InstancedMesh &&
                 static_cast<const InstancedMeshNode&>(node).visibility().pickMode == PickMode::Instances) {
                 pickInstances(static_cast<const InstancedMeshNode&>(node));
-            } else if (const auto t = enterBox(m_world, mesh.worldBounds())) {
+            } else if (const auto t = enterWorldBox(m_world, mesh)) {
                 add(PickHit{&mesh, std::nullopt, {}, *t, {}});
             }
         }
@@ -190,7 +209,7 @@ private:
 
     void pickInstances(const InstancedMeshNode& batch) {
         // Cheap rejection first: the node's box holds every drawn instance.
-        const auto nodeEnter = enterBox(m_world, batch.worldBounds());
+        const auto nodeEnter = enterWorldBox(m_world, batch);
         if (!nodeEnter || *nodeEnter > limit()) {
             return;
         }
@@ -253,6 +272,25 @@ InstanceHandle InstancedMeshNode::handleAt(std::size_t index) const {
     }
     const std::uint32_t slot = m_handleOfRecord[index];
     return {id(), slot, m_handleSlots[slot].generation};
+}
+
+Ray rayThroughPixel(const Camera& camera, double x, double y, std::uint32_t width, std::uint32_t height) {
+    if (width == 0 || height == 0) {
+        throw InvalidArgument("rayThroughPixel: the picture is " + std::to_string(width) + " x " +
+                              std::to_string(height) + " pixels; both must be at least 1");
+    }
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+        throw InvalidArgument("rayThroughPixel: pixel (" + std::to_string(x) + ", " + std::to_string(y) +
+                              ") is not finite");
+    }
+    const double ndcX = (x + 0.5) / static_cast<double>(width) * 2.0 - 1.0;
+    const double ndcY = 1.0 - (y + 0.5) / static_cast<double>(height) * 2.0;
+    const glm::dmat4 clipToEyeRelative = glm::inverse(glm::dmat4(camera.projection()) * glm::dmat4(camera.viewRotation()));
+    glm::dvec4 nearPoint = clipToEyeRelative * glm::dvec4(ndcX, ndcY, -1.0, 1.0);
+    glm::dvec4 farPoint = clipToEyeRelative * glm::dvec4(ndcX, ndcY, 1.0, 1.0);
+    nearPoint /= nearPoint.w;
+    farPoint /= farPoint.w;
+    return Ray{camera.positionDouble() + glm::dvec3(nearPoint), glm::dvec3(farPoint - nearPoint)};
 }
 
 } // namespace myriad

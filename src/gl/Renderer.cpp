@@ -484,6 +484,10 @@ struct Renderer::Impl {
             drawable += (view.viewport.width != 0 && view.viewport.height != 0) ? 1 : 0;
         }
         shadow.validate(scene.light.shadow);  // shadows: bad settings throw before any GL call
+        const glm::vec3& light = scene.light.direction;
+        if (!std::isfinite(light.x) || !std::isfinite(light.y) || !std::isfinite(light.z)) {
+            throw InvalidArgument("gl::Renderer::render: the scene's light direction has a NaN or Inf");
+        }
         if (drawable == 0) {
             return;
         }

@@ -1,6 +1,8 @@
 // Scene::pick() and pickAll(): node boxes by default; per instance, each instance's
 // triangles wherever it is now (moved, mirrored, non-uniformly scaled, morph-displaced).
+#include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Picking.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
@@ -9,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <cmath>
 #include <vector>
 
 using namespace myriad;
@@ -161,4 +164,48 @@ TEST_CASE("pick: hidden subtrees, draw ranges and bad rays", "[pick]") {
     CHECK_FALSE(scene.pick(down(2.0, 0.0)));
     CHECK_THROWS_AS(scene.pick(Ray{{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}}), InvalidArgument);
     CHECK_THROWS_AS(scene.pickAll(Ray{{std::nan(""), 0.0, 0.0}, {0.0, 0.0, 1.0}}), InvalidArgument);
+}
+
+TEST_CASE("rayThroughPixel: the ray under a pixel, perspective and orthographic", "[pick]") {
+    Camera camera;
+    camera.setPerspective(glm::radians(90.0f), 2.0f, 0.5f, 100.0f);
+    camera.lookAt(glm::dvec3(1.0e7, 2.0, 5.0), glm::dvec3(1.0e7, 2.0, 0.0));  // looks down -Z, far from 0
+    // The centre of a 200 x 100 picture: straight ahead, from the near plane.
+    Ray ray = rayThroughPixel(camera, 99.5, 49.5, 200, 100);
+    CHECK(ray.origin.x == Approx(1.0e7).epsilon(1e-12));
+    CHECK(ray.origin.y == Approx(2.0));
+    CHECK(ray.origin.z == Approx(4.5));
+    const glm::dvec3 ahead = glm::normalize(ray.direction);
+    CHECK(ahead.x == Approx(0.0).margin(1e-6));
+    CHECK(ahead.y == Approx(0.0).margin(1e-6));
+    CHECK(ahead.z == Approx(-1.0));
+    // The top-left corner: up and left at the half-angles (45 degrees up, atan(2) left).
+    ray = rayThroughPixel(camera, -0.5, -0.5, 200, 100);
+    CHECK(ray.direction.y / -ray.direction.z == Approx(1.0));
+    CHECK(ray.direction.x / -ray.direction.z == Approx(-2.0));
+    // What is under a pixel is what pick() finds along its ray.
+    Scene scene;
+    auto& box = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::box(1.0f), "box"), Material{}, "box");
+    box.setPosition(glm::dvec3(1.0e7 + 2.0, 2.0, 0.0));  // right of centre
+    CHECK_FALSE(scene.pick(rayThroughPixel(camera, 99.5, 49.5, 200, 100)).has_value());
+    const glm::vec4 clip = camera.projection() * camera.viewRotation() * glm::vec4(2.0f, 0.0f, -5.0f, 1.0f);  // eye-relative
+    const double column = (clip.x / clip.w * 0.5 + 0.5) * 200.0 - 0.5;
+    const std::optional<PickHit> hit = scene.pick(rayThroughPixel(camera, column, 49.5, 200, 100));
+    REQUIRE(hit.has_value());
+    CHECK(hit->node == &box);
+    // From the near plane (z = -0.5 from the eye) to the face at z = -4.5, along a ray 2 across
+    // for 5 deep.
+    CHECK(hit->distance == Approx(4.0 * std::sqrt(29.0) / 5.0).epsilon(1e-4));
+
+    Camera ortho;
+    ortho.setOrthographic(-4.0f, 4.0f, -2.0f, 2.0f, 0.1f, 50.0f);
+    ortho.lookAt(glm::dvec3(0.0, 0.0, 10.0), glm::dvec3(0.0));
+    ray = rayThroughPixel(ortho, 0.0, 0.0, 8, 4);  // the top-left pixel's centre: (-3.5, 1.5)
+    CHECK(ray.origin.x == Approx(-3.5));
+    CHECK(ray.origin.y == Approx(1.5));
+    CHECK(ray.origin.z == Approx(9.9));
+    CHECK(glm::normalize(ray.direction).z == Approx(-1.0));
+
+    CHECK_THROWS_AS(rayThroughPixel(camera, 1.0, 1.0, 0, 100), InvalidArgument);
+    CHECK_THROWS_AS(rayThroughPixel(camera, std::nan(""), 1.0, 200, 100), InvalidArgument);
 }

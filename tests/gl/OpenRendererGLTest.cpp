@@ -325,6 +325,22 @@ TEST_CASE("a view from raw matrices with a NaN is refused before any GL call", "
     CHECK_NOTHROW(renderer.render(scene, view));
 }
 
+TEST_CASE("a light direction with a NaN is refused before any GL call", "[views][errors]") {
+    context();
+    gl::Renderer renderer;
+    Scene scene;
+    buildReference(scene);
+    gl::OffscreenTarget target(kSize, kSize);
+    const Camera camera = orthoCamera();
+    scene.light.direction = glm::vec3(std::numeric_limits<float>::quiet_NaN(), -1.0f, 0.0f);
+    REQUIRE_THROWS_AS(renderer.render(scene, camera, target), InvalidArgument);
+    REQUIRE_THROWS_WITH(renderer.render(scene, camera, target), Catch::Contains("light direction"));
+    scene.light.direction = glm::vec3(0.0f, -std::numeric_limits<float>::infinity(), 0.0f);
+    CHECK_THROWS_AS(renderer.render(scene, camera, target), InvalidArgument);
+    scene.light.direction = glm::vec3(0.0f);  // documented: straight down
+    CHECK_NOTHROW(renderer.render(scene, camera, target));
+}
+
 TEST_CASE("a zero-size view draws nothing and does not throw", "[views]") {
     context();
     gl::Renderer renderer;

@@ -7,6 +7,7 @@
 #include <glm/vec3.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 namespace myriad {
@@ -34,5 +35,22 @@ struct PickHit {
     double distance = 0.0;      ///< world units from the ray origin, along its direction
     glm::dvec3 point{0.0};      ///< world space
 };
+
+class Camera;
+
+/** The world-space ray through the centre of pixel (@p x, @p y) of a @p width x @p height
+ *  picture drawn with @p camera, for Scene::pick() under the mouse (three.js's
+ *  `Raycaster.setFromCamera`). Pixels count from the top-left corner, x right and y down, as
+ *  window mouse positions and Image rows do; a fractional position is allowed.
+ *
+ *  The pixel's points on the near and far planes are unprojected with the inverse of
+ *  projection * viewRotation (which maps world minus eye to clip space), so the origin, on the
+ *  near plane, keeps the eye's double precision. Works for perspective and orthographic
+ *  cameras (Camera's projections are OpenGL's -1..1 depth). The direction runs from the near
+ *  to the far plane, not normalised.
+ *  @throws InvalidArgument when @p width or @p height is 0, or @p x or @p y is NaN or infinite.
+ *  Pixels outside the picture are allowed (the ray passes outside the view). */
+[[nodiscard]] Ray rayThroughPixel(const Camera& camera, double x, double y, std::uint32_t width,
+                                  std::uint32_t height);
 
 } // namespace myriad

@@ -68,7 +68,9 @@ struct ShadowSettings {
 
 /** One directional light, as glTF's KHR_lights_punctual "directional": parallel rays. */
 struct DirectionalLight {
-    glm::vec3 direction{-0.4f, -1.0f, -0.3f};  ///< world space, the way the light travels
+    /** World space, the way the light travels; any length (normalised when drawn), zero means
+     *  straight down. NaN or Inf makes Renderer::render() throw InvalidArgument. */
+    glm::vec3 direction{-0.4f, -1.0f, -0.3f};
     glm::vec3 color{1.0f};                     ///< linear RGB
     float intensity = 1.0f;                    ///< multiplies color
     ShadowSettings shadow;                     ///< its shadow map; off by default
