@@ -65,7 +65,7 @@ struct RendererDesc {
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
  *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7 and
- *  their sampler objects, shader storage binding 0 (the material table), storage bindings 1-4 and
+ *  their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
@@ -118,10 +118,14 @@ public:
      *  @p view (counting only views with a non-empty viewport, in the order given), as the GPU
      *  culling pass wrote them (InstanceCulling::Gpu): in no particular order (compare sorted).
      *  Reads the GPU's list back, so it waits for the GPU: for tests and tools, never per frame.
-     *  @return nullopt when that view did not cull @p batch on the GPU in the last frame.
+     *  A batch with a LOD chain has one list per level: @p lodLevel picks it (the instances
+     *  the GPU drew with that level's mesh); 0 for a batch without a chain.
+     *  @return nullopt when that view did not cull @p batch on the GPU in the last frame, or
+     *  @p lodLevel is not below the chain's level count (1 without a chain).
      *  @throws GlError with no current context. */
     [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuCulledInstances(const InstancedMeshNode& batch,
-                                                                                 std::size_t view) const;
+                                                                                 std::size_t view,
+                                                                                 std::size_t lodLevel = 0) const;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, read by instance index), or 0 while the batch
      *  has no weights of its own or has not been drawn. For interop and tests. */
