@@ -5,6 +5,8 @@
 // (the same index set per level), and per view within one frame.
 #include "support/GlTest.h"
 
+#include <glad/gl.h>
+
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Lod.h"
 #include "myriad/core/Scene.h"
@@ -197,6 +199,9 @@ TEST_CASE("LOD with GPU culling keeps each view's level state apart within a fra
         MYRIAD_CHECK_PIXEL(far, centre, row, kBlue);
         MYRIAD_CHECK_PIXEL(far, edge, row, kBlack);  // level 1: 0.2 wide
     }
+    GLint held = -1;
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 5, &held);  // the held levels' binding, emptied on exit
+    CHECK(held == 0);
 }
 
 TEST_CASE("a blended LOD batch sorted back to front stays on the CPU with GPU culling", "[lod][gpu-culling]") {
