@@ -155,10 +155,11 @@ int main(int argc, char** argv) {
                         names[m], median(cull), median(submit), median(frame), median(wall),
                         static_cast<unsigned long long>(drawn));
         }
-        // LOD (three levels, switches at a twentieth and a tenth of the grid's extent, 10 % bands)
-        // with CPU culling and with GPU culling, where the dispatch also picks the levels.
-        const LodChain chain{.levels = {{grid.mesh(), extent / 20.0f},
-                                        {MeshGeometry::create(shapes::box(0.5f)), extent / 10.0f},
+        // LOD (three levels, switches at 0.3 and 0.45 of the grid's extent, 10 % bands; the eye is
+        // 0.25 of it above the grid, so every level is drawn) with CPU culling and with GPU
+        // culling, where the dispatch also picks the levels.
+        const LodChain chain{.levels = {{grid.mesh(), extent * 0.3f},
+                                        {MeshGeometry::create(shapes::box(0.5f)), extent * 0.45f},
                                         {MeshGeometry::create(shapes::box(0.25f)), std::numeric_limits<float>::infinity()}},
                              .hysteresis = 0.1f};
         grid.setLodChain(chain);
