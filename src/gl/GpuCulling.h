@@ -6,6 +6,9 @@
 // variant reads (R32UI buffer texture on kVisibleIndexUnit, as the CPU path's), and counts them
 // into a DrawElementsIndirectCommand per primitive. The draw is glDrawElementsIndirect: the
 // visible count never comes back to the CPU.
+// A batch with a LOD chain also gets each visible instance's level there (selectLodLevel()'s
+// rule, against the level held last frame in a per-(view pass, batch) GPU buffer), one list slot
+// and command per level, and one indirect draw per level with that level's mesh.
 //
 // The frame: ViewPass::build() calls select() (no GL), Renderer::render() calls dispatch() once
 // after prepare() (every upload done) and before the first draw, so a frame is all culling
