@@ -1,8 +1,8 @@
 // Issue 13's visibility benchmarks, printed as a table (never a test): CPU per-instance culling
 // throughput per core (target >= 100 million instances per second), a frame at 1M instances with
 // about 10% in view, culling off, on the CPU and on the GPU (llvmpipe or whatever GL the machine
-// has), the back-to-front sort of 100k blended instances, and per-instance LOD selection (three
-// levels with hysteresis) over 1M instances.
+// has), the back-to-front sort of 100k blended instances, per-instance LOD selection (three
+// levels with hysteresis) over 1M instances, and a LOD frame at 1M with CPU and with GPU culling.
 //   myriad_visibility_bench [report-file]
 #include "BenchSupport.h"
 
@@ -20,6 +20,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include <array>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -216,6 +217,37 @@ int main(int argc, char** argv) {
                         "%.2f / %.2f / %.2f / %.2f ms, %llu drawn | - |",
                         names[m], median(cull), median(submit), median(frame), median(wall),
                         static_cast<unsigned long long>(drawn));
+        }
+        // LOD (three levels, switches at 0.3 and 0.45 of the grid's extent, 10 % bands; the eye is
+        // 0.25 of it above the grid, so every level is drawn) with CPU culling and with GPU
+        // culling, where the dispatch also picks the levels.
+        const LodChain chain{.levels = {{grid.mesh(), extent * 0.3f},
+                                        {MeshGeometry::create(shapes::box(0.5f)), extent * 0.45f},
+                                        {MeshGeometry::create(shapes::box(0.25f)), std::numeric_limits<float>::infinity()}},
+                             .hysteresis = 0.1f};
+        grid.setLodChain(chain);
+        for (std::size_t m = 1; m < 3; ++m) {
+            grid.setInstanceCulling(modes[m]);
+            renderer.render(scene, camera, target);  // warm
+            gl::finish();
+            std::vector<double> cull, frame, wall;
+            for (int run = 0; run < 5; ++run) {
+                const auto start = Clock::now();
+                renderer.render(scene, camera, target);
+                gl::finish();
+                wall.push_back(millisecondsSince(start));
+                cull.push_back(renderer.lastFrameStats().cullMs);
+                frame.push_back(renderer.lastFrameStats().frameMs);
+            }
+            std::array<std::size_t, 3> perLevel{};
+            for (std::size_t level = 0; level < 3; ++level) {
+                perLevel[level] = modes[m] == InstanceCulling::Gpu
+                                      ? renderer.readGpuCulledInstances(grid, 0, level).value_or(std::vector<std::uint32_t>{}).size()
+                                      : static_cast<std::size_t>(renderer.lastFrameStats().lodInstances[level]);
+            }
+            report.line("| frame at 1M instances, LOD 3 levels + culling %s: cull / render() / with glFinish | "
+                        "%.2f / %.2f / %.2f ms, %zu / %zu / %zu drawn per level | - |",
+                        names[m], median(cull), median(frame), median(wall), perLevel[0], perLevel[1], perLevel[2]);
         }
     }
     shadowRows(report);

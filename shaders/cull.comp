@@ -7,9 +7,12 @@
 // that slot's indirect draw commands (one per primitive of the batch), one atomic per work group. The surface shader's
 // MYRIAD_INDEXED variant then reads the list as it reads the CPU path's.
 //
-// Level slots: the list of slot s starts at u_listOffset (s * capacity) and its commands at
-// u_commandOffset (s * primitives); only slot 0 is used today. Per-instance level of detail can
-// pick the slot per instance without changing anything else here.
+// Level slots: the list of slot s starts at s * capacity and its commands at s * primitives.
+// A batch without a LOD chain uses the one slot at u_listOffset / u_commandOffset. A batch with
+// one (u_lodLevelCount > 0, docs/visibility.md "Level of detail") picks a level per visible
+// instance from its world distance to the eye, with the hysteresis of selectLodLevel()
+// (src/core/Lod.cpp) against the level it drew last frame in this view (binding 5), and writes
+// it into that level's slot; past the last switch distance it is not drawn.
 layout(local_size_x = 256) in;
 
 // GL's DrawElementsIndirectCommand, 20 bytes, tightly packed (std430: stride 20).
@@ -29,6 +32,9 @@ layout(std430, binding = 1) readonly buffer MyriadCullRecords { vec4 records[]; 
 layout(std430, binding = 2) readonly buffer MyriadCullWeights { float weights[]; };
 layout(std430, binding = 3) writeonly buffer MyriadCullVisible { uint visibleIndices[]; };
 layout(std430, binding = 4) buffer MyriadCullCommands { DrawCommand commands[]; };
+// Per record, the LOD level drawn last frame in this (view, batch) (0xFF: none yet), read and
+// rewritten for the visible instances only, as the CPU path's held bytes. Bound only with a chain.
+layout(std430, binding = 5) buffer MyriadCullLodLevels { uint heldLevels[]; };
 
 uniform vec4 u_planes[6];       // node space, camera-relative (nodeSpacePlanes()): world distance
 uniform float u_planeScale[6];  // |xyz| of each plane: a sphere of radius r is out below -r * scale
@@ -45,14 +51,74 @@ uniform vec3 u_deltaMax[MYRIAD_MAX_MORPH_TARGETS];
 uniform uint u_listOffset;      // level slot * list capacity
 uniform uint u_commandOffset;   // level slot * primitive count
 uniform uint u_primitiveCount;
+// Level of detail (0 levels: off). Squared world distances, as selectLodLevel()'s bands: the
+// distance alone selects the number of the first u_lodSwitchCount switch distances it reaches
+// (an infinite last one is left out); a held level p (0..levels) is kept while
+// u_lodLower[p] <= d^2 < u_lodUpper[p] (upper of p = levels is infinite, never read).
+uniform uint u_lodLevelCount;
+uniform uint u_lodSwitchCount;
+uniform float u_lodSwitch[8];
+uniform float u_lodLower[9];
+uniform float u_lodUpper[8];
+uniform mat3 u_lodLinear;         // the node's world 3x3
+uniform vec3 u_lodOriginFromEye;  // the node's world translation minus the eye
+uniform uint u_listCapacity;      // entries per level slot of the list
 
 // Per work group: each invocation's visible flag, then their inclusive prefix sum; the group's
-// first place in the list.
+// first place in the list. With LOD: per level, the group's count and first place.
 shared uint s_prefix[256];
 shared uint s_base;
+shared uint s_levelCount[8];
+shared uint s_levelBase[8];
+
+void groupBarrier() {
+    memoryBarrierShared();
+    barrier();
+}
+
+/** selectLodLevel() on squared distances: 0..levels-1, or levels (not drawn). */
+uint selectLevel(float distanceSquared, uint held) {
+    if (held <= u_lodLevelCount && distanceSquared >= u_lodLower[held] &&
+        (held == u_lodLevelCount || distanceSquared < u_lodUpper[held])) {
+        return held;
+    }
+    uint level = 0u;
+    for (uint i = 0u; i < u_lodSwitchCount; ++i) {
+        level += distanceSquared >= u_lodSwitch[i] ? 1u : 0u;
+    }
+    return level;
+}
+
+/** The LOD form of main()'s compaction: each visible instance takes a place in its level's
+ *  group run by a shared atomic (order inside a run is not kept: nothing reads it), then one
+ *  global atomic per level and group reserves the runs. */
+void compactByLevel(uint index, bool visible, vec3 centre) {
+    uint lane = gl_LocalInvocationIndex;
+    if (lane < 8u) {
+        s_levelCount[lane] = 0u;
+    }
+    groupBarrier();
+    uint level = u_lodLevelCount;
+    if (visible) {
+        vec3 fromEye = u_lodLinear * centre + u_lodOriginFromEye;
+        level = selectLevel(dot(fromEye, fromEye), heldLevels[index]);
+        heldLevels[index] = level;
+    }
+    bool drawn = level < u_lodLevelCount;
+    uint place = drawn ? atomicAdd(s_levelCount[level], 1u) : 0u;
+    groupBarrier();
+    if (lane < u_lodLevelCount) {
+        uint total = s_levelCount[lane];
+        s_levelBase[lane] = total != 0u ? atomicAdd(commands[lane * u_primitiveCount].instanceCount, total) : 0u;
+    }
+    groupBarrier();
+    if (drawn) {
+        visibleIndices[level * u_listCapacity + s_levelBase[level] + place] = index;
+    }
+}
 
 /** True when instance @p index's bounding sphere meets all six planes (the CPU path's test). */
-bool instanceInView(uint index) {
+bool instanceInView(uint index, out vec3 centre) {
     vec3 boxMin = u_boxMin;
     vec3 boxMax = u_boxMax;
     if (u_ownWeights != 0) {
@@ -83,7 +149,7 @@ bool instanceInView(uint index) {
     vec3 column0 = vec3(row0.x, row1.x, row2.x);
     vec3 column1 = vec3(row0.y, row1.y, row2.y);
     vec3 column2 = vec3(row0.z, row1.z, row2.z);
-    vec3 centre = column0 * boxCentre.x + column1 * boxCentre.y + column2 * boxCentre.z + vec3(row0.w, row1.w, row2.w);
+    centre = column0 * boxCentre.x + column1 * boxCentre.y + column2 * boxCentre.z + vec3(row0.w, row1.w, row2.w);
     vec3 x = column0 * e.x;
     vec3 y = column1 * e.y;
     vec3 z = column2 * e.z;
@@ -102,17 +168,17 @@ bool instanceInView(uint index) {
     return inside;
 }
 
-void groupBarrier() {
-    memoryBarrierShared();
-    barrier();
-}
-
 void main() {
     // Two-dimensional grid when one row of work groups is not enough (65535 groups a row).
     uint local = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
     uint index = u_first + local;
     // No early return: every invocation takes part in the group's barriers.
-    bool visible = local < u_count && instanceInView(index);
+    vec3 centre = vec3(0.0);
+    bool visible = local < u_count && instanceInView(index, centre);
+    if (u_lodLevelCount != 0u) {  // uniform: the whole dispatch takes this branch, barriers included
+        compactByLevel(index, visible, centre);
+        return;
+    }
     // Compaction per work group: an inclusive prefix sum of the visible flags (Hillis and
     // Steele, 1986; log2(256) = 8 steps) gives each visible invocation its place in record
     // order, and one atomicAdd per group (not per instance) reserves the group's run in the

@@ -16,7 +16,7 @@ inline constexpr std::array<GLuint, 7> kRendererTextureUnits{0, 1, 2, 3, 6, 7, 8
 /** The shader-storage binding of the material table (surface.frag's MyriadMaterialTable). */
 inline constexpr GLuint kMaterialTableBinding = 0;
 /** Shader-storage bindings of the GPU culling dispatch (gl/GpuCulling.h, kCullStorageBindings). */
-inline constexpr std::array<GLuint, 4> kCullBindings{1, 2, 3, 4};
+inline constexpr std::array<GLuint, 5> kCullBindings{1, 2, 3, 4, 5};
 
 /** Every piece of GL state render() changes, as glGet* reads it. */
 struct GlStateSnapshot {

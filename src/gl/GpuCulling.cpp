@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <limits>
 #include <string>
 
 namespace myriad::gl::detail {
@@ -61,8 +63,16 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     list.node = &batch;
     list.planes = nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
     list.range = batch.drawnInstances();
+    list.originFromEye = glm::vec3(batch.worldTranslation() - camera.lodEye);  // as LodSelection::split()
+    list.lodLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
     m_queued.push_back(&list);
     const std::size_t tested = list.range.end - list.range.begin;
+    if (list.capacity < tested || list.capacity == 0) {
+        // Grown to a power of two (at least 64): a batch that grows a little at a time
+        // reallocates O(log n) times; no allocation once warm. Decided here so the level
+        // items know where their slots start; run() allocates.
+        list.capacity = std::bit_ceil(std::max<std::size_t>(tested, 64));
+    }
     stats.instancesTested += tested;
     stats.instancesGpuCulled += tested;
     item.gpuCulled = &list;
@@ -93,6 +103,14 @@ void GpuCulling::ensureProgram() {
         .listOffset = p.uniformLocation("u_listOffset"),
         .commandOffset = p.uniformLocation("u_commandOffset"),
         .primitiveCount = p.uniformLocation("u_primitiveCount"),
+        .lodLevelCount = p.uniformLocation("u_lodLevelCount"),
+        .lodSwitchCount = p.uniformLocation("u_lodSwitchCount"),
+        .lodSwitch = p.uniformLocation("u_lodSwitch"),
+        .lodLower = p.uniformLocation("u_lodLower"),
+        .lodUpper = p.uniformLocation("u_lodUpper"),
+        .lodLinear = p.uniformLocation("u_lodLinear"),
+        .lodOriginFromEye = p.uniformLocation("u_lodOriginFromEye"),
+        .listCapacity = p.uniformLocation("u_listCapacity"),
     };
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &m_maxGroupsX);
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &m_maxStorageBlockBytes);
@@ -120,31 +138,17 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
 void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) {
     const InstancedMeshNode& batch = *list.node;
     const std::size_t tested = list.range.end - list.range.begin;
-    const std::string name = nameOf(batch);
-    if (list.capacity < tested || !list.indices) {
-        // Grown to a power of two (at least 64): a batch that grows a little at a time
-        // reallocates O(log n) times; no allocation once warm.
-        const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(tested, 64));
-        list.indices = Buffer({.sizeBytes = kCullLevelSlots * capacity * sizeof(std::uint32_t),
-                               .label = name + "/InstancedMeshNode.gpu-visible-instances"});
-        list.texture = TextureHandle(GL_TEXTURE_BUFFER);
-        glTextureBuffer(list.texture.id(), GL_R32UI, list.indices.id());
-        setLabel(GL_TEXTURE, list.texture.id(), name + "/InstancedMeshNode.gpu-visible-instances-texture");
-        list.capacity = capacity;
-    }
-    const std::size_t primitives = batch.primitiveCount();
-    if (list.primitives != primitives || !list.commands) {
-        list.commands = Buffer({.sizeBytes = kCullLevelSlots * primitives * sizeof(DrawElementsIndirectCommand),
-                                .usage = BufferUsage::Dynamic,
-                                .label = name + "/InstancedMeshNode.gpu-draw-commands"});
-        list.primitives = primitives;
-    }
+    allocate(list, batch);
+    const std::size_t primitives = list.primitives;
     // The commands are rewritten whole every frame (20 bytes a primitive and slot): the counts
-    // follow a changed mesh, and the instance counts start from 0 for the atomics.
-    m_commands.assign(kCullLevelSlots * primitives, DrawElementsIndirectCommand{});
-    for (std::size_t slot = 0; slot < kCullLevelSlots; ++slot) {
+    // follow a changed mesh, and the instance counts start from 0 for the atomics. Slot s of a
+    // LOD batch draws level s's mesh.
+    m_commands.assign(list.slots * primitives, DrawElementsIndirectCommand{});
+    for (std::size_t slot = 0; slot < list.slots; ++slot) {
         for (std::size_t p = 0; p < primitives; ++p) {
-            m_commands[slot * primitives + p].count = batch.primitiveMesh(p)->indexCount();
+            m_commands[slot * primitives + p].count = list.lodLevels != 0
+                                                          ? batch.lodChain().levels[slot].mesh->indexCount()
+                                                          : batch.primitiveMesh(p)->indexCount();
         }
     }
     list.commands.update(0, std::as_bytes(std::span(m_commands)));
@@ -154,7 +158,7 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
         return;  // nothing drawn (instance counts stay 0), validly
     }
     if (static_cast<std::uint64_t>(records.bytes) > static_cast<std::uint64_t>(m_maxStorageBlockBytes)) {
-        throw CapacityError("gl::Renderer::render: InstanceCulling::Gpu on '" + name + "': its record buffer (" +
+        throw CapacityError("gl::Renderer::render: InstanceCulling::Gpu on '" + nameOf(batch) + "': its record buffer (" +
                             std::to_string(records.bytes) + " bytes) exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
                             std::to_string(m_maxStorageBlockBytes) + "); use InstanceCulling::Cpu");
     }
@@ -191,9 +195,13 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[1],
                          gpu.streams[InstanceStreamId::MorphWeights].buffer.id());
     }
-    glProgramUniform1ui(p.id(), u.listOffset, 0);     // level slot 0
-    glProgramUniform1ui(p.id(), u.commandOffset, 0);  // level slot 0
+    glProgramUniform1ui(p.id(), u.listOffset, 0);     // level slot 0 (without a LOD chain)
+    glProgramUniform1ui(p.id(), u.commandOffset, 0);  // level slot 0 (without a LOD chain)
     glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
+    setLodUniforms(list);
+    if (list.lodLevels != 0) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[4], list.heldLevels.id());
+    }
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[0], records.buffer,
                       static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[2], list.indices.id());
@@ -203,6 +211,78 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     const std::size_t groupsX = std::min(groups, maxX);
     const std::size_t groupsY = (groups + groupsX - 1) / groupsX;
     glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
+}
+
+void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
+    const std::string name = nameOf(batch);
+    const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
+    if (list.allocatedCapacity != list.capacity || list.slots != slots || !list.indices) {
+        list.indices = Buffer({.sizeBytes = slots * list.capacity * sizeof(std::uint32_t),
+                               .label = name + "/InstancedMeshNode.gpu-visible-instances"});
+        list.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(list.texture.id(), GL_R32UI, list.indices.id());
+        setLabel(GL_TEXTURE, list.texture.id(), name + "/InstancedMeshNode.gpu-visible-instances-texture");
+        list.allocatedCapacity = list.capacity;
+    }
+    const std::size_t primitives = batch.primitiveCount();
+    if (list.primitives != primitives || list.slots != slots || !list.commands) {
+        list.commands = Buffer({.sizeBytes = slots * primitives * sizeof(DrawElementsIndirectCommand),
+                                .usage = BufferUsage::Dynamic,
+                                .label = name + "/InstancedMeshNode.gpu-draw-commands"});
+        list.primitives = primitives;
+    }
+    list.slots = slots;
+    if (list.lodLevels != 0 && list.heldCapacity < list.range.end) {
+        // One uint per record up to the drawn range's end (the shader indexes it by record).
+        // Growth keeps the levels held so far, as the CPU path's resize does; the rest, and a
+        // new list, start at kNoLodLevel: the first frame selects without hysteresis.
+        const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(list.range.end, 64));
+        Buffer held({.sizeBytes = capacity * sizeof(std::uint32_t), .label = name + "/InstancedMeshNode.gpu-lod-levels"});
+        const GLuint none = kNoLodLevel;
+        glClearNamedBufferData(held.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &none);
+        if (list.heldLevels && list.heldCapacity != 0) {
+            glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // last frame's shader writes, before the copy reads them
+            glCopyNamedBufferSubData(list.heldLevels.id(), held.id(), 0, 0,
+                                     static_cast<GLsizeiptr>(list.heldCapacity * sizeof(std::uint32_t)));
+        }
+        list.heldLevels = std::move(held);
+        list.heldCapacity = capacity;
+    }
+}
+
+void GpuCulling::setLodUniforms(const GpuCullList& list) {
+    const Program& p = m_program;
+    const Uniforms& u = m_uniforms;
+    glProgramUniform1ui(p.id(), u.lodLevelCount, static_cast<GLuint>(list.lodLevels));
+    glProgramUniform1ui(p.id(), u.listCapacity, static_cast<GLuint>(list.capacity));
+    if (list.lodLevels == 0) {
+        return;
+    }
+    // selectLodLevel()'s bands (src/core/Lod.cpp), squared, computed the same way in float so
+    // both paths compare against the same numbers. An infinite last switch distance is left out
+    // of the count (no distance reaches it) and its band's upper edge is FLT_MAX: a distance
+    // whose square overflows keeps that level on both paths.
+    const LodChain& chain = list.node->lodChain();
+    const float h = chain.hysteresis;
+    std::array<float, kMaxLodLevels> switches{}, upper{};
+    std::array<float, kMaxLodLevels + 1> lower{};
+    GLuint finite = 0;
+    for (std::size_t i = 0; i < list.lodLevels; ++i) {
+        const float s = chain.levels[i].switchDistance;
+        if (!std::isinf(s)) {
+            switches[finite++] = s * s;
+        }
+        const float edge = (s * (1.0f + h)) * (s * (1.0f + h));
+        upper[i] = std::isinf(edge) ? std::numeric_limits<float>::max() : edge;
+        lower[i + 1] = (s * (1.0f - h)) * (s * (1.0f - h));
+    }
+    glProgramUniform1ui(p.id(), u.lodSwitchCount, finite);
+    glProgramUniform1fv(p.id(), u.lodSwitch, static_cast<GLsizei>(kMaxLodLevels), switches.data());
+    glProgramUniform1fv(p.id(), u.lodLower, static_cast<GLsizei>(kMaxLodLevels + 1), lower.data());
+    glProgramUniform1fv(p.id(), u.lodUpper, static_cast<GLsizei>(kMaxLodLevels), upper.data());
+    const glm::mat3 linear = list.node->worldLinear();
+    glProgramUniformMatrix3fv(p.id(), u.lodLinear, 1, GL_FALSE, &linear[0][0]);
+    glProgramUniform3fv(p.id(), u.lodOriginFromEye, 1, &list.originFromEye[0]);
 }
 
 void GpuCulling::bind(const GpuCullList& list, const InstancedMeshNode& batch, const BatchGpu& gpu) {
@@ -229,28 +309,31 @@ void GpuCulling::bind(const GpuCullList& list, const InstancedMeshNode& batch, c
 }
 
 void GpuCulling::draw(const GpuCullList& list, const VertexArray& vertexArray, const MeshGeometry& geometry,
-                      std::size_t primitive) {
-    (void)list;  // bound by bind() as GL_DRAW_INDIRECT_BUFFER
+                      std::size_t primitive, std::size_t slot) {
+    // The commands are bound by bind() as GL_DRAW_INDIRECT_BUFFER.
     glBindVertexArray(vertexArray.id());
-    const std::size_t offset = primitive * sizeof(DrawElementsIndirectCommand);  // level slot 0
+    const std::size_t offset = (slot * list.primitives + primitive) * sizeof(DrawElementsIndirectCommand);
     glDrawElementsIndirect(GL_TRIANGLES, toGl(geometry.indexType()),
                            reinterpret_cast<const void*>(static_cast<std::uintptr_t>(offset)));
 }
 
-std::optional<std::vector<std::uint32_t>> GpuCulling::readBack(std::size_t pass, const InstancedMeshNode& batch) const {
+std::optional<std::vector<std::uint32_t>> GpuCulling::readBack(std::size_t pass, const InstancedMeshNode& batch,
+                                                                std::size_t level) const {
     const auto it = m_lists.find({pass, batch.id()});
     if (it == m_lists.end() || it->second.alive.expired() || it->second.lastUsedFrame != m_frame ||
-        !it->second.indices || !it->second.commands) {
+        !it->second.indices || !it->second.commands || level >= it->second.slots) {
         return std::nullopt;
     }
     const GpuCullList& list = it->second;
     DrawElementsIndirectCommand command;
-    glGetNamedBufferSubData(list.commands.id(), 0, sizeof(command), &command);
-    // Never past the list, whatever the GPU wrote.
-    std::vector<std::uint32_t> indices(std::min<std::size_t>(command.instanceCount, list.capacity));
+    glGetNamedBufferSubData(list.commands.id(), static_cast<GLintptr>(level * list.primitives * sizeof(command)),
+                            sizeof(command), &command);
+    // Never past the slot, whatever the GPU wrote.
+    std::vector<std::uint32_t> indices(std::min<std::size_t>(command.instanceCount, list.allocatedCapacity));
     if (!indices.empty()) {
-        glGetNamedBufferSubData(list.indices.id(), 0, static_cast<GLsizeiptr>(indices.size() * sizeof(std::uint32_t)),
-                                indices.data());
+        glGetNamedBufferSubData(list.indices.id(),
+                                static_cast<GLintptr>(level * list.allocatedCapacity * sizeof(std::uint32_t)),
+                                static_cast<GLsizeiptr>(indices.size() * sizeof(std::uint32_t)), indices.data());
     }
     return indices;
 }

@@ -6,6 +6,9 @@
 // variant reads (R32UI buffer texture on kVisibleIndexUnit, as the CPU path's), and counts them
 // into a DrawElementsIndirectCommand per primitive. The draw is glDrawElementsIndirect: the
 // visible count never comes back to the CPU.
+// A batch with a LOD chain also gets each visible instance's level there (selectLodLevel()'s
+// rule, against the level held last frame in a per-(view pass, batch) GPU buffer), one list slot
+// and command per level, and one indirect draw per level with that level's mesh.
 //
 // The frame: ViewPass::build() calls select() (no GL), Renderer::render() calls dispatch() once
 // after prepare() (every upload done) and before the first draw, so a frame is all culling
@@ -13,6 +16,7 @@
 #include "gl/GlCommon.h"
 #include "gl/GlState.h"
 #include "myriad/core/InstanceCulling.h"
+#include "myriad/core/Lod.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/Program.h"
@@ -41,17 +45,17 @@ struct DrawItem;
 struct ViewCamera;
 
 /** Shader-storage bindings the cull dispatch uses (cull.comp): records, per-instance morph
- *  weights, the visible-index list, the indirect commands. Binding 0 stays the material
+ *  weights, the visible-index list, the indirect commands, the held LOD levels. Binding 0 stays the material
  *  table's. Part of the GL state contract (docs/gl-state.md): emptied, or put back, on exit. */
-inline constexpr std::array<GLuint, 4> kCullStorageBindings = kCullBindings;
+inline constexpr std::array<GLuint, 5> kCullStorageBindings = kCullBindings;
 
-/** Level slots each list and command buffer has room for. One today; per-instance level of
- *  detail can raise it: slot s's list starts at s * capacity, its commands at s * primitives,
- *  and its draw sets u_baseInstance = s * capacity (the commands' baseInstance stays 0: the
- *  kIndexed variant reads the list at gl_InstanceID + u_baseInstance, as GL 4.5 has no
- *  gl_BaseInstance without ARB_shader_draw_parameters; one glMultiDrawElementsIndirect over
- *  several slots would need that extension). */
-inline constexpr std::size_t kCullLevelSlots = 1;
+/** Level slots a list and its command buffer have: one for a batch without a LOD chain, one
+ *  per level (up to kMaxLodLevels) for a batch with one. Slot s's list starts at s * capacity,
+ *  its commands at s * primitives, and its draw sets u_baseInstance = s * capacity (the
+ *  commands' baseInstance stays 0: the kIndexed variant reads the list at gl_InstanceID +
+ *  u_baseInstance, as GL 4.5 has no gl_BaseInstance without ARB_shader_draw_parameters; one
+ *  glMultiDrawElementsIndirect over several slots would need that extension). */
+inline constexpr std::size_t kCullMaxLevelSlots = kMaxLodLevels;
 
 /** GL's DrawElementsIndirectCommand (OpenGL 4.5 section 10.4), 20 bytes. */
 struct DrawElementsIndirectCommand {
@@ -65,17 +69,26 @@ static_assert(sizeof(DrawElementsIndirectCommand) == 20);
 
 /** One (view pass, batch)'s GPU-written visible-index list and its indirect commands. */
 struct GpuCullList {
-    Buffer indices;            ///< kCullLevelSlots * capacity uints, written only by the GPU
+    Buffer indices;            ///< slots * capacity uints, written only by the GPU
     TextureHandle texture;     ///< R32UI view of indices
-    Buffer commands;           ///< kCullLevelSlots * primitives commands, reset by the CPU each frame
-    std::size_t capacity = 0;  ///< indices per level slot
+    Buffer commands;           ///< slots * primitives commands, reset by the CPU each frame
+    std::size_t capacity = 0;  ///< indices per level slot (set by select(), no GL)
     std::size_t primitives = 0;
+    std::size_t slots = 0;            ///< level slots allocated in indices and commands
+    std::size_t allocatedCapacity = 0;  ///< capacity indices was allocated with
+    /** LOD batches: per record, the level drawn last frame in this view (uint, kNoLodLevel
+     *  for none; the GPU reads and rewrites it), heldCapacity records. Starts at kNoLodLevel;
+     *  growth keeps what was held, as the CPU path's bytes. */
+    Buffer heldLevels;
+    std::size_t heldCapacity = 0;
+    std::size_t lodLevels = 0;  ///< this frame's chain length; 0: no chain, one slot
     std::weak_ptr<const void> alive;  ///< the batch's lifetime
     std::uint64_t lastUsedFrame = 0;
     // This frame's work, from select():
     const InstancedMeshNode* node = nullptr;
     FrustumPlanes planes{};    ///< node space, camera-relative
     IndexRange range{};        ///< the drawn instances tested
+    glm::vec3 originFromEye{0.0f};  ///< LOD: the node's world translation minus the eye
 };
 
 class GpuCulling {
@@ -94,7 +107,8 @@ public:
     /** Queues (@p pass, @p batch) for this frame's dispatch with @p planes (camera-relative
      *  world space) and points @p item at its list (first instance 0; instanceCount the tested
      *  count, an upper bound: the drawn count stays on the GPU). Counts the tested instances
-     *  into @p stats. No GL. */
+     *  into @p stats. A batch with a LOD chain gets one slot per level: the caller makes one
+     *  item per level, first instance level * capacity (levelSlotFirst()). No GL. */
     void select(std::size_t pass, const InstancedMeshNode& batch, const FrustumPlanes& planes,
                 const ViewCamera& camera, DrawItem& item, FrameStats& stats);
 
@@ -112,14 +126,21 @@ public:
      *  kIndexedRecordUnit, and the list's commands as GL_DRAW_INDIRECT_BUFFER. */
     void bind(const GpuCullList& list, const InstancedMeshNode& batch, const BatchGpu& gpu);
 
-    /** glDrawElementsIndirect of @p primitive's command (level slot 0) on @p vertexArray. */
+    /** glDrawElementsIndirect of @p primitive's command in level slot @p slot (0 without a LOD
+     *  chain) on @p vertexArray. */
     static void draw(const GpuCullList& list, const VertexArray& vertexArray, const MeshGeometry& geometry,
-                     std::size_t primitive);
+                     std::size_t primitive, std::size_t slot);
 
-    /** The list of (@p pass, @p batch) as the GPU wrote it in the last frame (read back: stalls
-     *  until the GPU is done), or nullopt when that pass did not cull the batch on the GPU. */
-    [[nodiscard]] std::optional<std::vector<std::uint32_t>> readBack(std::size_t pass,
-                                                                     const InstancedMeshNode& batch) const;
+    /** Where level slot @p level of @p list starts in its list: the draw's u_baseInstance. */
+    [[nodiscard]] static std::uint32_t levelSlotFirst(const GpuCullList& list, std::size_t level) noexcept {
+        return static_cast<std::uint32_t>(level * list.capacity);
+    }
+
+    /** The list of (@p pass, @p batch) as the GPU wrote it in the last frame, level slot
+     *  @p level (read back: stalls until the GPU is done), or nullopt when that pass did not
+     *  cull the batch on the GPU or has no such slot. */
+    [[nodiscard]] std::optional<std::vector<std::uint32_t>> readBack(std::size_t pass, const InstancedMeshNode& batch,
+                                                                     std::size_t level) const;
 
     [[nodiscard]] std::size_t listCount() const noexcept { return m_lists.size(); }
 
@@ -143,11 +164,14 @@ private:
     struct Uniforms {
         int planes = -1, planeScale = -1, first = -1, count = -1, boxMin = -1, boxMax = -1, ownWeights = -1,
             localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1, listOffset = -1,
-            commandOffset = -1, primitiveCount = -1;
+            commandOffset = -1, primitiveCount = -1, lodLevelCount = -1, lodSwitchCount = -1, lodSwitch = -1,
+            lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, listCapacity = -1;
     };
 
     void ensureProgram();
     void run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats);
+    void allocate(GpuCullList& list, const InstancedMeshNode& batch);
+    void setLodUniforms(const GpuCullList& list);
 
     std::uint64_t m_frame = 0;
     Program m_program;  ///< cull.comp, compiled on first use

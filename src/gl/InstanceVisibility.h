@@ -53,7 +53,8 @@ public:
 
     /** True when @p batch draws through a visible-index list in a pass (culling on, a
      *  blended batch sorted per instance, or a LOD chain). The one place that routes a batch:
-     *  GPU culling must keep LOD batches on this path (gl/LodSelection.h). */
+     *  ViewPass asks GpuCulling::wants() first: a LOD batch culled on the GPU picks its levels
+     *  there (gl/GpuCulling.h). */
     [[nodiscard]] static bool wants(const InstancedMeshNode& batch, bool blended) noexcept;
 
     void beginFrame() noexcept;

@@ -7,9 +7,8 @@
 // batch's one record buffer. Per (view pass, batch) it keeps the level each instance drew last
 // frame (one byte per instance) for the hysteresis.
 //
-// GPU culling (InstanceCulling::Gpu, another branch): a LOD batch must stay on this CPU path;
-// InstanceVisibility::wants() is the one place that routes a batch, so that is where a Gpu batch
-// with a chain falls back to (or is refused in favour of) CPU culling.
+// GPU culling (InstanceCulling::Gpu): a LOD batch culled on the GPU does not come here; the cull
+// dispatch picks its levels with the same rule (gl/GpuCulling.h, shaders/cull.comp).
 #include "gl/InstanceVisibility.h"
 #include "myriad/core/Lod.h"
 

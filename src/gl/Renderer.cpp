@@ -336,7 +336,7 @@ struct Renderer::Impl {
             // records from the buffer texture, so no record attributes are needed on it.
             const bool ownLevelMesh = item.lodLevel != 0 && item.lodLevel != kNoLodLevel;
             vertexArray = ownLevelMesh ? &mesh.vertexArray : &batch.vertexArrays[item.primitive];
-            if (item.lodLevel != kNoLodLevel) {
+            if (item.lodLevel != kNoLodLevel && item.gpuCulled == nullptr) {  // GPU: the counts stay there
                 stats.lodInstances[item.lodLevel] += item.instanceCount;
             }
             ++stats.batches;
@@ -346,7 +346,8 @@ struct Renderer::Impl {
         {
             const PhaseTimer timer(stats.drawMs);
             if (item.gpuCulled != nullptr) {
-                detail::GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive);
+                detail::GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive,
+                                         item.lodLevel == kNoLodLevel ? 0 : item.lodLevel);
             } else {
                 drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
                                                   geometry.indexType(), 0, item.instanceCount, item.firstInstance);
@@ -632,9 +633,10 @@ std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& bat
 }
 
 std::optional<std::vector<std::uint32_t>> Renderer::readGpuCulledInstances(const InstancedMeshNode& batch,
-                                                                           std::size_t view) const {
+                                                                           std::size_t view,
+                                                                           std::size_t lodLevel) const {
     requireCurrentContext("gl::Renderer::readGpuCulledInstances");
-    return m_impl->gpuCulling.readBack(view, batch);
+    return m_impl->gpuCulling.readBack(view, batch, lodLevel);
 }
 
 std::size_t Renderer::programCount() const noexcept { return m_impl->shaders.size(); }

@@ -105,9 +105,13 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
             // The whole batch is one sphere around every instance and primitive (never the
             // mesh's own sphere at the node origin), tested camera-relative in float.
             const glm::vec3 centre(meshNode.worldBoundsCentre() - m_camera.eye);
+            // Culled on the GPU later in the frame (LOD chain included): never on the CPU too.
+            // A shadow view of a batch with masked instances takes the CPU list, which leaves them out.
+            const bool onGpu = item.instanced && !shadowMasked && m_gpuCulling != nullptr &&
+                               GpuCulling::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch);
             if (meshNode.frustumCulled() && !frustum.intersectsSphere(centre, meshNode.worldBoundsRadius())) {
                 ++stats.culledNodes;
-            } else if (item.instanced && m_instanceVisibility != nullptr &&
+            } else if (item.instanced && !onGpu && m_instanceVisibility != nullptr &&
                        (InstanceVisibility::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch) || shadowMasked) &&
                        !m_instanceVisibility->select(m_index, static_cast<const InstancedMeshNode&>(node), blendedBatch,
                                                      std::to_array(frustum.planes), m_camera, m_depthAxis, item, stats,
@@ -115,11 +119,12 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
                                                                   : std::span<const std::uint8_t>{})) {
                 ++stats.culledNodes;  // every instance culled (or masked out of the shadow map)
             } else {
-                if (item.instanced && item.visible == nullptr && m_gpuCulling != nullptr &&
-                    GpuCulling::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch)) {
+                std::size_t gpuLevels = 0;
+                if (onGpu) {
                     // Culled on the GPU later in the frame: always queued, drawn indirect.
-                    m_gpuCulling->select(m_index, static_cast<const InstancedMeshNode&>(node),
-                                         std::to_array(frustum.planes), m_camera, item, stats);
+                    const auto& batch = static_cast<const InstancedMeshNode&>(node);
+                    m_gpuCulling->select(m_index, batch, std::to_array(frustum.planes), m_camera, item, stats);
+                    gpuLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
                 }
                 item.distance = glm::length(centre);
                 // Per-instance LOD (one primitive): one item per non-empty level, its own list.
@@ -135,7 +140,17 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
                         (blendedBatch ? m_blended : m_opaque).push_back(levelItem);
                     }
                 }
-                for (std::size_t p = 0; levels.empty() && p < meshNode.primitiveCount(); ++p) {
+                // LOD on the GPU: one item per level slot, every level (the counts stay on the
+                // GPU; an empty level draws nothing). Only level 0's counts the tested
+                // instances, so FrameStats::instances stays the one upper bound.
+                for (std::size_t level = 0; level < gpuLevels && !(blendedBatch && m_view->depthOnly); ++level) {
+                    DrawItem levelItem = item;
+                    levelItem.lodLevel = static_cast<std::uint8_t>(level);
+                    levelItem.firstInstance = GpuCulling::levelSlotFirst(*item.gpuCulled, level);
+                    levelItem.instanceCount = level == 0 ? item.instanceCount : 0;
+                    (blendedBatch ? m_blended : m_opaque).push_back(levelItem);
+                }
+                for (std::size_t p = 0; levels.empty() && gpuLevels == 0 && p < meshNode.primitiveCount(); ++p) {
                     item.primitive = static_cast<std::uint32_t>(p);
                     const bool blended = meshNode.primitiveDrawsTransparent(p);
                     // Depth-only views skip blended primitives: they write no depth.

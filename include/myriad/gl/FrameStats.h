@@ -27,7 +27,10 @@ struct FrameStats {
     std::uint64_t instancesTested = 0;
     /** Instances drawn per LOD level (index = level, myriad::kMaxLodLevels entries), summed over
      *  views, for batches with a LOD chain (InstancedMeshNode::setLodChain()); each non-empty
-     *  level is one draw call and one `batches` count. Other batches count nothing here. */
+     *  level is one draw call and one `batches` count. Other batches count nothing here, nor
+     *  does a LOD batch with InstanceCulling::Gpu: its levels are picked on the GPU and the
+     *  counts stay there (it draws every level, one draw call each; `instances` counts its
+     *  tested instances once). */
     std::array<std::uint64_t, 8> lodInstances{};
     /** Of instancesTested, those tested on the GPU (InstanceCulling::Gpu). How many of them were
      *  drawn stays on the GPU (no readback): `instances` and `triangles` count every one of them

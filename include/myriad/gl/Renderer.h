@@ -66,7 +66,7 @@ struct RendererDesc {
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
  *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
- *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-4 and
+ *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
  *  With shadows on (ShadowSettings), the light's depth-only views (one per cascade) are drawn
@@ -74,7 +74,7 @@ struct RendererDesc {
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
- *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound with no sampler, storage bindings 0-4 and the draw indirect buffer empty, unpack alignment
+ *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
  *  4, clear colour 0 and depth 1), except the viewport (the last view's) and the active texture
  *  unit (the caller's).
  *
@@ -123,10 +123,14 @@ public:
      *  @p view (counting only views with a non-empty viewport, in the order given), as the GPU
      *  culling pass wrote them (InstanceCulling::Gpu): in no particular order (compare sorted).
      *  Reads the GPU's list back, so it waits for the GPU: for tests and tools, never per frame.
-     *  @return nullopt when that view did not cull @p batch on the GPU in the last frame.
+     *  A batch with a LOD chain has one list per level: @p lodLevel picks it (the instances
+     *  the GPU drew with that level's mesh); 0 for a batch without a chain.
+     *  @return nullopt when that view did not cull @p batch on the GPU in the last frame, or
+     *  @p lodLevel is not below the chain's level count (1 without a chain).
      *  @throws GlError with no current context. */
     [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuCulledInstances(const InstancedMeshNode& batch,
-                                                                                 std::size_t view) const;
+                                                                                 std::size_t view,
+                                                                                 std::size_t lodLevel = 0) const;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, read by instance index), or 0 while the batch
      *  has no weights of its own or has not been drawn. For interop and tests. */
