@@ -20,7 +20,17 @@ LodChain generateLodChain(std::shared_ptr<const MeshGeometry> lod0, float lod0Sw
         throw InvalidArgument("generateLodChain: " + std::to_string(targets.size()) + " targets; at most " +
                               std::to_string(kMaxLodLevels - 1) + " levels besides level 0");
     }
+    float previous = lod0SwitchDistance;
     for (std::size_t i = 0; i < targets.size(); ++i) {
+        // Checked here, before any simplification, so the message names the field the caller
+        // sets (setLodChain() would only see "level i + 1's switch distance").
+        if (!(targets[i].switchDistance > previous)) {
+            throw InvalidArgument("generateLodChain: target " + std::to_string(i) + "'s switchDistance " +
+                                  std::to_string(targets[i].switchDistance) + " is not above the previous level's " +
+                                  std::to_string(previous) + " (LodTarget::switchDistance: world units from the eye " +
+                                  "where the level after it takes over; +infinity for none)");
+        }
+        previous = targets[i].switchDistance;
         if (!(targets[i].indexRatio > 0.0f && targets[i].indexRatio <= 1.0f)) {
             throw InvalidArgument("generateLodChain: target " + std::to_string(i) + "'s index ratio " +
                                   std::to_string(targets[i].indexRatio) + " is not in (0, 1]");

@@ -231,6 +231,15 @@ TEST_CASE("LOD: generateLodChain simplifies level 0's indices and keeps its vert
     CHECK_THROWS_AS(generateLodChain(sphere, 10.0f, badRatio), InvalidArgument);
     const LodTarget badError[] = {{.indexRatio = 0.5f, .targetError = -1.0f}};
     CHECK_THROWS_AS(generateLodChain(sphere, 10.0f, badError), InvalidArgument);
+    // Switch distances: the default (+infinity) is fine after level 0's; one not above the
+    // previous level's is refused here, naming the field.
+    const LodTarget defaultDistance[] = {{.indexRatio = 0.5f, .targetError = 0.5f}};
+    CHECK(std::isinf(generateLodChain(sphere, 10.0f, defaultDistance).levels[1].switchDistance));
+    const LodTarget closer[] = {{.indexRatio = 0.5f, .targetError = 0.5f, .switchDistance = 5.0f}};
+    CHECK_THROWS_WITH(generateLodChain(sphere, 10.0f, closer), Catch::Contains("switchDistance"));
+    const LodTarget notIncreasing[] = {{.indexRatio = 0.5f, .targetError = 0.5f, .switchDistance = 20.0f},
+                                       {.indexRatio = 0.2f, .targetError = 0.5f, .switchDistance = 20.0f}};
+    CHECK_THROWS_AS(generateLodChain(sphere, 10.0f, notIncreasing), InvalidArgument);
     CHECK_THROWS_AS(generateLodChain(nullptr, 10.0f, {}), InvalidArgument);
     const std::vector<LodTarget> tooMany(kMaxLodLevels, LodTarget{});
     CHECK_THROWS_AS(generateLodChain(sphere, 10.0f, tooMany), InvalidArgument);

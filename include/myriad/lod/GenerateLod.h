@@ -7,6 +7,7 @@
 #include "myriad/core/Lod.h"
 #include "myriad/core/MeshData.h"
 
+#include <limits>
 #include <memory>
 #include <span>
 
@@ -21,8 +22,11 @@ struct LodTarget {
     /** Largest deviation the simplifier may introduce, as a fraction of level 0's extent
      *  (meshopt_simplify's relative error; meshopt_simplifyScale() is the extent), >= 0. */
     float targetError = 0.01f;
-    /** The level's LodLevel::switchDistance: world units, eye to instance sphere centre. */
-    float switchDistance = 0.0f;
+    /** The level's LodLevel::switchDistance: world units, eye to instance sphere centre; the
+     *  level is drawn up to it. Must be above the previous level's (generateLodChain() throws
+     *  InvalidArgument otherwise). Default +infinity: drawn at any distance past the previous
+     *  level's. */
+    float switchDistance = std::numeric_limits<float>::infinity();
     /** Use meshoptimizer's sloppy simplifier (meshopt_simplifySloppy(), marked experimental
      *  by meshoptimizer): it merges vertices on a grid whatever the topology, so it reduces
      *  meshes the default edge-collapse simplifier cannot touch (flat-shaded low-poly models
