@@ -4,10 +4,26 @@
 
 #include "myriad/core/MeshData.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 namespace myriad::gl::detail {
+
+/** Key of the per-view caches (visible-index lists, GPU cull lists, LOD levels held): one
+ *  entry per (view pass of the frame, node id). */
+struct PassNodeKey {
+    std::size_t pass = 0;
+    std::uint64_t node = 0;
+    friend bool operator==(const PassNodeKey&, const PassNodeKey&) = default;
+};
+struct PassNodeKeyHash {
+    std::size_t operator()(const PassNodeKey& key) const noexcept {
+        return std::hash<std::uint64_t>()(key.node * 31u + key.pass);
+    }
+};
 
 enum class ObjectKind : int { Buffer, VertexArray, Program, Texture, Framebuffer, Sync, Sampler };
 /** Adds @p delta to the live count of @p kind (gl::liveObjectCounts()). */

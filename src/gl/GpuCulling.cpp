@@ -294,15 +294,7 @@ void GpuCulling::bind(const GpuCullList& list, const InstancedMeshNode& batch, c
         setLabel(GL_TEXTURE, view.texture.id(), nameOf(batch) + "/InstancedMeshNode.gpu-record-texture");
     }
     view.lastUsedFrame = m_frame;
-    // Re-attached at every bind: a record buffer replaced by growth may come back under the
-    // same GL name (as in InstanceVisibility::bind()).
-    const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
-    if (records.buffer == 0 || records.bytes == 0) {
-        glTextureBuffer(view.texture.id(), GL_RGBA32F, 0);  // nothing uploaded yet: detached, reads zeros
-    } else {
-        glTextureBufferRange(view.texture.id(), GL_RGBA32F, records.buffer, static_cast<GLintptr>(records.offset),
-                             static_cast<GLsizeiptr>(records.bytes));
-    }
+    attachRecordTexture(view.texture.id(), gpu);  // every bind: see there
     glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
     glBindTextureUnit(kVisibleIndexUnit, list.texture.id());
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, list.commands.id());

@@ -146,16 +146,6 @@ public:
 
 private:
     static constexpr std::uint64_t kKeepFrames = 120;
-    struct ListKey {
-        std::size_t pass;
-        std::uint64_t node;
-        friend bool operator==(const ListKey&, const ListKey&) = default;
-    };
-    struct ListKeyHash {
-        std::size_t operator()(const ListKey& key) const noexcept {
-            return std::hash<std::uint64_t>()(key.node * 31u + key.pass);
-        }
-    };
     struct RecordView {
         TextureHandle texture;
         std::weak_ptr<const void> alive;
@@ -178,7 +168,7 @@ private:
     Uniforms m_uniforms;
     GLint m_maxGroupsX = 0;
     GLint64 m_maxStorageBlockBytes = 0;  ///< the record buffer is one storage block
-    std::unordered_map<ListKey, GpuCullList, ListKeyHash> m_lists;
+    std::unordered_map<PassNodeKey, GpuCullList, PassNodeKeyHash> m_lists;
     std::unordered_map<std::uint64_t, RecordView> m_recordViews;
     std::vector<GpuCullList*> m_queued;            ///< this frame's, in select() order
     std::vector<DrawElementsIndirectCommand> m_commands;  ///< scratch, reused

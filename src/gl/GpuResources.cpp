@@ -450,4 +450,14 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
     return sent;
 }
 
+void attachRecordTexture(GLuint texture, const BatchGpu& gpu) {
+    const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
+    if (records.buffer == 0 || records.bytes == 0) {
+        glTextureBuffer(texture, GL_RGBA32F, 0);
+    } else {
+        glTextureBufferRange(texture, GL_RGBA32F, records.buffer, static_cast<GLintptr>(records.offset),
+                             static_cast<GLsizeiptr>(records.bytes));
+    }
+}
+
 } // namespace myriad::gl::detail

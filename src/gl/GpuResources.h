@@ -108,6 +108,13 @@ struct TextureGpu {
     std::uint64_t lastUsedFrame = 0;
 };
 
+/** Points @p texture (a GL_TEXTURE_BUFFER) at @p gpu's records of this frame as RGBA32F
+ *  (BatchGpu::recordSource(); detached while nothing is uploaded, so it reads zeros).
+ *  Re-attached at every bind by its callers: a record buffer replaced by growth (or freed by
+ *  trim() and made again) may come back under the same GL name, and a stale attachment would
+ *  read old data. */
+void attachRecordTexture(GLuint texture, const BatchGpu& gpu);
+
 /** A vertex array over @p mesh's vertices and indices with the record stream's attributes at
  *  kInstanceBinding (no buffer there yet): a batch's layout, for populations whose records
  *  live in a named buffer. */

@@ -126,15 +126,7 @@ void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch,
         setLabel(GL_TEXTURE, view.texture.id(), name + "/InstancedMeshNode.record-texture");
     }
     view.lastUsedFrame = m_frame;
-    // Re-attached at every bind: a record buffer replaced by growth (or freed by trim() and made
-    // again) may come back under the same GL name, and a stale attachment would read old data.
-    const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
-    if (records.buffer == 0 || records.bytes == 0) {
-        glTextureBuffer(view.texture.id(), GL_RGBA32F, 0);  // nothing uploaded yet: detached, reads zeros
-    } else {
-        glTextureBufferRange(view.texture.id(), GL_RGBA32F, records.buffer, static_cast<GLintptr>(records.offset),
-                             static_cast<GLsizeiptr>(records.bytes));
-    }
+    attachRecordTexture(view.texture.id(), gpu);  // every bind: see there
     glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
     glBindTextureUnit(kVisibleIndexUnit, list.texture.id());
 }

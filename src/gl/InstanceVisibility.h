@@ -86,16 +86,6 @@ public:
 
 private:
     static constexpr std::uint64_t kKeepFrames = 120;
-    struct ListKey {
-        std::size_t pass;
-        std::uint64_t node;
-        friend bool operator==(const ListKey&, const ListKey&) = default;
-    };
-    struct ListKeyHash {
-        std::size_t operator()(const ListKey& key) const noexcept {
-            return std::hash<std::uint64_t>()(key.node * 31u + key.pass);
-        }
-    };
     struct SpheresEntry {
         InstanceSpheres spheres;
         std::weak_ptr<const void> alive;
@@ -111,7 +101,7 @@ private:
     };
 
     std::uint64_t m_frame = 0;
-    std::unordered_map<ListKey, VisibleList, ListKeyHash> m_lists;
+    std::unordered_map<PassNodeKey, VisibleList, PassNodeKeyHash> m_lists;
     std::unordered_map<std::uint64_t, SpheresEntry> m_spheres;
     std::unordered_map<std::uint64_t, RecordView> m_recordViews;
     std::vector<std::uint64_t> m_sortScratch;

@@ -54,16 +54,8 @@ private:
         std::weak_ptr<const void> alive;
         std::uint64_t lastUsedFrame = 0;
     };
-    struct Key {
-        std::size_t pass;
-        std::uint64_t node;
-        friend bool operator==(const Key&, const Key&) = default;
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& key) const noexcept { return std::hash<std::uint64_t>()(key.node * 31u + key.pass); }
-    };
     std::uint64_t m_frame = 0;
-    std::unordered_map<Key, Entry, KeyHash> m_entries;
+    std::unordered_map<PassNodeKey, Entry, PassNodeKeyHash> m_entries;
 };
 
 } // namespace myriad::gl::detail
