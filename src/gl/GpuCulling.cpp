@@ -42,14 +42,12 @@ void GpuCulling::endFrame() noexcept {
         return entry.second.alive.expired() || entry.second.lastUsedFrame + kKeepFrames < m_frame;
     };
     std::erase_if(m_lists, stale);
-    std::erase_if(m_recordViews, stale);
     m_queued.clear();  // points into m_lists
 }
 
 void GpuCulling::trim() noexcept {
     auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
     std::erase_if(m_lists, unused);
-    std::erase_if(m_recordViews, unused);
 }
 
 void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const FrustumPlanes& planes,
@@ -285,17 +283,8 @@ void GpuCulling::setLodUniforms(const GpuCullList& list) {
     glProgramUniform3fv(p.id(), u.lodOriginFromEye, 1, &list.originFromEye[0]);
 }
 
-void GpuCulling::bind(const GpuCullList& list, const InstancedMeshNode& batch, const BatchGpu& gpu) {
-    RecordView& view = m_recordViews[batch.id()];
-    if (view.alive.expired()) {
-        view = RecordView{};
-        view.alive = batch.lifetime();
-        view.texture = TextureHandle(GL_TEXTURE_BUFFER);
-        setLabel(GL_TEXTURE, view.texture.id(), nameOf(batch) + "/InstancedMeshNode.gpu-record-texture");
-    }
-    view.lastUsedFrame = m_frame;
-    attachRecordTexture(view.texture.id(), gpu);  // every bind: see there
-    glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
+void GpuCulling::bind(const GpuCullList& list, BatchGpu& gpu) {
+    bindRecordTexture(gpu, kIndexedRecordUnit);
     glBindTextureUnit(kVisibleIndexUnit, list.texture.id());
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, list.commands.id());
 }

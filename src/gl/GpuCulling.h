@@ -122,9 +122,9 @@ public:
      *  two million instances, by the spec; far more on desktop drivers). */
     void dispatch(GpuResources& resources, FrameStats& stats);
 
-    /** Binds @p list on kVisibleIndexUnit, an RGBA32F view of @p gpu's record buffer on
+    /** Binds @p list on kVisibleIndexUnit, an RGBA32F view of @p gpu's records (bindRecordTexture()) on
      *  kIndexedRecordUnit, and the list's commands as GL_DRAW_INDIRECT_BUFFER. */
-    void bind(const GpuCullList& list, const InstancedMeshNode& batch, const BatchGpu& gpu);
+    void bind(const GpuCullList& list, BatchGpu& gpu);
 
     /** glDrawElementsIndirect of @p primitive's command in level slot @p slot (0 without a LOD
      *  chain) on @p vertexArray. */
@@ -146,11 +146,6 @@ public:
 
 private:
     static constexpr std::uint64_t kKeepFrames = 120;
-    struct RecordView {
-        TextureHandle texture;
-        std::weak_ptr<const void> alive;
-        std::uint64_t lastUsedFrame = 0;
-    };
     struct Uniforms {
         int planes = -1, planeScale = -1, first = -1, count = -1, boxMin = -1, boxMax = -1, ownWeights = -1,
             localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1, listOffset = -1,
@@ -169,7 +164,6 @@ private:
     GLint m_maxGroupsX = 0;
     GLint64 m_maxStorageBlockBytes = 0;  ///< the record buffer is one storage block
     std::unordered_map<PassNodeKey, GpuCullList, PassNodeKeyHash> m_lists;
-    std::unordered_map<std::uint64_t, RecordView> m_recordViews;
     std::vector<GpuCullList*> m_queued;            ///< this frame's, in select() order
     std::vector<DrawElementsIndirectCommand> m_commands;  ///< scratch, reused
 };

@@ -450,14 +450,24 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
     return sent;
 }
 
-void attachRecordTexture(GLuint texture, const BatchGpu& gpu) {
+void bindRecordTexture(BatchGpu& gpu, GLuint unit) {
     const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
-    if (records.buffer == 0 || records.bytes == 0) {
-        glTextureBuffer(texture, GL_RGBA32F, 0);
-    } else {
-        glTextureBufferRange(texture, GL_RGBA32F, records.buffer, static_cast<GLintptr>(records.offset),
-                             static_cast<GLsizeiptr>(records.bytes));
+    const std::uint64_t serial = gpu.streaming ? gpu.streaming->serial : gpu.streams[InstanceStreamId::Record].serial;
+    const std::array<std::uint64_t, 3> wanted{serial, records.offset, records.bytes};
+    if (gpu.recordTexture.id() == 0) {
+        gpu.recordTexture = TextureHandle(GL_TEXTURE_BUFFER);
+        setLabel(GL_TEXTURE, gpu.recordTexture.id(), labelFor(*gpu.node, "InstancedMeshNode.record-texture"));
     }
+    if (gpu.recordTextureSource != wanted) {
+        if (records.buffer == 0 || records.bytes == 0) {
+            glTextureBuffer(gpu.recordTexture.id(), GL_RGBA32F, 0);
+        } else {
+            glTextureBufferRange(gpu.recordTexture.id(), GL_RGBA32F, records.buffer,
+                                 static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
+        }
+        gpu.recordTextureSource = wanted;
+    }
+    glBindTextureUnit(unit, gpu.recordTexture.id());
 }
 
 } // namespace myriad::gl::detail

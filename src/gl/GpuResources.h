@@ -81,6 +81,9 @@ struct BatchGpu {
     std::unique_ptr<StreamingRecords> streaming;  ///< UploadMode::Streaming (or chosen by Automatic)
     int denseUploads = 0;  ///< staged uploads in a row that changed at least half the rows (Automatic)
     std::uint64_t lastUsedFrame = 0;
+    TextureHandle recordTexture;  ///< RGBA32F view of the records (bindRecordTexture()); 0 until used
+    /** What recordTexture views: (buffer serial, offset, bytes); all ones: nothing attached yet. */
+    std::array<std::uint64_t, 3> recordTextureSource{~0ull, ~0ull, ~0ull};
 
     /** Where this frame's records are: the streaming buffer's current part (UploadMode::Streaming,
      *  offset a multiple of 256 bytes, the largest offset alignment GL allows for buffer
@@ -108,12 +111,13 @@ struct TextureGpu {
     std::uint64_t lastUsedFrame = 0;
 };
 
-/** Points @p texture (a GL_TEXTURE_BUFFER) at @p gpu's records of this frame as RGBA32F
- *  (BatchGpu::recordSource(); detached while nothing is uploaded, so it reads zeros).
- *  Re-attached at every bind by its callers: a record buffer replaced by growth (or freed by
- *  trim() and made again) may come back under the same GL name, and a stale attachment would
- *  read old data. */
-void attachRecordTexture(GLuint texture, const BatchGpu& gpu);
+/** Binds on @p unit an RGBA32F buffer-texture view of @p gpu's records of this frame
+ *  (BatchGpu::recordSource()), for the readers that are not the divisor-1 attributes: the
+ *  indexed path (culling, sorting, LOD) and GPU-culled draws. One view per batch, made on first
+ *  use and re-attached only when the records move (growth, the streaming buffer's next third,
+ *  a buffer made again after trim()), compared by serial since GL reuses deleted names;
+ *  detached, reading zeros, while nothing is uploaded. */
+void bindRecordTexture(BatchGpu& gpu, GLuint unit);
 
 /** A vertex array over @p mesh's vertices and indices with the record stream's attributes at
  *  kInstanceBinding (no buffer there yet): a batch's layout, for populations whose records

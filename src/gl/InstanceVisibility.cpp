@@ -37,7 +37,6 @@ void InstanceVisibility::endFrame() noexcept {
     };
     std::erase_if(m_lists, stale);
     std::erase_if(m_spheres, stale);
-    std::erase_if(m_recordViews, stale);
     m_lod->endFrame();
 }
 
@@ -45,7 +44,6 @@ void InstanceVisibility::trim() noexcept {
     auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
     std::erase_if(m_lists, unused);
     std::erase_if(m_spheres, unused);
-    std::erase_if(m_recordViews, unused);
     m_lod->trim();
 }
 
@@ -99,8 +97,8 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
 }
 
 void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch, BatchGpu& gpu, FrameStats& stats) {
-    const std::string name = batch.name().empty() ? "node#" + std::to_string(batch.id()) : batch.name();
     if (list.capacity < list.indices.size()) {
+        const std::string name = batch.name().empty() ? "node#" + std::to_string(batch.id()) : batch.name();
         const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(list.indices.size(), 64));
         list.buffer = Buffer({.sizeBytes = capacity * sizeof(std::uint32_t), .usage = BufferUsage::Dynamic,
                               .label = name + "/InstancedMeshNode.visible-instances"});
@@ -118,16 +116,7 @@ void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch,
         list.uploaded = list.indices;  // capacity kept: no allocation once warm
         stats.bytesUploaded += list.indices.size() * sizeof(std::uint32_t);
     }
-    RecordView& view = m_recordViews[batch.id()];
-    if (view.alive.expired()) {
-        view = RecordView{};
-        view.alive = batch.lifetime();
-        view.texture = TextureHandle(GL_TEXTURE_BUFFER);
-        setLabel(GL_TEXTURE, view.texture.id(), name + "/InstancedMeshNode.record-texture");
-    }
-    view.lastUsedFrame = m_frame;
-    attachRecordTexture(view.texture.id(), gpu);  // every bind: see there
-    glBindTextureUnit(kIndexedRecordUnit, view.texture.id());
+    bindRecordTexture(gpu, kIndexedRecordUnit);
     glBindTextureUnit(kVisibleIndexUnit, list.texture.id());
 }
 

@@ -92,18 +92,10 @@ private:
         std::uint64_t lastUsedFrame = 0;
         std::uint64_t updatedFrame = 0;
     };
-    struct RecordView {
-        GLuint buffer = 0;
-        std::size_t bytes = 0;
-        TextureHandle texture;
-        std::weak_ptr<const void> alive;
-        std::uint64_t lastUsedFrame = 0;
-    };
 
     std::uint64_t m_frame = 0;
     std::unordered_map<PassNodeKey, VisibleList, PassNodeKeyHash> m_lists;
     std::unordered_map<std::uint64_t, SpheresEntry> m_spheres;
-    std::unordered_map<std::uint64_t, RecordView> m_recordViews;
     std::vector<std::uint64_t> m_sortScratch;
     std::unique_ptr<LodSelection> m_lod;
 };

@@ -330,7 +330,7 @@ struct Renderer::Impl {
             if (item.visible != nullptr) {
                 instanceVisibility.bind(*item.visible, batchNode, batch, stats);
             } else if (item.gpuCulled != nullptr) {
-                gpuCulling.bind(*item.gpuCulled, batchNode, batch);
+                gpuCulling.bind(*item.gpuCulled, batch);
             }
             // A LOD level above 0 draws its own mesh's vertex array: the kIndexed variant reads
             // records from the buffer texture, so no record attributes are needed on it.
