@@ -46,6 +46,29 @@ FrustumPlanes tenthPlanes(float extent) {
             glm::vec4(0, -1, 0, 10), glm::vec4(0, 0, 1, 0), glm::vec4(0, 0, -1, extent)};
 }
 
+/** Medians of five frames after one warm-up (lists, programs, buffers), ms: the renderer's
+ *  cull, submit and whole-frame times, and the wall time with glFinish, so the GPU's work (the
+ *  vertex shading, and the cull dispatch for InstanceCulling::Gpu) is in it. */
+struct FrameTimes {
+    double cull = 0.0, submit = 0.0, frame = 0.0, wall = 0.0;
+};
+FrameTimes timeFrames(gl::Renderer& renderer, const Scene& scene, const Camera& camera,
+                      const gl::OffscreenTarget& target) {
+    renderer.render(scene, camera, target);
+    gl::finish();
+    std::vector<double> cull, submit, frame, wall;
+    for (int run = 0; run < 5; ++run) {
+        const auto start = Clock::now();
+        renderer.render(scene, camera, target);
+        gl::finish();
+        wall.push_back(millisecondsSince(start));
+        cull.push_back(renderer.lastFrameStats().cullMs);
+        submit.push_back(renderer.lastFrameStats().submitMs);
+        frame.push_back(renderer.lastFrameStats().frameMs);
+    }
+    return {median(cull), median(submit), median(frame), median(wall)};
+}
+
 /** Shadows (docs/shadows.md): a frame of 100k lit boxes on a ground with the light's shadow
  *  map off and on, glFinish included (readPixels waits), so the shadow view's cost is read
  *  against the main view's. Per-instance culling off (every instance drawn into the map) and
@@ -197,25 +220,14 @@ int main(int argc, char** argv) {
         const InstanceCulling modes[] = {InstanceCulling::Off, InstanceCulling::Cpu, InstanceCulling::Gpu};
         for (std::size_t m = 0; m < 3; ++m) {
             grid.setInstanceCulling(modes[m]);
-            renderer.render(scene, camera, target);  // warm: lists, programs, buffers
-            gl::finish();
-            std::vector<double> cull, submit, frame, wall;
-            for (int run = 0; run < 5; ++run) {
-                const auto start = Clock::now();
-                renderer.render(scene, camera, target);
-                gl::finish();
-                wall.push_back(millisecondsSince(start));
-                cull.push_back(renderer.lastFrameStats().cullMs);
-                submit.push_back(renderer.lastFrameStats().submitMs);
-                frame.push_back(renderer.lastFrameStats().frameMs);
-            }
+            const FrameTimes times = timeFrames(renderer, scene, camera, target);
             std::uint64_t drawn = renderer.lastFrameStats().instances;
             if (modes[m] == InstanceCulling::Gpu) {
                 drawn = renderer.readGpuCulledInstances(grid, 0).value_or(std::vector<std::uint32_t>{}).size();
             }
             report.line("| frame at 1M instances, culling %s: cull / submit / render() / with glFinish | "
                         "%.2f / %.2f / %.2f / %.2f ms, %llu drawn | - |",
-                        names[m], median(cull), median(submit), median(frame), median(wall),
+                        names[m], times.cull, times.submit, times.frame, times.wall,
                         static_cast<unsigned long long>(drawn));
         }
         // LOD (three levels, switches at 0.3 and 0.45 of the grid's extent, 10 % bands; the eye is
@@ -228,17 +240,7 @@ int main(int argc, char** argv) {
         grid.setLodChain(chain);
         for (std::size_t m = 1; m < 3; ++m) {
             grid.setInstanceCulling(modes[m]);
-            renderer.render(scene, camera, target);  // warm
-            gl::finish();
-            std::vector<double> cull, frame, wall;
-            for (int run = 0; run < 5; ++run) {
-                const auto start = Clock::now();
-                renderer.render(scene, camera, target);
-                gl::finish();
-                wall.push_back(millisecondsSince(start));
-                cull.push_back(renderer.lastFrameStats().cullMs);
-                frame.push_back(renderer.lastFrameStats().frameMs);
-            }
+            const FrameTimes times = timeFrames(renderer, scene, camera, target);
             std::array<std::size_t, 3> perLevel{};
             for (std::size_t level = 0; level < 3; ++level) {
                 perLevel[level] = modes[m] == InstanceCulling::Gpu
@@ -247,7 +249,7 @@ int main(int argc, char** argv) {
             }
             report.line("| frame at 1M instances, LOD 3 levels + culling %s: cull / render() / with glFinish | "
                         "%.2f / %.2f / %.2f ms, %zu / %zu / %zu drawn per level | - |",
-                        names[m], median(cull), median(frame), median(wall), perLevel[0], perLevel[1], perLevel[2]);
+                        names[m], times.cull, times.frame, times.wall, perLevel[0], perLevel[1], perLevel[2]);
         }
     }
     shadowRows(report);
