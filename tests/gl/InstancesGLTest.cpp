@@ -367,12 +367,7 @@ struct SyncSpy {
 TEST_CASE("a streaming batch rewritten every frame draws each frame's records and never writes a part before its fence", "[streaming][pixels]") {
     Fixture f;
     Scene scene;
-    auto quad = MeshGeometry::create(shapes::quad(0.4f, 0.4f), "quad");
-    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 4, "swarm",
-                                                          InstancedMeshOptions{.uploadMode = UploadMode::Streaming});
-    for (int i = 0; i < 4; ++i) {
-        batch.addInstance(at(0.0f, 0.0f));
-    }
+    auto& batch = addStreamingSwarm(scene);
     const std::array<glm::vec2, 4> places{glm::vec2(-0.5f, 0.5f), glm::vec2(0.5f, 0.5f), glm::vec2(-0.5f, -0.5f),
                                           glm::vec2(0.5f, -0.5f)};
     const std::array<glm::vec4, 3> colours{glm::vec4(1, 0, 0, 1), glm::vec4(0, 1, 0, 1), glm::vec4(0, 0, 1, 1)};

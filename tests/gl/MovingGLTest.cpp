@@ -35,12 +35,7 @@ void rewrite(InstancedMeshNode& batch, const std::array<glm::vec3, 4>& places, c
 TEST_CASE("a streaming batch moved in bulk is culled and drawn by this frame's bounds, with one copy a frame", "[streaming][bounds][pixels]") {
     RenderFixture f;
     Scene scene;
-    auto quad = MeshGeometry::create(shapes::quad(0.4f, 0.4f), "quad");
-    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 4, "swarm",
-                                                          InstancedMeshOptions{.uploadMode = UploadMode::Streaming});
-    for (int i = 0; i < 4; ++i) {
-        batch.addInstance(at(0.0f, 0.0f));
-    }
+    auto& batch = addStreamingSwarm(scene);
     const std::array<glm::vec3, 4> inView{glm::vec3(-0.5f, 0.5f, 0.0f), glm::vec3(0.5f, 0.5f, 0.0f),
                                           glm::vec3(-0.5f, -0.5f, 0.0f), glm::vec3(0.5f, -0.5f, 0.0f)};
     rewrite(batch, inView, glm::vec4(1, 0, 0, 1));

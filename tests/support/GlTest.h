@@ -105,11 +105,25 @@ inline glm::mat4 at(float x, float y, float z = 0.0f) {
 
 } // namespace myriad::test
 
+#include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"
+#include "myriad/core/Shapes.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
 
 namespace myriad::test {
+
+/** "swarm": a batch of four white 0.4-wide unlit quads at the origin in UploadMode::Streaming,
+ *  for the tests that rewrite every record each frame. */
+inline InstancedMeshNode& addStreamingSwarm(Scene& scene) {
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::quad(0.4f, 0.4f), "quad"),
+                                                          unlit(), 4, "swarm",
+                                                          InstancedMeshOptions{.uploadMode = UploadMode::Streaming});
+    for (int i = 0; i < 4; ++i) {
+        batch.addInstance(at(0.0f, 0.0f));
+    }
+    return batch;
+}
 
 /** A renderer drawing into a size x size target through orthoCamera(). */
 struct RenderFixture {
