@@ -48,15 +48,6 @@ Sphere unite(const Sphere& a, const Sphere& b) noexcept {
     return {a.centre + (b.centre - a.centre) * ((radius - a.radius) / d), radius};
 }
 
-/** The eight corners of @p view's frustum, camera-relative (eye at the origin), near then far
- *  (an infinite far plane becomes the ray through each near corner), and its forward axis.
- *  False for a degenerate projection. */
-struct Frustum8 {
-    std::array<glm::dvec3, 4> nearCorners{};
-    std::array<glm::dvec3, 4> farCorners{};
-    glm::dvec3 forward{0.0, 0.0, -1.0};
-    double nearDepth = 0.0;  ///< the nearest corner's depth along forward
-};
 
 bool viewFrustum(const View& view, const ViewCamera& camera, double distance, Frustum8& out) {
     const glm::dmat3 rotation(view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix));
@@ -164,7 +155,8 @@ std::size_t ShadowPass::begin(const Scene& scene, std::span<const View> views) {
         return 0;
     }
     // One map for the frame, around every colour view (split screen shares it).
-    std::vector<std::pair<Frustum8, glm::dvec3>> frusta;
+    std::vector<std::pair<Frustum8, glm::dvec3>>& frusta = m_frusta;  // kept: no allocation once warm
+    frusta.clear();
     std::uint32_t layerMask = 0;
     double nearest = std::numeric_limits<double>::infinity();
     for (const View& view : views) {

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace myriad {
@@ -28,6 +29,16 @@ class SceneNode;
 namespace myriad::gl::detail {
 
 struct SurfaceProgram;
+
+/** The eight corners of @p view's frustum, camera-relative (eye at the origin), near then far
+ *  (an infinite far plane becomes the ray through each near corner), and its forward axis.
+ *  False for a degenerate projection. */
+struct Frustum8 {
+    std::array<glm::dvec3, 4> nearCorners{};
+    std::array<glm::dvec3, 4> farCorners{};
+    glm::dvec3 forward{0.0, 0.0, -1.0};
+    double nearDepth = 0.0;  ///< the nearest corner's depth along forward
+};
 
 /** The texture unit of the shadow map (sampler2DShadow in surface.frag). Units 0-3, 6 and 7
  *  are the renderer's other units (gl/GlState.h); 8 keeps clear of the next free ones. */
@@ -93,6 +104,7 @@ private:
     TextureHandle m_texture;
     std::array<GLuint, kMaxCascades> m_framebuffers{};
     std::uint32_t m_textureSize = 0;
+    std::vector<std::pair<Frustum8, glm::dvec3>> m_frusta;  ///< this frame's colour views (begin())
     std::uint32_t m_textureLayers = 0;
 };
 
