@@ -9,14 +9,34 @@
 #include <limits>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace myriad {
 namespace {
 
-InstanceRecord packTransform(const glm::mat4& m, const glm::vec4& color) noexcept {
-    // glm is column-major (m[column][row]); the record stores rows.
-    return {glm::vec4(m[0][0], m[1][0], m[2][0], m[3][0]),
-            glm::vec4(m[0][1], m[1][1], m[2][1], m[3][1]),
-            glm::vec4(m[0][2], m[1][2], m[2][2], m[3][2]), color};
+/** Writes the node-from-instance matrix @p m (glm: column-major, m[column][row]) into
+ *  @p record as its three rows, and @p color. On SSE2 a 4x4 transpose in registers and four
+ *  stores: building the record by value went through the stack, eight more memory operations
+ *  on the release + acquire path, where every store counts (see acquire()). */
+void storeTransform(InstanceRecord& record, const glm::mat4& m, const glm::vec4& color) noexcept {
+#if defined(__SSE2__)
+    const float* f = &m[0][0];
+    const __m128 c0 = _mm_loadu_ps(f), c1 = _mm_loadu_ps(f + 4), c2 = _mm_loadu_ps(f + 8), c3 = _mm_loadu_ps(f + 12);
+    const __m128 t0 = _mm_unpacklo_ps(c0, c1);  // c0x c1x c0y c1y
+    const __m128 t1 = _mm_unpacklo_ps(c2, c3);  // c2x c3x c2y c3y
+    const __m128 t2 = _mm_unpackhi_ps(c0, c1);  // c0z c1z c0w c1w
+    const __m128 t3 = _mm_unpackhi_ps(c2, c3);  // c2z c3z c2w c3w
+    auto* out = reinterpret_cast<float*>(&record);  // 16 floats, rows then colour (InstanceRecord.h)
+    _mm_storeu_ps(out, _mm_movelh_ps(t0, t1));       // row 0: c0x c1x c2x c3x
+    _mm_storeu_ps(out + 4, _mm_movehl_ps(t1, t0));   // row 1
+    _mm_storeu_ps(out + 8, _mm_movelh_ps(t2, t3));   // row 2
+    _mm_storeu_ps(out + 12, _mm_loadu_ps(&color[0]));
+#else
+    record = {glm::vec4(m[0][0], m[1][0], m[2][0], m[3][0]), glm::vec4(m[0][1], m[1][1], m[2][1], m[3][1]),
+              glm::vec4(m[0][2], m[1][2], m[2][2], m[3][2]), color};
+#endif
 }
 
 glm::mat4 unpackTransform(const InstanceRecord& r) noexcept {
@@ -34,19 +54,50 @@ bool isMirrored(const InstanceRecord& r) noexcept {
 void checkTransform(const glm::mat4& transform, const char* function) {
     // One branch-free pass accepts the usual good matrix (x * 0 is 0 exactly when x is finite;
     // the bottom row within requireAffine's tolerance); the detailed checks run only to word a
-    // refusal. setTransform runs this once per instance per frame.
-    const float* f = &transform[0][0];
-    float zero = 0.0f;
-    for (int i = 0; i < 16; ++i) {
-        zero += f[i] * 0.0f;
-    }
+    // refusal. setTransform and acquire run this once per call, so it is kept short: four
+    // columns at once, no chain of dependent adds (a long chain holds the out-of-order window
+    // that a release + acquire pair needs for overlapping its cache misses).
     constexpr float kTolerance = 1e-5f;
-    if (zero == 0.0f && std::abs(transform[0][3]) <= kTolerance && std::abs(transform[1][3]) <= kTolerance &&
-        std::abs(transform[2][3]) <= kTolerance && std::abs(transform[3][3] - 1.0f) <= kTolerance) {
+    const float* f = &transform[0][0];
+#if defined(__SSE2__)
+    const __m128 zero = _mm_setzero_ps();
+    const __m128 c0 = _mm_loadu_ps(f), c1 = _mm_loadu_ps(f + 4), c2 = _mm_loadu_ps(f + 8), c3 = _mm_loadu_ps(f + 12);
+    const __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, zero), _mm_mul_ps(c1, zero)),
+                                  _mm_add_ps(_mm_mul_ps(c2, zero), _mm_mul_ps(c3, zero)));
+    // The bottom row is element 3 of each column: (c0.w, c1.w, c2.w, c3.w) - (0, 0, 0, 1).
+    const __m128 bottom = _mm_movehl_ps(_mm_unpackhi_ps(c2, c3), _mm_unpackhi_ps(c0, c1));
+    const __m128 offset = _mm_andnot_ps(_mm_set1_ps(-0.0f), _mm_sub_ps(bottom, _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f)));
+    // A NaN fails both comparisons, so it takes the detailed path too.
+    const __m128 good = _mm_and_ps(_mm_cmpeq_ps(sum, zero), _mm_cmple_ps(offset, _mm_set1_ps(kTolerance)));
+    if (_mm_movemask_ps(good) == 0xF) {
         return;
     }
+#else
+    float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int column = 0; column < 4; ++column) {
+        for (int row = 0; row < 4; ++row) {
+            zero[row] += f[column * 4 + row] * 0.0f;
+        }
+    }
+    if ((zero[0] + zero[1]) + (zero[2] + zero[3]) == 0.0f && std::abs(transform[0][3]) <= kTolerance &&
+        std::abs(transform[1][3]) <= kTolerance && std::abs(transform[2][3]) <= kTolerance &&
+        std::abs(transform[3][3] - 1.0f) <= kTolerance) {
+        return;
+    }
+#endif
     detail::requireFinite(transform, function, "transform");
     detail::requireAffine(transform, function);
+}
+
+/** requireFinite() for a colour, with the short accept path of checkTransform(). */
+void checkColor(const glm::vec4& color, const char* function) {
+#if defined(__SSE2__)
+    const __m128 zero = _mm_setzero_ps();
+    if (_mm_movemask_ps(_mm_cmpeq_ps(_mm_mul_ps(_mm_loadu_ps(&color[0]), zero), zero)) == 0xF) {
+        return;
+    }
+#endif
+    detail::requireFinite(color, function, "color");
 }
 
 void checkCapacity(std::size_t capacity, const char* function) {
@@ -379,25 +430,27 @@ void InstancedMeshNode::prepareAppend(const char* function) {
 
 std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm::vec4& color) {
     checkTransform(transform, "InstancedMeshNode::addInstance");
-    detail::requireFinite(color, "InstancedMeshNode::addInstance", "color");
+    checkColor(color, "InstancedMeshNode::addInstance");
     prepareAppend("InstancedMeshNode::addInstance");
-    appendUnchecked(transform, color);
+    appendUnchecked(transform, color, kNoHandle);
     return m_count - 1;
 }
 
-void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::vec4& color) {
+void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::vec4& color, std::uint32_t handleSlot) {
     const std::size_t index = m_count;
     InstanceRecord& record = records()[index];
-    record = packTransform(transform, color);
-    m_handleOfRecord[index] = kNoHandle;
-    if (!m_shadowMask.empty()) {
-        m_shadowMask[index] = 0;  // a new instance casts
-    }
-    // A new instance starts with every side stream's default (the node's morph weights, ...),
-    // not what an earlier clear() or smaller count left in the row.
-    for (std::size_t stream = InstanceStreamId::Record + 1; stream < m_streams.size(); ++stream) {
-        if (m_streams[stream].allocated()) {
-            m_streams[stream].reset(index);
+    storeTransform(record, transform, color);
+    m_handleOfRecord[index] = handleSlot;
+    if (hasSideRows()) {
+        if (!m_shadowMask.empty()) {
+            m_shadowMask[index] = 0;  // a new instance casts
+        }
+        // A new instance starts with every side stream's default (the node's morph weights,
+        // ...), not what an earlier clear() or smaller count left in the row.
+        for (std::size_t stream = InstanceStreamId::Record + 1; stream < m_streams.size(); ++stream) {
+            if (m_streams[stream].allocated()) {
+                m_streams[stream].reset(index);
+            }
         }
     }
     if (m_boundsValid) {
@@ -407,8 +460,15 @@ void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::v
         ++m_mirroredCount;
     }
     ++m_count;
-    enterDrawn(index, index + 1);
+    // Rows entering the drawn range are marked in every stream (enterDrawn); the side streams
+    // were marked by reset() above, so the record stream is the one left.
+    m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     ++m_dataVersion;
+}
+
+bool InstancedMeshNode::hasSideRows() const noexcept {
+    return !m_shadowMask.empty() || m_streams[InstanceStreamId::MorphWeights].allocated() ||
+           m_streams[InstanceStreamId::Lanes].allocated();
 }
 
 void InstancedMeshNode::noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept {
@@ -430,7 +490,7 @@ void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transfo
     InstanceRecord& record = records()[index];
     const Aabb oldBox = m_boundsValid ? instanceBox(record) : Aabb{};
     const bool wasMirrored = m_mirroredValid && isMirrored(record);
-    record = packTransform(transform, record.color);
+    storeTransform(record, transform, record.color);
     if (m_boundsValid) {
         noteMovedFrom(oldBox, instanceBox(record));
     }
@@ -443,7 +503,7 @@ void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transfo
 
 void InstancedMeshNode::setColor(std::size_t index, const glm::vec4& color) {
     checkIndex(index, "InstancedMeshNode::setColor");
-    detail::requireFinite(color, "InstancedMeshNode::setColor", "color");
+    checkColor(color, "InstancedMeshNode::setColor");
     records()[index].color = color;
     m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     ++m_dataVersion;
@@ -465,33 +525,44 @@ const InstanceRecord& InstancedMeshNode::record(std::size_t index) const {
 }
 
 InstanceHandle InstancedMeshNode::acquire(const InstanceDesc& desc) {
+    // At a million live instances a release + acquire pair waits on three or four cache misses;
+    // what overlaps them is the out-of-order window, and every instruction and store of the
+    // pair takes room in it. So the path is kept short: the checks are a few SIMD operations,
+    // the record is written once, the slot is named while appending (docs/performance.md).
     checkTransform(desc.transform, "InstancedMeshNode::acquire");
-    detail::requireFinite(desc.color, "InstancedMeshNode::acquire", "color");
-    prepareAppend("InstancedMeshNode::acquire");
+    checkColor(desc.color, "InstancedMeshNode::acquire");
+    if (m_count == m_capacity) {
+        prepareAppend("InstancedMeshNode::acquire");  // grows, or throws with nothing changed
+    }
     if (m_freeSlot == kNoHandle && m_handleSlots.size() == m_handleSlots.capacity()) {
         // The only allocation, made before anything changes; geometric, so acquiring N handles
         // costs O(N) in all (reserve(size + 1) would reallocate on every call).
         m_handleSlots.reserve(std::max<std::size_t>(16, m_handleSlots.capacity() * 2));
     }
-    // Checked above: append without checking the transform a second time.
     const std::size_t index = m_count;
-    appendUnchecked(desc.transform, desc.color);
-    std::uint32_t slot = m_freeSlot;
-    if (slot != kNoHandle) {
+    const bool reused = m_freeSlot != kNoHandle;
+    const auto slot = reused ? m_freeSlot : static_cast<std::uint32_t>(m_handleSlots.size());
+    appendUnchecked(desc.transform, desc.color, slot);  // checked above: no second check
+    if (reused) {
         m_freeSlot = m_handleSlots[slot].index;
     } else {
-        slot = static_cast<std::uint32_t>(m_handleSlots.size());
-        m_handleSlots.push_back({});
+        m_handleSlots.push_back({});  // reserved above: cannot throw
     }
     HandleSlot& handle = m_handleSlots[slot];
     handle.index = static_cast<std::uint32_t>(index);
     handle.live = true;
-    m_handleOfRecord[index] = slot;
     ++m_liveHandles;
     return {id(), slot, handle.generation};
 }
 
 void InstancedMeshNode::checkHandle(InstanceHandle handle, const char* function) const {
+    if (isLive(handle)) {
+        return;
+    }
+    refuseHandle(handle, function);
+}
+
+void InstancedMeshNode::refuseHandle(InstanceHandle handle, const char* function) const {
     if (handle.isNull()) {
         throw InvalidArgument(std::string(function) + ": the handle is null");
     }
@@ -507,6 +578,7 @@ void InstancedMeshNode::checkHandle(InstanceHandle handle, const char* function)
                               std::to_string(handle.generation) +
                               ") was released or is stale");
     }
+    throw InvalidArgument(std::string(function) + ": the handle is not live");  // not reached
 }
 
 bool InstancedMeshNode::isLive(InstanceHandle handle) const noexcept {
@@ -540,29 +612,33 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     } else {
         m_mirroredValid = false;
     }
-    if (hasOwnWeights(index)) {
-        --m_ownWeights;
-    }
-    if (!m_shadowMask.empty()) {
-        // The mask moves with its instance like a stream row; the vacated row casts again.
-        m_shadowMasked -= m_shadowMask[index];
-        m_shadowMask[index] = m_shadowMask[last];
-        m_shadowMask[last] = 0;
-    }
     // Swap-remove in every stream alike: the last drawn row (and whatever names it) moves into
     // the hole, and the vacated row goes back to its default, marked changed like any other.
-    // The record stream (always allocated) inline; streams never used are not touched.
+    // The record stream (always allocated) inline; streams never used are not touched, and a
+    // batch without side rows skips them in one branch (the pair's path is kept short, see
+    // acquire()).
     if (index != last) {
         all[index] = all[last];
         m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     }
-    for (std::size_t s = InstanceStreamId::Record + 1; s < m_streams.size(); ++s) {
-        InstanceStream& stream = m_streams[s];
-        if (stream.allocated()) {
-            if (index != last) {
-                stream.move(last, index);
+    if (hasSideRows()) {
+        if (hasOwnWeights(index)) {
+            --m_ownWeights;
+        }
+        if (!m_shadowMask.empty()) {
+            // The mask moves with its instance like a stream row; the vacated row casts again.
+            m_shadowMasked -= m_shadowMask[index];
+            m_shadowMask[index] = m_shadowMask[last];
+            m_shadowMask[last] = 0;
+        }
+        for (std::size_t s = InstanceStreamId::Record + 1; s < m_streams.size(); ++s) {
+            InstanceStream& stream = m_streams[s];
+            if (stream.allocated()) {
+                if (index != last) {
+                    stream.move(last, index);
+                }
+                stream.reset(last);
             }
-            stream.reset(last);
         }
     }
     if (index != last) {

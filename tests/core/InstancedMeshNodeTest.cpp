@@ -120,6 +120,75 @@ TEST_CASE("NaN, Inf and projective transforms are refused and the record is unch
                       Catch::Contains("setTransform") && Catch::Contains("NaN or Inf"));
 }
 
+TEST_CASE("every element of a transform and a colour is checked, through every entry point", "[instances]") {
+    // The accept path is a few SIMD operations over the four columns (checkTransform): each of
+    // the 16 positions, with NaN, +Inf and -Inf, must still reach the refusal; the bottom row
+    // is checked against requireAffine's tolerance (1e-5) in each of its four places.
+    auto batch = makeBatch(4);
+    batch.addInstance(translation(1, 2, 3), glm::vec4(0.5f));
+    const InstanceHandle handle = batch.acquire({translation(4, 5, 6), glm::vec4(0.25f)});
+    const InstanceRecord before0 = batch.record(0);
+    const InstanceRecord before1 = batch.record(1);
+    const std::uint64_t version = batch.dataVersion();
+    const float bad[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity()};
+    for (int column = 0; column < 4; ++column) {
+        for (int row = 0; row < 4; ++row) {
+            for (const float value : bad) {
+                glm::mat4 m = translation(7, 8, 9);
+                m[column][row] = value;
+                INFO("column " << column << ", row " << row << ", value " << value);
+                CHECK_THROWS_AS(batch.setTransform(0, m), InvalidArgument);
+                CHECK_THROWS_AS(batch.addInstance(m), InvalidArgument);
+                CHECK_THROWS_AS((void)batch.acquire({m, glm::vec4(1.0f)}), InvalidArgument);
+            }
+        }
+    }
+    for (int k = 0; k < 4; ++k) {
+        for (const float value : bad) {
+            glm::vec4 color(1.0f);
+            color[k] = value;
+            INFO("colour component " << k << ", value " << value);
+            CHECK_THROWS_AS(batch.setColor(0, color), InvalidArgument);
+            CHECK_THROWS_AS(batch.addInstance(glm::mat4(1.0f), color), InvalidArgument);
+            CHECK_THROWS_AS((void)batch.acquire({glm::mat4(1.0f), color}), InvalidArgument);
+        }
+    }
+    for (int column = 0; column < 4; ++column) {
+        const float identity = column == 3 ? 1.0f : 0.0f;
+        glm::mat4 off = translation(7, 8, 9);
+        off[column][3] = identity + 2.0e-5f;  // outside the tolerance: projective
+        INFO("bottom row, column " << column);
+        CHECK_THROWS_WITH(batch.setTransform(0, off), Catch::Contains("setTransform"));
+        CHECK_THROWS_AS((void)batch.acquire({off, glm::vec4(1.0f)}), InvalidArgument);
+        glm::mat4 near = translation(7, 8, 9);
+        near[column][3] = identity - 5.0e-6f;  // inside it: accepted, stored as affine
+        CHECK_NOTHROW(batch.setTransform(0, near));
+        CHECK(batch.readTransform(0)[3] == glm::vec4(7, 8, 9, 1));
+        batch.setTransform(0, translation(1, 2, 3));
+    }
+    CHECK(batch.count() == 2);
+    CHECK(batch.liveHandleCount() == 1);
+    CHECK(batch.isLive(handle));
+    CHECK(std::memcmp(&batch.record(0), &before0, sizeof before0) == 0);
+    CHECK(std::memcmp(&batch.record(1), &before1, sizeof before1) == 0);
+    CHECK(batch.dataVersion() > version);  // only the accepted near-affine writes moved it
+    // acquire() writes the rows as the matrix's rows, the colour after them.
+    glm::mat4 general(1.0f);
+    for (int column = 0; column < 4; ++column) {
+        for (int row = 0; row < 3; ++row) {
+            general[column][row] = static_cast<float>(column * 4 + row + 1);
+        }
+    }
+    const InstanceHandle second = batch.acquire({general, glm::vec4(0.1f, 0.2f, 0.3f, 0.4f)});
+    const InstanceRecord& stored = batch.record(batch.indexOf(second));
+    CHECK(stored.row0 == glm::vec4(1, 5, 9, 13));
+    CHECK(stored.row1 == glm::vec4(2, 6, 10, 14));
+    CHECK(stored.row2 == glm::vec4(3, 7, 11, 15));
+    CHECK(stored.color == glm::vec4(0.1f, 0.2f, 0.3f, 0.4f));
+    CHECK(batch.readTransform(batch.indexOf(second)) == general);
+}
+
 TEST_CASE("count above capacity throws, a full batch names ensureCapacity", "[instances]") {
     auto batch = makeBatch(3);
     CHECK_THROWS_AS(batch.setCount(4), CapacityError);

@@ -406,11 +406,13 @@ private:
     void refreshInstanceMeshBox() const noexcept;
     void checkIndex(std::size_t index, const char* function) const;
     void checkHandle(InstanceHandle handle, const char* function) const;
+    [[noreturn]] void refuseHandle(InstanceHandle handle, const char* function) const;
+    [[nodiscard]] bool hasSideRows() const noexcept;
     void prepareAppend(const char* function);
     void noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept;
     void dropHandlesFrom(std::size_t index) noexcept;
     void enterDrawn(std::size_t begin, std::size_t end);
-    void appendUnchecked(const glm::mat4& transform, const glm::vec4& color);
+    void appendUnchecked(const glm::mat4& transform, const glm::vec4& color, std::uint32_t handleSlot);
     void refreshDerived(std::byte* destination) const noexcept;
     [[nodiscard]] InstanceRecord* records() noexcept {
         return reinterpret_cast<InstanceRecord*>(m_streams[InstanceStreamId::Record].data().data());
