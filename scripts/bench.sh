@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
 # Builds the benchmark suite in Release, runs it, and writes bench-results.md and
 # bench-plot.png (CPU ms per frame against N, instanced vs one draw per node, log-log).
-# Usage: scripts/bench.sh [--quick] [--only SECTIONS]
+# Usage: scripts/bench.sh [--quick] [--only SECTIONS] [--help]
 # About 2 minutes on 2 cores after the Release build; --quick stops the scene tables at 10k.
 # Ogre's InstanceManager (the peer benchmark in ../shared/peers/ogre, or $MYRIAD_OGRE_PEER) is
 # built once into the build folder and run in the same run, under xvfb-run; its per-phase
 # figures are printed beside myriad's. MYRIAD_SKIP_OGRE=1 leaves it out.
+# --only SECTIONS (digits, as myriad_suite takes them) runs those sections alone: the Ogre peer
+# only when section 1 (the scenes it is compared with) runs, the plot only when section 2 (its
+# data) runs; the other flags go to myriad_suite as they are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+only=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; ++i)); do
+    case ${args[i]} in
+        --only)
+            if [ $((i + 1)) -ge ${#args[@]} ] || ! [[ ${args[i + 1]} =~ ^[0-9]+$ ]]; then
+                echo "myriad: --only takes section digits, e.g. --only 4 or --only 14" >&2
+                exit 2
+            fi
+            only=${args[i + 1]} ;;
+        --help|-h)
+            sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+            exit 0 ;;
+    esac
+done
+wants() { [ -z "$only" ] || [[ $only == *"$1"* ]]; }
 scripts/install-deps.sh
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "myriad: installing gnuplot-nox for the plot"
@@ -27,7 +46,9 @@ cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite
 # ---- Ogre 1.12 InstanceManager (HWInstancingBasic), the same scene, in this run ----------------
 ogre_args=()
 peer=${MYRIAD_OGRE_PEER:-../shared/peers/ogre}
-if [ "${MYRIAD_SKIP_OGRE:-0}" != 1 ] && [ -f "$peer/ogre_inst_bench.cpp" ]; then
+if ! wants 1; then
+    echo "myriad: Ogre peer not run: it is compared with section 1, which --only $only leaves out"
+elif [ "${MYRIAD_SKIP_OGRE:-0}" != 1 ] && [ -f "$peer/ogre_inst_bench.cpp" ]; then
     missing=()
     dpkg -s libogre-1.12-dev >/dev/null 2>&1 || missing+=(libogre-1.12-dev)
     command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb xauth)
@@ -63,6 +84,11 @@ fi
 
 "$build/bench/myriad_suite" "$@" "${ogre_args[@]}" --out bench-results.md --plot-data "$build/bench-plot.dat"
 
+if ! wants 2; then
+    echo "wrote bench-results.md (no plot: it draws section 2, which --only $only leaves out)"
+    exit 0
+fi
+rm -f bench-plot.png  # never leave an empty or stale plot behind a failed gnuplot
 gnuplot <<PLOT
 set terminal pngcairo size 900,600
 set output "bench-plot.png"

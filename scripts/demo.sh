@@ -34,7 +34,9 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
 build=build/release
+launcher=()  # as test.sh and bench.sh: a warm ccache makes a fresh checkout's build short
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=ON \
-    -DMYRIAD_BUILD_BENCHMARKS=OFF
+    -DMYRIAD_BUILD_BENCHMARKS=OFF ${launcher[@]+"${launcher[@]}"}
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target 02-field
 "$build/examples/02-field" --headless --frames 30 --out "$out" ${flags[@]+"${flags[@]}"}
