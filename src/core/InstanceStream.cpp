@@ -61,11 +61,28 @@ void freeLargeArray(void* pointer) noexcept { std::free(pointer); }
 
 // ---- ChangeLog ---------------------------------------------------------------------------
 
-void ChangeLog::addSlow(std::size_t begin, std::size_t end, std::uint64_t version) {
+void ChangeLog::addSlow(std::size_t begin, std::size_t end, std::uint64_t version) noexcept {
     if (begin >= end) {
         return;
     }
-    m_entries.push_back({begin, end, version});
+    try {
+        m_entries.push_back({begin, end, version});
+    } catch (const std::bad_alloc&) {
+        // No memory for one more entry. The write being logged has already happened (a node
+        // logs after it changes its rows), so the log must not throw: it widens its newest
+        // entry over this range too (clean rows between may be re-sent, a dirty one never
+        // missed), or, holding none, moves its base past this version, so that every consumer
+        // behind re-sends the whole stream, as an evicted one does.
+        if (m_entries.empty()) {
+            m_base = std::max(m_base, version);
+        } else {
+            Entry& newest = m_entries.back();
+            newest.begin = std::min(newest.begin, begin);
+            newest.end = std::max(newest.end, end);
+            newest.version = version;
+        }
+        return;
+    }
     if (m_entries.size() > kMaxEntries) {
         // Bounded: merge with ever wider gaps, each merged entry keeping its newest version,
         // so a consumer may re-send clean rows but never misses a changed one. Down to an

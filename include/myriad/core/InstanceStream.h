@@ -106,8 +106,10 @@ public:
 
     /** Records that rows [begin, end) changed at @p version (> every earlier version).
      *  Inline fast path: a range that touches the newest entry, or the one before it (a
-     *  release + acquire pair alternates between a hole and the last row), joins it. */
-    void add(std::size_t begin, std::size_t end, std::uint64_t version) {
+     *  release + acquire pair alternates between a hole and the last row), joins it.
+     *  Never throws: a node logs after it has changed its rows, so out of memory for an entry
+     *  widens the newest one, or makes every consumer re-send the whole stream. */
+    void add(std::size_t begin, std::size_t end, std::uint64_t version) noexcept {
         const std::size_t n = m_entries.size();
         if (n != 0 && begin < end) {
             if (joins(m_entries[n - 1], begin, end, version) ||
@@ -150,7 +152,7 @@ private:
         }
         return false;
     }
-    void addSlow(std::size_t begin, std::size_t end, std::uint64_t version);
+    void addSlow(std::size_t begin, std::size_t end, std::uint64_t version) noexcept;
     void trim();
 
     std::vector<Entry> m_entries;
@@ -209,7 +211,7 @@ public:
     void reset(std::size_t index);
     /** Marks rows [begin, end) changed: bumps version(), logs the range. Inline: it runs once
      *  per setTransform and per stream on every release. */
-    void markChanged(std::size_t begin, std::size_t end) {
+    void markChanged(std::size_t begin, std::size_t end) noexcept {
         ++m_version;
         m_changes.add(begin, end, m_version);
     }
