@@ -4,6 +4,7 @@
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Shapes.h"
+#include "support/CoreTest.h"
 
 #include <catch2/catch.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -12,10 +13,10 @@
 #include <vector>
 
 using namespace myriad;
+using myriad::test::at;
 
 namespace {
 
-glm::mat4 at(float x, float y, float z = 0.0f) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z)); }
 
 /** The box |x|, |y|, |z| <= 1 as six inward planes. */
 FrustumPlanes unitBox() {

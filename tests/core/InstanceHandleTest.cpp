@@ -1,6 +1,7 @@
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/util/Error.h"
+#include "support/CoreTest.h"
 
 #include <catch2/catch.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -11,6 +12,7 @@
 #include <vector>
 
 using namespace myriad;
+using myriad::test::at;
 
 namespace {
 
@@ -19,7 +21,6 @@ std::shared_ptr<const MeshGeometry> box() {
     return mesh;
 }
 
-glm::mat4 at(float x) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, 0.0f, 0.0f)); }
 
 } // namespace
 

@@ -3,6 +3,7 @@
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/util/Error.h"
+#include "support/CoreTest.h"
 
 #include <catch2/catch.hpp>
 
@@ -11,14 +12,11 @@
 #include <cmath>
 
 using namespace myriad;
-
-namespace {
-std::shared_ptr<const MeshGeometry> quad() { return MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"); }
-glm::mat4 at(float x) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, 0, 0)); }
-} // namespace
+using myriad::test::at;
+using myriad::test::quadMesh;
 
 TEST_CASE("lanes read zero until set, exactly what was set after, and clear back to zero", "[lanes]") {
-    InstancedMeshNode batch(quad(), Material{}, 4);
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 4);
     batch.addInstance(at(0));
     batch.addInstance(at(1));
     CHECK_FALSE(batch.hasLanes());
@@ -43,7 +41,7 @@ TEST_CASE("lanes read zero until set, exactly what was set after, and clear back
 }
 
 TEST_CASE("lanes follow swap-remove, by handle, and a new instance starts at zero", "[lanes]") {
-    InstancedMeshNode batch(quad(), Material{}, 8);
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 8);
     const InstanceHandle a = batch.acquire({at(0)});
     const InstanceHandle b = batch.acquire({at(1)});
     const InstanceHandle c = batch.acquire({at(2)});
@@ -68,7 +66,7 @@ TEST_CASE("lanes follow swap-remove, by handle, and a new instance starts at zer
 }
 
 TEST_CASE("lanes survive growth and log only the changed rows", "[lanes]") {
-    InstancedMeshNode batch(quad(), Material{}, 2, "grow", {.growth = Growth::Double});
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 2, "grow", {.growth = Growth::Double});
     batch.addInstance(at(0));
     batch.addInstance(at(1));
     batch.setLane(1, 0, glm::vec4(7, 8, 9, 10));
@@ -91,7 +89,7 @@ TEST_CASE("lanes survive growth and log only the changed rows", "[lanes]") {
 }
 
 TEST_CASE("a MeshNode carries four lanes of shader data, a batch refuses node lanes", "[lanes]") {
-    MeshNode node(quad(), Material{}, "single");
+    MeshNode node(quadMesh(1.0f), Material{}, "single");
     CHECK(node.shaderData(3) == glm::vec4(0.0f));
     node.setShaderData(3, glm::vec4(1, 2, 3, 4));
     CHECK(node.shaderData(3) == glm::vec4(1, 2, 3, 4));
@@ -102,6 +100,6 @@ TEST_CASE("a MeshNode carries four lanes of shader data, a batch refuses node la
     node.clearShaderData();
     CHECK(node.shaderData(3) == glm::vec4(0.0f));
 
-    InstancedMeshNode batch(quad(), Material{}, 1, "batch");
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 1, "batch");
     CHECK_THROWS_AS(batch.setShaderData(0, glm::vec4(1)), InvalidArgument);
 }

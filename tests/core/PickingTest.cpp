@@ -7,6 +7,7 @@
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/util/Error.h"
+#include "support/CoreTest.h"
 
 #include <catch2/catch.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -15,19 +16,19 @@
 #include <vector>
 
 using namespace myriad;
+using myriad::test::at;
+using myriad::test::quadMesh;
 
 namespace {
 
-glm::mat4 at(float x, float y, float z = 0.0f) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z)); }
 
 /** Straight down -Z from z = 10 through (x, y). */
 Ray down(double x, double y) { return Ray{{x, y, 10.0}, {0.0, 0.0, -1.0}}; }
 
-std::shared_ptr<const MeshGeometry> unitQuad() { return MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"); }
 
 /** Three unit quads (in the XY plane, facing +Z) at x = -2, 0, 2, picked per instance. */
 InstancedMeshNode& threeQuads(Scene& scene) {
-    auto& batch = scene.root().emplace<InstancedMeshNode>(unitQuad(), Material{}, 8, "quads");
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(1.0f), Material{}, 8, "quads");
     batch.addInstance(at(-2.0f, 0.0f));
     batch.addInstance(at(0.0f, 0.0f));
     batch.addInstance(at(2.0f, 0.0f));
@@ -39,9 +40,9 @@ InstancedMeshNode& threeQuads(Scene& scene) {
 
 TEST_CASE("pick: by default a node is hit at its box, nearest first", "[pick]") {
     Scene scene;
-    auto& near = scene.root().emplace<MeshNode>(unitQuad(), Material{}, "near");
+    auto& near = scene.root().emplace<MeshNode>(quadMesh(1.0f), Material{}, "near");
     near.setPosition({0.0, 0.0, 3.0});
-    auto& far = scene.root().emplace<MeshNode>(unitQuad(), Material{}, "far");
+    auto& far = scene.root().emplace<MeshNode>(quadMesh(1.0f), Material{}, "far");
     (void)far;
     const auto hit = scene.pick(down(0.1, 0.1));
     REQUIRE(hit);
@@ -80,7 +81,7 @@ TEST_CASE("pick: a batch in Bounds mode is one box, in Instances mode each insta
 
 TEST_CASE("pick: the nearest instance wins, pickAll lists every instance hit by distance", "[pick]") {
     Scene scene;
-    auto& batch = scene.root().emplace<InstancedMeshNode>(unitQuad(), Material{}, 8, "stack");
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(1.0f), Material{}, 8, "stack");
     batch.setPickMode(PickMode::Instances);
     batch.addInstance(at(0.0f, 0.0f, -1.0f));
     const InstanceHandle top = batch.acquire({at(0.0f, 0.0f, 2.0f)});
@@ -117,7 +118,7 @@ TEST_CASE("pick: a moved instance is hit at its new place right after setTransfo
 
 TEST_CASE("pick: mirrored, non-uniformly scaled instances under a moved, scaled node", "[pick]") {
     Scene scene;
-    auto& batch = scene.root().emplace<InstancedMeshNode>(unitQuad(), Material{}, 4, "scaled");
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(1.0f), Material{}, 4, "scaled");
     batch.setPickMode(PickMode::Instances);
     // 3 wide, mirrored in x, 0.2 high.
     batch.addInstance(glm::scale(glm::mat4(1.0f), glm::vec3(-3.0f, 0.2f, 1.0f)));

@@ -4,20 +4,18 @@
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/util/Error.h"
+#include "support/CoreTest.h"
 
 #include <catch2/catch.hpp>
 
 #include <glm/gtc/matrix_transform.hpp>
 
 using namespace myriad;
-
-namespace {
-std::shared_ptr<const MeshGeometry> quad() { return MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"); }
-glm::mat4 at(float x) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, 0, 0)); }
-} // namespace
+using myriad::test::at;
+using myriad::test::quadMesh;
 
 TEST_CASE("every instance casts until masked, and the mask is allocated on the first false", "[shadows]") {
-    InstancedMeshNode batch(quad(), Material{}, 4);
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 4);
     batch.addInstance(at(0));
     batch.addInstance(at(1));
     CHECK(batch.castsShadow(1));
@@ -43,13 +41,13 @@ TEST_CASE("every instance casts until masked, and the mask is allocated on the f
 }
 
 TEST_CASE("shadow mask: bad index or handle is refused and changes nothing", "[shadows][errors]") {
-    InstancedMeshNode batch(quad(), Material{}, 4);
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 4);
     batch.addInstance(at(0));
     const std::uint64_t version = batch.dataVersion();
     CHECK_THROWS_AS(batch.setCastsShadow(std::size_t{1}, false), OutOfRange);
     CHECK_THROWS_AS((void)batch.castsShadow(std::size_t{1}), OutOfRange);
     CHECK_THROWS_AS(batch.setCastsShadow(InstanceHandle{}, false), InvalidArgument);
-    InstancedMeshNode other(quad(), Material{}, 4);
+    InstancedMeshNode other(quadMesh(1.0f), Material{}, 4);
     const InstanceHandle foreign = other.acquire();
     CHECK_THROWS_AS(batch.setCastsShadow(foreign, false), InvalidArgument);
     CHECK_THROWS_AS((void)batch.castsShadow(foreign), InvalidArgument);
@@ -62,7 +60,7 @@ TEST_CASE("shadow mask: bad index or handle is refused and changes nothing", "[s
 }
 
 TEST_CASE("the shadow mask moves with its instance on release and survives growth", "[shadows]") {
-    InstancedMeshNode batch(quad(), Material{}, 2, "b", {.growth = Growth::Double});
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 2, "b", {.growth = Growth::Double});
     const InstanceHandle a = batch.acquire({.transform = at(0)});
     const InstanceHandle b = batch.acquire({.transform = at(1)});
     const InstanceHandle c = batch.acquire({.transform = at(2)});  // grows to 16
@@ -95,7 +93,7 @@ TEST_CASE("the shadow mask moves with its instance on release and survives growt
 }
 
 TEST_CASE("a smaller count drops masked instances from the count, a larger one brings them back", "[shadows]") {
-    InstancedMeshNode batch(quad(), Material{}, 4);
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 4);
     batch.addInstance(at(0));
     batch.addInstance(at(1));
     batch.addInstance(at(2));

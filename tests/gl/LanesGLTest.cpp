@@ -18,9 +18,6 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 
-std::shared_ptr<const MeshGeometry> quadMesh(float side = 0.4f) {
-    return MeshGeometry::create(shapes::quad(side, side), "quad");
-}
 
 /** Shows lanes[0].rgb as the colour (0 or 1 channels). */
 Material laneColour() {

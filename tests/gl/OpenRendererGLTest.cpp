@@ -26,9 +26,6 @@ namespace {
 
 constexpr std::uint32_t kSize = 64;
 
-std::shared_ptr<const MeshGeometry> quadMesh(float side = 0.4f) {
-    return MeshGeometry::create(shapes::quad(side, side), "quad");
-}
 
 /** A square of @p side with one morph target that lifts every vertex by 0.5 in y. */
 std::shared_ptr<const MeshGeometry> liftingQuad(float side) {

@@ -25,9 +25,6 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 
-std::shared_ptr<const MeshGeometry> quadMesh(float side = 0.4f) {
-    return MeshGeometry::create(shapes::quad(side, side), "quad");
-}
 
 InstanceRecord recordAt(float x, float y, const glm::vec4& color = glm::vec4(1.0f)) {
     return {glm::vec4(1, 0, 0, x), glm::vec4(0, 1, 0, y), glm::vec4(0, 0, 1, 0), color};

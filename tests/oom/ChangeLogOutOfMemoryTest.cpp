@@ -4,6 +4,7 @@
 // would disturb the other test binaries.
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Shapes.h"
+#include "support/CoreTest.h"
 
 #include <catch2/catch.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -29,8 +30,6 @@ bool allocationFailed() noexcept {
     t_allocationsBeforeFailure = -1;
     return t_failed;
 }
-
-glm::mat4 at(float x) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, 0.0f, 0.0f)); }
 
 bool covers(const std::vector<myriad::IndexRange>& ranges, std::size_t row) {
     for (const myriad::IndexRange& range : ranges) {
@@ -78,6 +77,7 @@ void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(m
 void operator delete[](void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
 
 using namespace myriad;
+using myriad::test::at;
 
 TEST_CASE("out of memory for the first change-log entry: the add stands and every row is re-sent", "[instances][oom]") {
     InstancedMeshNode batch(MeshGeometry::create(shapes::box(1.0f), "box"), Material{}, 8, "oom");

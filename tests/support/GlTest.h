@@ -2,6 +2,7 @@
 // Shared helpers for GL tests: one headless context per test process, pixel probes.
 #include "myriad/core/Image.h"
 #include "myriad/egl/HeadlessContext.h"
+#include "CoreTest.h"  // same folder
 
 #include <catch2/catch.hpp>
 
@@ -96,11 +97,6 @@ inline Material unlit(const glm::vec4& color = glm::vec4(1.0f)) {
     material.shading = Shading::Unlit;
     material.baseColor = color;
     return material;
-}
-
-/** A translation. */
-inline glm::mat4 at(float x, float y, float z = 0.0f) {
-    return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z));
 }
 
 } // namespace myriad::test
