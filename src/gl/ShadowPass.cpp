@@ -111,9 +111,12 @@ Sphere viewSlice(const Frustum8& frustum, const glm::dvec3& eye, double from, do
     return {eye + centre, radius};
 }
 
-void requireRange(bool ok, const std::string& what) {
+// The message is built only for a refusal: validate() runs every frame with shadows on, and
+// building eight strings for settings that pass would allocate each frame.
+template <class Message>
+void requireRange(bool ok, const Message& what) {
     if (!ok) {
-        throw InvalidArgument("gl::Renderer::render: scene.light.shadow." + what);
+        throw InvalidArgument("gl::Renderer::render: scene.light.shadow." + what());
     }
 }
 
@@ -128,20 +131,30 @@ void ShadowPass::validate(const ShadowSettings& s) const {
         return;
     }
     const auto limit = static_cast<std::uint32_t>(std::min<GLint>(8192, m_maxTextureSize));
-    requireRange(s.mapSize >= 16 && s.mapSize <= limit,
-                 "mapSize " + std::to_string(s.mapSize) + " is outside 16.." + std::to_string(limit));
-    requireRange(std::isfinite(s.distance) && s.distance > 0.0f,
-                 "distance " + std::to_string(s.distance) + " is not finite and > 0");
-    requireRange(std::isfinite(s.bias) && s.bias >= 0.0f, "bias " + std::to_string(s.bias) + " is not finite and >= 0");
-    requireRange(std::isfinite(s.slopeBias) && s.slopeBias >= 0.0f,
-                 "slopeBias " + std::to_string(s.slopeBias) + " is not finite and >= 0");
-    requireRange(std::isfinite(s.normalOffset) && s.normalOffset >= 0.0f,
-                 "normalOffset " + std::to_string(s.normalOffset) + " is not finite and >= 0");
-    requireRange(s.filterRadius <= 4, "filterRadius " + std::to_string(s.filterRadius) + " is above 4");
-    requireRange(s.cascades >= 1 && s.cascades <= kMaxCascades,
-                 "cascades " + std::to_string(s.cascades) + " is outside 1..4");
-    requireRange(std::isfinite(s.cascadeSplit) && s.cascadeSplit >= 0.0f && s.cascadeSplit <= 1.0f,
-                 "cascadeSplit " + std::to_string(s.cascadeSplit) + " is outside 0..1");
+    requireRange(s.mapSize >= 16 && s.mapSize <= limit, [&] {
+        return "mapSize " + std::to_string(s.mapSize) + " is outside 16.." + std::to_string(limit);
+    });
+    requireRange(std::isfinite(s.distance) && s.distance > 0.0f, [&] {
+        return "distance " + std::to_string(s.distance) + " is not finite and > 0";
+    });
+    requireRange(std::isfinite(s.bias) && s.bias >= 0.0f, [&] {
+        return "bias " + std::to_string(s.bias) + " is not finite and >= 0";
+    });
+    requireRange(std::isfinite(s.slopeBias) && s.slopeBias >= 0.0f, [&] {
+        return "slopeBias " + std::to_string(s.slopeBias) + " is not finite and >= 0";
+    });
+    requireRange(std::isfinite(s.normalOffset) && s.normalOffset >= 0.0f, [&] {
+        return "normalOffset " + std::to_string(s.normalOffset) + " is not finite and >= 0";
+    });
+    requireRange(s.filterRadius <= 4, [&] {
+        return "filterRadius " + std::to_string(s.filterRadius) + " is above 4";
+    });
+    requireRange(s.cascades >= 1 && s.cascades <= kMaxCascades, [&] {
+        return "cascades " + std::to_string(s.cascades) + " is outside 1..4";
+    });
+    requireRange(std::isfinite(s.cascadeSplit) && s.cascadeSplit >= 0.0f && s.cascadeSplit <= 1.0f, [&] {
+        return "cascadeSplit " + std::to_string(s.cascadeSplit) + " is outside 0..1";
+    });
 }
 
 std::size_t ShadowPass::begin(const Scene& scene, std::span<const View> views) {
