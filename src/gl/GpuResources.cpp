@@ -385,7 +385,9 @@ void GpuResources::streamAhead() {
             batch.streaming->capacity < node.capacity() || !node.derivedStale()) {
             continue;
         }
+        const std::uint64_t before = m_stats->bytesUploaded;
         uploadStreaming(node, batch);
+        m_stats->bytesStreamedAhead += m_stats->bytesUploaded - before;
     }
     m_streamingIds.resize(kept);
 }

@@ -493,7 +493,6 @@ struct Renderer::Impl {
             return;
         }
         requireCurrentContext("gl::Renderer::render");
-        const std::size_t shadowViews = shadow.begin(scene, views);  // shadows: fit the light's views
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
@@ -504,6 +503,10 @@ struct Renderer::Impl {
             const PhaseTimer timer(stats.uploadMs);
             resources.streamAhead();
         }
+        // Shadows: fit the light's views. After streamAhead: the fit reads every batch's bounds,
+        // and before it a bulk-rewritten streaming batch would run a bounds pass of its own here
+        // and then a plain copy in prepare, reading its records twice.
+        const std::size_t shadowViews = shadow.begin(scene, views);
         {
             const PhaseTimer timer(stats.cullMs);
             if (passes.size() < drawable + shadowViews) {

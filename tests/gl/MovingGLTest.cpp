@@ -59,6 +59,7 @@ TEST_CASE("a streaming batch moved in bulk is culled and drawn by this frame's b
     MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(-0.5f, kSize), kBlack);
     // The copy was made before culling knew (the batch was drawn last frame): one copy, no more.
     CHECK(f.renderer.lastFrameStats().bytesUploaded == 4 * 64);
+    CHECK(f.renderer.lastFrameStats().bytesStreamedAhead == 4 * 64);
 
     // Back in view, shifted and blue: drawn from this frame's records.
     std::array<glm::vec3, 4> back = inView;
@@ -83,4 +84,28 @@ TEST_CASE("a streaming batch moved in bulk is culled and drawn by this frame's b
     CHECK(f.renderer.lastFrameStats().bytesUploaded == 4 * 64);
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.25f, kSize), pixelY(0.5f, kSize), kRed);
     MYRIAD_CHECK_PIXEL(image, pixelX(0.25f, kSize), pixelY(-0.5f, kSize), kRed);
+}
+
+TEST_CASE("with shadows on, a streaming batch moved in bulk is still copied ahead of culling", "[streaming][bounds][shadows]") {
+    // The shadow fit reads every batch's bounds; run before the copy ahead, it made a bounds
+    // pass of its own and left prepare a second, plain copy (the records read twice a frame).
+    RenderFixture f;
+    Scene scene;
+    auto& batch = addStreamingSwarm(scene);
+    scene.light.shadow.enabled = true;
+    const std::array<glm::vec3, 4> inView{glm::vec3(-0.5f, 0.5f, 0.0f), glm::vec3(0.5f, 0.5f, 0.0f),
+                                          glm::vec3(-0.5f, -0.5f, 0.0f), glm::vec3(0.5f, -0.5f, 0.0f)};
+    rewrite(batch, inView, glm::vec4(1, 0, 0, 1));
+    (void)f.render(scene);  // first frame: not drawn before, so prepare copies
+    CHECK(f.renderer.lastFrameStats().bytesStreamedAhead == 0);
+    std::array<glm::vec3, 4> shifted = inView;
+    for (glm::vec3& p : shifted) {
+        p.x *= 0.5f;
+    }
+    rewrite(batch, shifted, glm::vec4(0, 0, 1, 1));
+    REQUIRE(batch.derivedStale());
+    const Image image = f.render(scene);
+    CHECK(f.renderer.shadowMap().drawn);
+    CHECK(f.renderer.lastFrameStats().bytesStreamedAhead == 4 * 64);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.25f, kSize), pixelY(0.5f, kSize), kBlue);
 }

@@ -15,6 +15,11 @@ struct FrameStats {
     std::uint64_t instances = 0;
     std::uint64_t triangles = 0;        ///< triangles submitted (index count / 3 * instances; upper bound likewise)
     std::uint64_t bytesUploaded = 0;    ///< bytes sent to GPU buffers and textures this frame
+    /** Of bytesUploaded, the records of UploadMode::Streaming batches rewritten in bulk that
+     *  were copied before culling, by the one pass that also derives their bounds (a batch
+     *  drawn last frame); the rest of a streaming batch's bytes went in prepare, after a bounds
+     *  pass of their own. */
+    std::uint64_t bytesStreamedAhead = 0;
     std::uint32_t batches = 0;          ///< InstancedMeshNodes drawn
     std::uint32_t meshNodes = 0;        ///< MeshNodes drawn
     std::uint32_t programBinds = 0;     ///< glUseProgram calls (redundant ones are skipped)
