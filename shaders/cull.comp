@@ -8,7 +8,7 @@
 // MYRIAD_INDEXED variant then reads the list as it reads the CPU path's.
 //
 // Level slots: the list of slot s starts at s * capacity and its commands at s * primitives.
-// A batch without a LOD chain uses the one slot at u_listOffset / u_commandOffset. A batch with
+// A batch without a LOD chain uses slot 0. A batch with
 // one (u_lodLevelCount > 0, docs/visibility.md "Level of detail") picks a level per visible
 // instance from its world distance to the eye, with the hysteresis of selectLodLevel()
 // (src/core/Lod.cpp) against the level it drew last frame in this view (binding 5), and writes
@@ -48,8 +48,6 @@ uniform vec3 u_localMax;
 uniform int u_morphTargetCount;
 uniform vec3 u_deltaMin[MYRIAD_MAX_MORPH_TARGETS];  // per target, its delta box
 uniform vec3 u_deltaMax[MYRIAD_MAX_MORPH_TARGETS];
-uniform uint u_listOffset;      // level slot * list capacity
-uniform uint u_commandOffset;   // level slot * primitive count
 uniform uint u_primitiveCount;
 // Level of detail (0 levels: off). Squared world distances, as selectLodLevel()'s bands: the
 // distance alone selects the number of the first u_lodSwitchCount switch distances it reaches
@@ -198,15 +196,15 @@ void main() {
         if (total != 0u) {
             // Every primitive's command counts the group's instances; the first one's old
             // count is the group's place.
-            base = atomicAdd(commands[u_commandOffset].instanceCount, total);
+            base = atomicAdd(commands[0].instanceCount, total);
             for (uint p = 1u; p < u_primitiveCount; ++p) {
-                atomicAdd(commands[u_commandOffset + p].instanceCount, total);
+                atomicAdd(commands[p].instanceCount, total);
             }
         }
         s_base = base;
     }
     groupBarrier();
     if (visible) {
-        visibleIndices[u_listOffset + s_base + s_prefix[lane] - 1u] = index;
+        visibleIndices[s_base + s_prefix[lane] - 1u] = index;
     }
 }

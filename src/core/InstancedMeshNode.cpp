@@ -725,7 +725,7 @@ void InstancedMeshNode::refreshDerived(std::byte* destination) const noexcept {
     // One pass over the records for whatever is stale: the bounds (Arvo's box per record, as
     // instanceBox()) and the mirrored count, and the copy a streaming renderer wants, so each
     // record is read once (src/core/RecordPass.cpp: SSE2, four records a step).
-    const bool bounds = (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()) && !m_hasBoundsOverride;
+    const bool bounds = boundsStale();
     const bool mirrored = !m_mirroredValid;
     if (!bounds && !mirrored && destination == nullptr) {
         return;
@@ -754,21 +754,14 @@ void InstancedMeshNode::copyDrawnRecords(std::span<std::byte> destination) const
                               " bytes for " + std::to_string(m_count) + " records of " +
                               std::to_string(strideInBytes) + " bytes");
     }
-    if (bytes == 0) {
-        refreshDerived(nullptr);
-        return;
-    }
-    refreshDerived(destination.data());
+    refreshDerived(destination.data());  // with no records, the pass copies nothing
 }
 
 const Aabb& InstancedMeshNode::localBounds() const {
     if (m_hasBoundsOverride) {
         return m_boundsOverride;
     }
-    if (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()) {
-        // meshBoundsVersion() moves with setMesh(), addPrimitive() and the node's
-        // setMorphWeights(), which are not virtual: comparing it catches them however called.
-        m_boundsValid = false;
+    if (boundsStale()) {
         refreshDerived(nullptr);
     }
     return m_bounds;

@@ -98,8 +98,6 @@ void GpuCulling::ensureProgram() {
         .morphTargetCount = p.uniformLocation("u_morphTargetCount"),
         .deltaMin = p.uniformLocation("u_deltaMin"),
         .deltaMax = p.uniformLocation("u_deltaMax"),
-        .listOffset = p.uniformLocation("u_listOffset"),
-        .commandOffset = p.uniformLocation("u_commandOffset"),
         .primitiveCount = p.uniformLocation("u_primitiveCount"),
         .lodLevelCount = p.uniformLocation("u_lodLevelCount"),
         .lodSwitchCount = p.uniformLocation("u_lodSwitchCount"),
@@ -193,8 +191,6 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[1],
                          gpu.streams[InstanceStreamId::MorphWeights].buffer.id());
     }
-    glProgramUniform1ui(p.id(), u.listOffset, 0);     // level slot 0 (without a LOD chain)
-    glProgramUniform1ui(p.id(), u.commandOffset, 0);  // level slot 0 (without a LOD chain)
     glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
     setLodUniforms(list);
     if (list.lodLevels != 0) {

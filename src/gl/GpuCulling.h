@@ -49,13 +49,12 @@ struct ViewCamera;
  *  table's. Part of the GL state contract (docs/gl-state.md): emptied, or put back, on exit. */
 inline constexpr std::array<GLuint, 5> kCullStorageBindings = kCullBindings;
 
-/** Level slots a list and its command buffer have: one for a batch without a LOD chain, one
- *  per level (up to kMaxLodLevels) for a batch with one. Slot s's list starts at s * capacity,
- *  its commands at s * primitives, and its draw sets u_baseInstance = s * capacity (the
- *  commands' baseInstance stays 0: the kIndexed variant reads the list at gl_InstanceID +
- *  u_baseInstance, as GL 4.5 has no gl_BaseInstance without ARB_shader_draw_parameters; one
- *  glMultiDrawElementsIndirect over several slots would need that extension). */
-inline constexpr std::size_t kCullMaxLevelSlots = kMaxLodLevels;
+// Level slots a list and its command buffer have: one for a batch without a LOD chain, one per
+// level (up to kMaxLodLevels) for a batch with one. Slot s's list starts at s * capacity, its
+// commands at s * primitives, and its draw sets u_baseInstance = s * capacity (the commands'
+// baseInstance stays 0: the kIndexed variant reads the list at gl_InstanceID + u_baseInstance,
+// as GL 4.5 has no gl_BaseInstance without ARB_shader_draw_parameters; one
+// glMultiDrawElementsIndirect over several slots would need that extension).
 
 /** GL's DrawElementsIndirectCommand (OpenGL 4.5 section 10.4), 20 bytes. */
 struct DrawElementsIndirectCommand {
@@ -142,14 +141,12 @@ public:
     [[nodiscard]] std::optional<std::vector<std::uint32_t>> readBack(std::size_t pass, const InstancedMeshNode& batch,
                                                                      std::size_t level) const;
 
-    [[nodiscard]] std::size_t listCount() const noexcept { return m_lists.size(); }
-
 private:
     static constexpr std::uint64_t kKeepFrames = 120;
     struct Uniforms {
         int planes = -1, planeScale = -1, first = -1, count = -1, boxMin = -1, boxMax = -1, ownWeights = -1,
-            localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1, listOffset = -1,
-            commandOffset = -1, primitiveCount = -1, lodLevelCount = -1, lodSwitchCount = -1, lodSwitch = -1,
+            localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1,
+            primitiveCount = -1, lodLevelCount = -1, lodSwitchCount = -1, lodSwitch = -1,
             lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, listCapacity = -1;
     };
 

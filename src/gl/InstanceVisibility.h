@@ -79,7 +79,6 @@ public:
      *  @p gpu's record buffer on kVisibleIndexUnit and kIndexedRecordUnit. */
     void bind(VisibleList& list, const InstancedMeshNode& batch, BatchGpu& gpu, FrameStats& stats);
 
-    [[nodiscard]] std::size_t listCount() const noexcept { return m_lists.size(); }
     /** The per-level lists select() made for (@p pass, @p batch) this frame; empty for a batch
      *  without a LOD chain. */
     [[nodiscard]] std::span<VisibleList> lodLevels(std::size_t pass, const InstancedMeshNode& batch);

@@ -62,8 +62,6 @@ public:
      *  @return the number of shadow views (0: none): build a ViewPass of view(c) with
      *  setShadowCaster(&camera(c)) for each, and draw them before the others. */
     std::size_t begin(const Scene& scene, std::span<const View> views);
-    /** True between begin() and the end of the frame when the frame has shadow views. */
-    [[nodiscard]] bool active() const noexcept { return m_active; }
     /** Cascade @p c's view: depth-only, raw matrices, its layer's framebuffer, 0..1 clip depth. */
     [[nodiscard]] const View& view(std::size_t c) const noexcept { return m_views[c]; }
     /** Cascade @p c's camera (eye in double, clip from (world - eye)). */
@@ -81,8 +79,6 @@ public:
      *  stats before the pass); after the last one, binds the map on kShadowMapUnit for the
      *  passes that follow. */
     void afterDraw(const ViewPass& pass, const FrameStats& before, const FrameStats& after);
-    /** Ends the frame: nothing active any more. */
-    void endFrame() noexcept { m_active = false; }
     /** Frees the map when the last frame did not draw it. */
     void trim() noexcept;
 

@@ -397,11 +397,16 @@ public:
     /** True when the next localBounds() (not overridden) or mirroredCount() would run a pass
      *  over the records: what copyDrawnRecords() would derive on the way. */
     [[nodiscard]] bool derivedStale() const noexcept {
-        return !m_mirroredValid ||
-               (!m_hasBoundsOverride && (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion()));
+        return !m_mirroredValid || boundsStale();
     }
 
 private:
+    /** The union of instance boxes needs a pass: no override, and a write or a change of the
+     *  mesh box (meshBoundsVersion() moves with setMesh(), addPrimitive() and the node's
+     *  setMorphWeights(), which are not virtual: comparing it catches them however called). */
+    [[nodiscard]] bool boundsStale() const noexcept {
+        return !m_hasBoundsOverride && (!m_boundsValid || m_instanceMeshBoxVersion != meshBoundsVersion());
+    }
     [[nodiscard]] Aabb instanceBox(const InstanceRecord& record) const noexcept;
     void refreshInstanceMeshBox() const noexcept;
     void checkIndex(std::size_t index, const char* function) const;
