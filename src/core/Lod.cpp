@@ -2,6 +2,8 @@
 // selection with hysteresis. No GL; the renderer calls selectLodLevels() per (view, batch).
 #include "myriad/core/Lod.h"
 
+#include "core/LodBands.h"
+
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/util/Error.h"
 
@@ -25,40 +27,6 @@ bool boxInside(const Aabb& inner, const Aabb& outer) noexcept {
     return glm::all(glm::greaterThanEqual(inner.min, outer.min - slack)) &&
            glm::all(glm::lessThanEqual(inner.max, outer.max + slack));
 }
-
-/** Squared band edges of a chain, per held level p (0..n): keep p while lower[p] <= d^2 <
- *  upper[p]; and the squared switch distances that give the level a distance selects alone. */
-struct Bands {
-    std::size_t levels = 0;
-    std::array<float, kMaxLodLevels> switches{};       // s_i^2
-    std::array<float, kMaxLodLevels + 1> lower{};      // (s_(p-1) (1 - h))^2, 0 for p = 0
-    std::array<float, kMaxLodLevels + 1> upper{};      // (s_p (1 + h))^2, inf for p = n
-
-    explicit Bands(const LodChain& chain) noexcept : levels(std::min(chain.levels.size(), kMaxLodLevels)) {
-        const float h = chain.hysteresis;
-        for (std::size_t i = 0; i < levels; ++i) {
-            const float s = chain.levels[i].switchDistance;
-            // An infinite switch distance (only the last level's) is NaN here, so no distance,
-            // not even one whose square overflowed to infinity, counts as past it.
-            switches[i] = std::isinf(s) ? std::numeric_limits<float>::quiet_NaN() : s * s;
-            upper[i] = (s * (1.0f + h)) * (s * (1.0f + h));
-            lower[i + 1] = (s * (1.0f - h)) * (s * (1.0f - h));
-        }
-        lower[0] = 0.0f;
-        upper[levels] = std::numeric_limits<float>::infinity();
-    }
-
-    [[nodiscard]] std::uint8_t select(float distanceSquared, std::uint8_t held) const noexcept {
-        if (held <= levels && distanceSquared >= lower[held] && distanceSquared < upper[held]) {
-            return held;
-        }
-        std::uint8_t level = 0;
-        for (std::size_t i = 0; i < levels; ++i) {
-            level += distanceSquared >= switches[i] ? 1 : 0;  // NaN: false everywhere, level 0
-        }
-        return level;
-    }
-};
 
 } // namespace
 
@@ -118,7 +86,7 @@ void InstancedMeshNode::setLodChain(LodChain chain) {
 }
 
 std::uint8_t selectLodLevel(const LodChain& chain, float distance, std::uint8_t held) noexcept {
-    return Bands(chain).select(distance * distance, held);
+    return detail::LodBands(chain).select(distance * distance, held);
 }
 
 void selectLodLevels(const LodChain& chain, const InstanceSpheres& spheres, std::span<const std::uint32_t> indices,
@@ -137,7 +105,7 @@ void selectLodLevels(const LodChain& chain, const InstanceSpheres& spheres, std:
         throw InvalidArgument("selectLodLevels: index " + std::to_string(largest) + " is past the " +
                               std::to_string(rows) + " spheres and held levels");
     }
-    const Bands bands(chain);
+    const detail::LodBands bands(chain);
     for (std::size_t level = 0; level < bands.levels; ++level) {
         levelLists[level].clear();
     }

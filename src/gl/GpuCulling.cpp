@@ -1,5 +1,7 @@
 #include "gl/GpuCulling.h"
 
+#include "core/LodBands.h"
+
 #include "gl/GpuResources.h"
 #include "gl/InstanceVisibility.h"  // kIndexedRecordUnit, kVisibleIndexUnit
 #include "gl/ViewPass.h"
@@ -253,24 +255,20 @@ void GpuCulling::setLodUniforms(const GpuCullList& list) {
     if (list.lodLevels == 0) {
         return;
     }
-    // selectLodLevel()'s bands (src/core/Lod.cpp), squared, computed the same way in float so
-    // both paths compare against the same numbers. An infinite last switch distance is left out
-    // of the count (no distance reaches it) and its band's upper edge is FLT_MAX: a distance
-    // whose square overflows keeps that level on both paths.
-    const LodChain& chain = list.node->lodChain();
-    const float h = chain.hysteresis;
+    // selectLodLevel()'s bands, the same numbers (core/LodBands.h). An infinite last switch
+    // distance (NaN in switches) is left out of the count: no distance reaches it. Uniforms get
+    // no infinities: a band's infinite upper edge is FLT_MAX, so a distance whose square
+    // overflows keeps that level on both paths.
+    const myriad::detail::LodBands bands(list.node->lodChain());
     std::array<float, kMaxLodLevels> switches{}, upper{};
-    std::array<float, kMaxLodLevels + 1> lower{};
     GLuint finite = 0;
     for (std::size_t i = 0; i < list.lodLevels; ++i) {
-        const float s = chain.levels[i].switchDistance;
-        if (!std::isinf(s)) {
-            switches[finite++] = s * s;
+        if (!std::isnan(bands.switches[i])) {
+            switches[finite++] = bands.switches[i];
         }
-        const float edge = (s * (1.0f + h)) * (s * (1.0f + h));
-        upper[i] = std::isinf(edge) ? std::numeric_limits<float>::max() : edge;
-        lower[i + 1] = (s * (1.0f - h)) * (s * (1.0f - h));
+        upper[i] = std::isinf(bands.upper[i]) ? std::numeric_limits<float>::max() : bands.upper[i];
     }
+    const std::array<float, kMaxLodLevels + 1>& lower = bands.lower;
     glProgramUniform1ui(p.id(), u.lodSwitchCount, finite);
     glProgramUniform1fv(p.id(), u.lodSwitch, static_cast<GLsizei>(kMaxLodLevels), switches.data());
     glProgramUniform1fv(p.id(), u.lodLower, static_cast<GLsizei>(kMaxLodLevels + 1), lower.data());
