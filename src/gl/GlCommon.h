@@ -10,6 +10,10 @@
 #include <string>
 #include <string_view>
 
+namespace myriad {
+class SceneNode;
+}
+
 namespace myriad::gl::detail {
 
 /** Key of the per-view caches (visible-index lists, GPU cull lists, LOD levels held): one
@@ -65,6 +69,12 @@ private:
 
 /** glObjectLabel(identifier, id, label); a label longer than GL_MAX_LABEL_LENGTH is cut. */
 void setLabel(GLenum identifier, GLuint id, std::string_view label);
+
+/** A node's name for labels and messages: name(), or "node#<id>" when it has none. */
+[[nodiscard]] std::string nodeName(const SceneNode& node);
+/** The GL label of an object made for @p node: "<nodeName>/<role>", e.g.
+ *  "field/grass#0/InstancedMeshNode.instances". */
+[[nodiscard]] std::string labelFor(const SceneNode& node, std::string_view role);
 
 /** "<prefix>#<id>" when @p label is empty, else @p label. */
 [[nodiscard]] std::string labelOrDefault(std::string_view label, std::string_view prefix, GLuint id);

@@ -23,10 +23,6 @@ namespace {
 
 constexpr GLuint kLocalSize = 256;  // cull.comp's local_size_x
 
-std::string nameOf(const InstancedMeshNode& batch) {
-    return batch.name().empty() ? "node#" + std::to_string(batch.id()) : batch.name();
-}
-
 } // namespace
 
 bool GpuCulling::wants(const InstancedMeshNode& batch, bool blended) noexcept {
@@ -156,7 +152,7 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
         return;  // nothing drawn (instance counts stay 0), validly
     }
     if (static_cast<std::uint64_t>(records.bytes) > static_cast<std::uint64_t>(m_maxStorageBlockBytes)) {
-        throw CapacityError("gl::Renderer::render: InstanceCulling::Gpu on '" + nameOf(batch) + "': its record buffer (" +
+        throw CapacityError("gl::Renderer::render: InstanceCulling::Gpu on '" + nodeName(batch) + "': its record buffer (" +
                             std::to_string(records.bytes) + " bytes) exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
                             std::to_string(m_maxStorageBlockBytes) + "); use InstanceCulling::Cpu");
     }
@@ -211,21 +207,20 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
 
 void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
     // Labels only when something is made: this runs for every queued list every frame.
-    auto label = [&](std::string_view role) { return nameOf(batch) + "/" + std::string(role); };
     const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
     if (list.allocatedCapacity != list.capacity || list.slots != slots || !list.indices) {
         list.indices = Buffer({.sizeBytes = slots * list.capacity * sizeof(std::uint32_t),
-                               .label = label("InstancedMeshNode.gpu-visible-instances")});
+                               .label = labelFor(batch, "InstancedMeshNode.gpu-visible-instances")});
         list.texture = TextureHandle(GL_TEXTURE_BUFFER);
         glTextureBuffer(list.texture.id(), GL_R32UI, list.indices.id());
-        setLabel(GL_TEXTURE, list.texture.id(), label("InstancedMeshNode.gpu-visible-instances-texture"));
+        setLabel(GL_TEXTURE, list.texture.id(), labelFor(batch, "InstancedMeshNode.gpu-visible-instances-texture"));
         list.allocatedCapacity = list.capacity;
     }
     const std::size_t primitives = batch.primitiveCount();
     if (list.primitives != primitives || list.slots != slots || !list.commands) {
         list.commands = Buffer({.sizeBytes = slots * primitives * sizeof(DrawElementsIndirectCommand),
                                 .usage = BufferUsage::Dynamic,
-                                .label = label("InstancedMeshNode.gpu-draw-commands")});
+                                .label = labelFor(batch, "InstancedMeshNode.gpu-draw-commands")});
         list.primitives = primitives;
     }
     list.slots = slots;
@@ -234,7 +229,7 @@ void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
         // Growth keeps the levels held so far, as the CPU path's resize does; the rest, and a
         // new list, start at kNoLodLevel: the first frame selects without hysteresis.
         const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(list.range.end, 64));
-        Buffer held({.sizeBytes = capacity * sizeof(std::uint32_t), .label = label("InstancedMeshNode.gpu-lod-levels")});
+        Buffer held({.sizeBytes = capacity * sizeof(std::uint32_t), .label = labelFor(batch, "InstancedMeshNode.gpu-lod-levels")});
         const GLuint none = kNoLodLevel;
         glClearNamedBufferData(held.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &none);
         if (list.heldLevels && list.heldCapacity != 0) {

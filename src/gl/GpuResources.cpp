@@ -45,11 +45,6 @@ VertexLayoutDesc meshLayout(bool instanced, std::string_view label) {
     return desc;
 }
 
-std::string labelFor(const SceneNode& node, std::string_view role) {
-    return (node.name().empty() ? "node#" + std::to_string(node.id()) : node.name()) + "/" +
-           std::string(role);
-}
-
 /** Waits until @p fence has signalled, flushing the first time so it can. */
 bool waitForFence(GLsync fence) {
     GLenum result = glClientWaitSync(fence, 0, 0);

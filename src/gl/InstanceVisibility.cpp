@@ -98,13 +98,12 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
 
 void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch, BatchGpu& gpu, FrameStats& stats) {
     if (list.capacity < list.indices.size()) {
-        const std::string name = batch.name().empty() ? "node#" + std::to_string(batch.id()) : batch.name();
         const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(list.indices.size(), 64));
         list.buffer = Buffer({.sizeBytes = capacity * sizeof(std::uint32_t), .usage = BufferUsage::Dynamic,
-                              .label = name + "/InstancedMeshNode.visible-instances"});
+                              .label = labelFor(batch, "InstancedMeshNode.visible-instances")});
         list.texture = TextureHandle(GL_TEXTURE_BUFFER);
         glTextureBuffer(list.texture.id(), GL_R32UI, list.buffer.id());
-        setLabel(GL_TEXTURE, list.texture.id(), name + "/InstancedMeshNode.visible-instances-texture");
+        setLabel(GL_TEXTURE, list.texture.id(), labelFor(batch, "InstancedMeshNode.visible-instances-texture"));
         list.capacity = capacity;
         list.uploaded.clear();
         list.uploaded.push_back(~0u);  // never equal to a list: forces the upload below

@@ -1,6 +1,7 @@
 #include "myriad/gl/Loader.h"
 
 #include "gl/GlCommon.h"
+#include "myriad/core/SceneNode.h"
 #include "myriad/util/Error.h"
 
 #include <algorithm>
@@ -65,6 +66,14 @@ void requireCurrentContext(const char* function) {
 }
 
 namespace detail {
+
+std::string nodeName(const SceneNode& node) {
+    return node.name().empty() ? "node#" + std::to_string(node.id()) : node.name();
+}
+
+std::string labelFor(const SceneNode& node, std::string_view role) {
+    return nodeName(node) + "/" + std::string(role);
+}
 
 void setLabel(GLenum identifier, GLuint id, std::string_view label) {
     static GLint maxLength = 0;

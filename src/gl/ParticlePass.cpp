@@ -20,10 +20,6 @@ namespace {
 
 constexpr std::size_t kRowBytes = 16;  // one vec4 row of a particle stream
 
-std::string labelOf(const SceneNode& node, std::string_view role) {
-    return (node.name().empty() ? "node#" + std::to_string(node.id()) : node.name()) + "/" + std::string(role);
-}
-
 /** The view's rotation (world to view, no translation): rows are the screen's right, up and
  *  back directions in world space. */
 glm::mat3 viewRotation(const View& view) {
@@ -212,10 +208,10 @@ void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResourc
     if (gpu.capacity < pool.capacity()) {
         checkTextureBufferTexels(ParticleStreamId::Count * pool.capacity(), pool, "particle streams");
         gpu.buffer = Buffer({.sizeBytes = ParticleStreamId::Count * pool.capacity() * kRowBytes,
-                             .label = labelOf(pool, "ParticlePool.streams")});
+                             .label = labelFor(pool, "ParticlePool.streams")});
         gpu.texture = TextureHandle(GL_TEXTURE_BUFFER);
         glTextureBuffer(gpu.texture.id(), GL_RGBA32F, gpu.buffer.id());
-        setLabel(GL_TEXTURE, gpu.texture.id(), labelOf(pool, "ParticlePool.streams-texture"));
+        setLabel(GL_TEXTURE, gpu.texture.id(), labelFor(pool, "ParticlePool.streams-texture"));
         gpu.capacity = pool.capacity();
         full = true;
     }
@@ -264,10 +260,10 @@ void ParticlePass::uploadOrder(std::size_t passIndex, const ViewPass& pass, cons
     if (order.capacity < pool.capacity()) {
         checkTextureBufferTexels(pool.capacity(), pool, "particle order");
         order.buffer = Buffer({.sizeBytes = pool.capacity() * sizeof(std::uint32_t),
-                               .label = labelOf(pool, "ParticlePool.order-" + std::to_string(passIndex))});
+                               .label = labelFor(pool, "ParticlePool.order-" + std::to_string(passIndex))});
         order.texture = TextureHandle(GL_TEXTURE_BUFFER);
         glTextureBuffer(order.texture.id(), GL_R32UI, order.buffer.id());
-        setLabel(GL_TEXTURE, order.texture.id(), labelOf(pool, "ParticlePool.order-texture-" + std::to_string(passIndex)));
+        setLabel(GL_TEXTURE, order.texture.id(), labelFor(pool, "ParticlePool.order-texture-" + std::to_string(passIndex)));
         order.capacity = pool.capacity();
     }
     const std::size_t bytes = count * sizeof(std::uint32_t);
@@ -288,14 +284,14 @@ void ParticlePass::uploadScatter(const ScatterNode& node, ScatterGpu& gpu, GpuRe
     const std::size_t rowBytes = stream.desc().floatsPerInstance * sizeof(float);
     bool full = gpu.cursor == 0;
     if (gpu.capacity < stream.capacity()) {
-        gpu.buffer = Buffer({.sizeBytes = stream.capacity() * rowBytes, .label = labelOf(node, "ScatterNode.scatter")});
+        gpu.buffer = Buffer({.sizeBytes = stream.capacity() * rowBytes, .label = labelFor(node, "ScatterNode.scatter")});
         gpu.capacity = stream.capacity();
         gpu.meshId = 0;  // the vertex array points at the old buffer
         full = true;
     }
     if (gpu.meshId != node.mesh()->id()) {
         const MeshGpu& mesh = resources.mesh(node.mesh());
-        const std::string label = labelOf(node, "ScatterNode.vertex-array");  // the layout keeps a view of it
+        const std::string label = labelFor(node, "ScatterNode.vertex-array");  // the layout keeps a view of it
         VertexLayoutDesc layout = meshVertexLayout(label);
         const InstanceStreamDesc& desc = streams::kScatter;
         layout.bindings.push_back({kInstanceBinding, static_cast<std::uint32_t>(rowBytes), 1});
