@@ -24,8 +24,7 @@ namespace {
 bool boxInside(const Aabb& inner, const Aabb& outer) noexcept {
     const glm::vec3 extent = outer.max - outer.min;
     const float slack = 1e-5f * std::max({extent.x, extent.y, extent.z, 1e-3f});
-    return glm::all(glm::greaterThanEqual(inner.min, outer.min - slack)) &&
-           glm::all(glm::lessThanEqual(inner.max, outer.max + slack));
+    return Aabb{outer.min - slack, outer.max + slack}.contains(inner);
 }
 
 } // namespace

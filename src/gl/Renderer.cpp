@@ -12,6 +12,7 @@
 #include "gl/ShaderLibrary.h"
 #include "gl/ShadowPass.h"  // shadows
 #include "gl/ViewPass.h"
+#include "core/Validate.h"  // allFinite
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
@@ -35,17 +36,6 @@ namespace myriad::gl {
 namespace {
 
 std::atomic<std::uint64_t> g_nextRendererId{1};
-
-bool allFinite(const glm::mat4& m) noexcept {
-    for (int c = 0; c < 4; ++c) {
-        for (int r = 0; r < 4; ++r) {
-            if (!std::isfinite(m[c][r])) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
 
 /** Adds the lifetime of the timer to a FrameStats field, in milliseconds. */
 class PhaseTimer {
@@ -478,7 +468,7 @@ struct Renderer::Impl {
         std::size_t drawable = 0;
         for (std::size_t v = 0; v < views.size(); ++v) {
             const View& view = views[v];
-            if (view.camera == nullptr && (!allFinite(view.viewMatrix) || !allFinite(view.projectionMatrix))) {
+            if (view.camera == nullptr && (!myriad::detail::allFinite(view.viewMatrix) || !myriad::detail::allFinite(view.projectionMatrix))) {
                 throw InvalidArgument("gl::Renderer::render: view " + std::to_string(v) +
                                       " has no camera and a NaN or Inf in its view or projection matrix");
             }
@@ -486,7 +476,7 @@ struct Renderer::Impl {
         }
         shadow.validate(scene.light.shadow);  // shadows: bad settings throw before any GL call
         const glm::vec3& light = scene.light.direction;
-        if (!std::isfinite(light.x) || !std::isfinite(light.y) || !std::isfinite(light.z)) {
+        if (!myriad::detail::allFinite(light)) {
             throw InvalidArgument("gl::Renderer::render: the scene's light direction has a NaN or Inf");
         }
         if (drawable == 0) {

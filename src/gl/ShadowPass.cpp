@@ -1,5 +1,6 @@
 #include "gl/ShadowPass.h"
 
+#include "core/Validate.h"  // allFinite
 #include "gl/ShaderLibrary.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/SceneNode.h"
@@ -22,10 +23,6 @@
 
 namespace myriad::gl::detail {
 namespace {
-
-bool finite(const glm::dvec3& v) noexcept {
-    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-}
 
 struct Sphere {
     glm::dvec3 centre{0.0};
@@ -65,12 +62,12 @@ bool viewFrustum(const View& view, const ViewCamera& camera, double distance, Fr
         const glm::dvec4 nearClip = inverse * glm::dvec4(x, y, nearZ, 1.0);
         const glm::dvec4 farClip = inverse * glm::dvec4(x, y, farZ, 1.0);
         const glm::dvec3 nearPoint = glm::dvec3(nearClip) / nearClip.w;
-        if (!finite(nearPoint)) {
+        if (!myriad::detail::allFinite(nearPoint)) {
             return false;
         }
         const double nearDepth = glm::dot(nearPoint, out.forward);
         glm::dvec3 farPoint = glm::dvec3(farClip) / farClip.w;
-        if (!finite(farPoint) || farClip.w <= 0.0) {
+        if (!myriad::detail::allFinite(farPoint) || farClip.w <= 0.0) {
             // An infinite far plane: along the ray from the eye (the origin) through the near corner.
             farPoint = nearPoint * (distance / std::max(nearDepth, 1e-9));
         }
