@@ -20,11 +20,6 @@ namespace {
 
 constexpr std::size_t kRowBytes = 16;  // one vec4 row of a particle stream
 
-/** The view's rotation (world to view, no translation): rows are the screen's right, up and
- *  back directions in world space. */
-glm::mat3 viewRotation(const View& view) {
-    return view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix);
-}
 
 void checkTextureBufferTexels(std::size_t texels, const SceneNode& node, std::string_view what) {
     GLint maxTexels = 0;

@@ -47,7 +47,7 @@ Sphere unite(const Sphere& a, const Sphere& b) noexcept {
 
 
 bool viewFrustum(const View& view, const ViewCamera& camera, double distance, Frustum8& out) {
-    const glm::dmat3 rotation(view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix));
+    const glm::dmat3 rotation(viewRotation(view));
     out.forward = glm::normalize(-glm::dvec3(rotation[0][2], rotation[1][2], rotation[2][2]));
     const glm::dmat4 inverse = glm::inverse(glm::dmat4(camera.viewProjection));
     double nearZ = view.clipDepth == ClipDepth::ZeroToOne ? 0.0 : -1.0;
@@ -326,11 +326,8 @@ void ShadowPass::setReceiverUniforms(const SurfaceProgram& chosen, const ViewPas
     glProgramUniform4fv(program, u.shadowParams, static_cast<GLsizei>(count), &params[0][0]);
     chosen.program.setUniform(u.shadowFilterRadius, static_cast<int>(m_settings.filterRadius));
     chosen.program.setUniform(u.shadowCascadeEnds, ends);
-    // The view's forward axis picks the cascade: -(row 2 of its view rotation).
-    const View& view = pass.view();
-    const glm::mat3 rotation = view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix);
-    chosen.program.setUniform(u.shadowViewForward,
-                              glm::normalize(-glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2])));
+    // The view's forward axis picks the cascade.
+    chosen.program.setUniform(u.shadowViewForward, glm::normalize(pass.depthAxis()));
 }
 
 void ShadowPass::afterDraw(const ViewPass& pass, const FrameStats& before, const FrameStats& after) {

@@ -41,6 +41,10 @@ bool Frustum::intersectsSphere(const glm::vec3& centre, float radius) const noex
     return true;
 }
 
+glm::mat3 viewRotation(const View& view) {
+    return view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix);
+}
+
 ViewCamera resolveCamera(const View& view) {
     ViewCamera camera;
     if (view.camera != nullptr) {
@@ -68,7 +72,7 @@ void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_opaque.clear();
     m_blended.clear();
     // View depth grows along -(row 2 of the view rotation), for per-instance sorting.
-    const glm::mat3 rotation = view.camera != nullptr ? glm::mat3(view.camera->viewRotation()) : glm::mat3(view.viewMatrix);
+    const glm::mat3 rotation = viewRotation(view);
     m_depthAxis = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
     m_particleNodes.clear();
     collect(scene.root(), Frustum(m_camera.viewProjection, view.clipDepth), stats);

@@ -7,6 +7,7 @@
 #include "myriad/gl/View.h"
 
 #include <glm/ext/vector_double3.hpp>
+#include <glm/mat3x3.hpp>
 #include <glm/mat4x4.hpp>
 
 #include <cstdint>
@@ -59,6 +60,9 @@ struct ViewCamera {
 
 /** Resolves a View's camera or raw matrices. */
 [[nodiscard]] ViewCamera resolveCamera(const View& view);
+/** The view's rotation (world to view, no translation), from its camera or its raw view
+ *  matrix: rows are the screen's right, up and back directions in world space. */
+[[nodiscard]] glm::mat3 viewRotation(const View& view);
 
 class ViewPass {
 public:
@@ -81,6 +85,8 @@ public:
     void setShadowCaster(const ViewCamera* camera) noexcept { m_shadowCamera = camera; }
 
     [[nodiscard]] const View& view() const noexcept { return *m_view; }
+    /** World direction of increasing view depth: -(row 2 of viewRotation()). */
+    [[nodiscard]] const glm::vec3& depthAxis() const noexcept { return m_depthAxis; }
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
     [[nodiscard]] const std::vector<DrawItem>& opaque() const noexcept { return m_opaque; }
     [[nodiscard]] const std::vector<DrawItem>& blended() const noexcept { return m_blended; }
