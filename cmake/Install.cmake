@@ -53,7 +53,8 @@ install(FILES "${PROJECT_BINARY_DIR}/myriadConfig.cmake"
     DESTINATION "${MYRIAD_INSTALL_CMAKEDIR}")
 
 # myriad.pc: every installed part in link order (static libraries: dependents first), with their
-# system libraries in Libs so a plain `pkg-config --libs myriad` links.
+# system libraries in Libs so a plain `pkg-config --libs myriad` links. Cflags carry -std=c++20
+# (myriad.pc.in), the pkg-config side of the targets' cxx_std_20 usage requirement.
 set(_myriad_pc_libs "")
 set(_myriad_pc_requires "glm")
 foreach(_part IN ITEMS glfw gltf image lod egl gl glad_egl glad_gl core)

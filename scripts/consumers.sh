@@ -4,6 +4,7 @@
 #                 same main.cpp built with nothing but `pkg-config --cflags --libs myriad`
 #   subdirectory  add_subdirectory(<myriad> build-myriad) from outside myriad's tree, then the
 #                 same build folder switched to FetchContent (SOURCE_DIR: no download)
+# None of the four sets a C++ standard: C++20 comes from myriad's targets and myriad.pc.
 # myriad is built once, in Release with tests, examples and benchmarks off, into
 # build/consumers/; the prefix is a temporary folder removed at exit. CI (.ci/run) runs this.
 set -euo pipefail
@@ -46,8 +47,10 @@ step "installed: pkg-config myriad"
 mkdir -p "$build/pkg-config"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 pkg-config --modversion myriad
+# No -std here: myriad.pc's Cflags carry -std=c++20 (g++ 12 defaults to gnu++17, too old for
+# the headers), as the consumers' CMake builds above set no standard and rely on cxx_std_20.
 # shellcheck disable=SC2046  # the flags are meant to split into words
-c++ -std=c++20 -O1 tests/consumer/main.cpp -o "$build/pkg-config/consumer" \
+c++ -O1 tests/consumer/main.cpp -o "$build/pkg-config/consumer" \
     $(pkg-config --cflags --libs myriad)
 "$build/pkg-config/consumer"
 

@@ -15,6 +15,7 @@ packages=(
     doxygen                 # the API reference (scripts/docs.sh, target myriad_docs)
     xvfb xauth              # a virtual X server: the windowed examples are tested under it
     clang-14 libclang-rt-14-dev llvm-14   # libFuzzer + sanitizer runtimes, llvm-symbolizer (scripts/fuzz.sh)
+    ccache                  # compiler cache: the scripts use it when present (fast clean rebuilds)
 )
 
 missing=()

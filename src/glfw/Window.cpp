@@ -18,16 +18,39 @@
 #endif
 
 #include <cmath>
+#include <cstdlib>
 #include <exception>
+#include <string>
 
 
 namespace myriad::glfw {
 namespace {
 
 int g_windows = 0;
+// GLFW's last error text ("X11: Failed to open display :99"), kept for the exceptions below:
+// a failed glfwInit or glfwCreateWindow returns no reason of its own.
+std::string g_lastGlfwError;
 
 void errorCallback(int code, const char* description) {
-    log(LogLevel::Warning, "GLFW error " + std::to_string(code) + ": " + description);
+    g_lastGlfwError = description != nullptr ? description : "";
+    log(LogLevel::Warning, "GLFW error " + std::to_string(code) + ": " + g_lastGlfwError);
+}
+
+std::string environmentValue(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? "'" + std::string(value) + "'" : "not set";
+}
+
+// Why there is no window, for the person reading a test log or a terminal: what GLFW said,
+// which display was asked for, and the two ways to run without a screen.
+std::string noDisplayReason() {
+    std::string reason = "GLFW says: " + (g_lastGlfwError.empty() ? "nothing" : g_lastGlfwError);
+    reason += "; DISPLAY is " + environmentValue("DISPLAY");
+    if (std::getenv("WAYLAND_DISPLAY") != nullptr) {
+        reason += ", WAYLAND_DISPLAY is " + environmentValue("WAYLAND_DISPLAY");
+    }
+    return reason + ". Without a screen, run under a virtual X server (xvfb-run -a COMMAND) or draw "
+                    "headless (egl::HeadlessContext; the examples' --headless)";
 }
 
 gl::ProcAddress procAddress(const char* name) {
@@ -148,9 +171,9 @@ Window::Window(const WindowDesc& desc) {
                               std::to_string(desc.height) + " has a zero side");
     }
     glfwSetErrorCallback(errorCallback);
+    g_lastGlfwError.clear();
     if (g_windows == 0 && glfwInit() != GLFW_TRUE) {
-        throw GlError("glfw::Window: glfwInit failed (no display? use egl::HeadlessContext, or "
-                      "run with --headless)");
+        throw GlError("glfw::Window: could not open a display (glfwInit failed). " + noDisplayReason());
     }
     auto impl = std::make_unique<Impl>();
     ++g_windows;
@@ -168,7 +191,10 @@ Window::Window(const WindowDesc& desc) {
     impl->window = glfwCreateWindow(static_cast<int>(desc.width), static_cast<int>(desc.height),
                                     desc.title.c_str(), nullptr, nullptr);
     if (impl->window == nullptr) {
-        throw GlError("glfw::Window: no window with an OpenGL 4.5 core context could be created");
+        // The display opened, so this is usually a driver without GL 4.5 core on that display
+        // (an X server forwarded over ssh, an old GPU driver); Xvfb with Mesa offers 4.5 core.
+        throw GlError("glfw::Window: no window with an OpenGL 4.5 core context could be created on the "
+                      "display. " + noDisplayReason());
     }
     glfwSetWindowUserPointer(impl->window, impl.get());
     glfwSetKeyCallback(impl->window, &Impl::onKey);

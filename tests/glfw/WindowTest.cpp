@@ -2,6 +2,7 @@
 // set per window, a throwing callback surfaces from pollEvents, and the handles, vsync and
 // sizes behave as documented. GLFW has no way to synthesise input, so the tests call the C
 // callback GLFW holds (glfwSetXCallback returns it) as GLFW itself would from glfwPollEvents.
+// A display that cannot be opened is refused with a message that says so (DISPLAY, xvfb-run).
 #include "myriad/glfw/Window.h"
 #include "myriad/util/Error.h"
 
@@ -10,9 +11,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 using namespace myriad;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -162,4 +166,30 @@ TEST_CASE("Window reports sizes, handles and refuses bad settings", "[glfw][erro
     glfw::WindowDesc empty = hidden();
     empty.height = 0;
     CHECK_THROWS_AS(glfw::Window(empty), InvalidArgument);
+}
+
+TEST_CASE("Window without a display says it could not open one, and how to get one", "[glfw][errors]") {
+    // No window is open here, so the constructor runs glfwInit against this DISPLAY: a number no
+    // X server serves (xvfb-run -a counts up from :99).
+    const char* current = std::getenv("DISPLAY");
+    const std::string saved = current != nullptr ? current : "";
+    ::setenv("DISPLAY", ":1999", 1);
+    std::string message;
+    try {
+        glfw::Window window(hidden());
+    } catch (const GlError& e) {
+        message = e.what();
+    }
+    if (current != nullptr) {
+        ::setenv("DISPLAY", saved.c_str(), 1);
+    } else {
+        ::unsetenv("DISPLAY");
+    }
+    CHECK_THAT(message, Contains("could not open a display") && Contains("DISPLAY is ':1999'") &&
+                            Contains("xvfb-run") && Contains("egl::HeadlessContext"));
+    CHECK_THAT(message, Contains("Failed to open display :1999"));  // GLFW's own reason
+
+    // The failure leaves GLFW uninitialised, and the next window on the real display opens.
+    glfw::Window window(hidden());
+    CHECK(window.glfwHandle() != nullptr);
 }

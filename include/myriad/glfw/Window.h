@@ -72,8 +72,9 @@ struct MouseButtonEvent {
 class Window {
 public:
     /** @throws InvalidArgument if width or height is 0.
-     *  @throws GlError if GLFW cannot initialise (no display: use egl::HeadlessContext then)
-     *  or the driver offers no GL 4.5 core context. */
+     *  @throws GlError if GLFW cannot open a display, or the driver offers no GL 4.5 core context
+     *  on it; the message gives GLFW's reason and the value of DISPLAY, and names the ways to run
+     *  without a screen (xvfb-run, or egl::HeadlessContext). */
     explicit Window(const WindowDesc& desc = {});
     ~Window();
     /** Takes over the window of the source, which is left empty. */
