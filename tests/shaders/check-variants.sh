@@ -41,11 +41,31 @@ export -f check
 export validator
 status=0
 # One program per link line; the compile-only files 64 to a run (the validator's start-up,
-# built-in symbol tables, costs more than a file).
-sed -n 's/^link //p' programs.txt | xargs -P "$jobs" -L 1 bash -c 'check -l "$@"' _ || status=1
-sed -n 's/^compile //p' programs.txt | xargs -P "$jobs" -n 64 bash -c 'check "$@"' _ || status=1
+# built-in symbol tables, costs more than a file). Failures collect in failures.txt.
+{
+    sed -n 's/^link //p' programs.txt | xargs -P "$jobs" -L 1 bash -c 'check -l "$@"' _ || status=1
+    sed -n 's/^compile //p' programs.txt | xargs -P "$jobs" -n 64 bash -c 'check "$@"' _ || status=1
+} > failures.txt
 if [ "$status" -ne 0 ]; then
-    echo "glslangValidator rejected GLSL above (files in $out)"
+    # One fault usually breaks many variants: each distinct message once (the variant's file
+    # name taken out; the line is the shader file's own, thanks to #line, or the surface
+    # function's), with how many files have it and the first of them; then the first files.
+    echo "glslangValidator rejected $(grep -c '^FAILED: ' failures.txt) files; distinct errors:"
+    awk '
+        /^FAILED: / { file = substr($0, 9); next }
+        # (skipped: the error counts, and the linker echoing a stage that did not compile)
+        /^    ERROR: / && !/compilation (errors|terminated)/ && !/Missing entry point/ {
+            message = $0; sub(/^    ERROR: /, "", message)
+            if (index(message, file ":") == 1) { message = "line " substr(message, length(file) + 2) }
+            else if (message ~ /^0:[0-9]+:/) { sub(/^0:/, "line ", message) }
+            else if (message ~ /^1:[0-9]+:/) { sub(/^1:/, "surface function line ", message) }
+            if (!(message in count)) { order[++n] = message; first[message] = file }
+            ++count[message]
+        }
+        END { for (i = 1; i <= n; ++i) printf "  %d file(s), e.g. %s:\n    %s\n", count[order[i]], first[order[i]], order[i] }
+    ' failures.txt
+    echo "the first failing files in full (all: $out/failures.txt):"
+    awk '/^FAILED: / && ++files > 5 { exit } { print }' failures.txt
     exit 1
 fi
 echo "all $(wc -l < programs.txt) checks passed ($out)"
