@@ -12,6 +12,7 @@ packages=(
     libxrandr-dev           # X11 headers GLFW/glfw3native.h needs (glfw::Window::nativeHandle)
     libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libgl-dev   # headless EGL + llvmpipe
     catch2 libbenchmark-dev
+    glslang-tools           # glslangValidator: every shader variant checked as GLSL 4.50 core (tests/shaders/)
     doxygen                 # the API reference (scripts/docs.sh, target myriad_docs)
     xvfb xauth              # a virtual X server: the windowed examples are tested under it
     clang-14 libclang-rt-14-dev llvm-14   # libFuzzer + sanitizer runtimes, llvm-symbolizer (scripts/fuzz.sh)

@@ -22,7 +22,8 @@ out vec4 o_color;
 
 // What a surface function receives (the same struct as surface.frag). For particles: uv is the
 // quad's 0..1 coordinate (v = 0 at the top), color the particle's RGB and alpha, normal faces
-// the viewer, instanceIndex the particle's index in its pool.
+// the viewer, instanceIndex the particle's index in its pool, lanes zeros, materialIndex 0; so a
+// function written for meshes (docs/shaders.md) compiles here too (myriad_material() excepted).
 struct SurfaceInput {
     vec2 uv;
     vec4 color;
@@ -31,6 +32,8 @@ struct SurfaceInput {
     vec3 viewDirection;
     int instanceIndex;
     vec2 screenPosition;
+    vec4 lanes[4];       // particles carry no shader data: (0, 0, 0, 0)
+    int materialIndex;   // 0: a particle material is in no identity table
 };
 
 struct SurfaceOutput {
@@ -70,6 +73,8 @@ void main() {
     s.worldPosition = v_relativePosition + u_eye;
     s.instanceIndex = v_instanceIndex;
     s.screenPosition = gl_FragCoord.xy;
+    s.lanes = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+    s.materialIndex = 0;
     SurfaceOutput surfaceOut = surface(s);
     vec4 albedo = vec4(surfaceOut.baseColor, clamp(surfaceOut.alpha, 0.0, 1.0)) * u_tint;
     if (u_round != 0) {

@@ -76,11 +76,15 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     item.instanceCount = static_cast<std::uint32_t>(tested);
 }
 
+ShaderSource GpuCulling::programSource() {
+    return {ShaderStage::Compute, "cull.comp", embeddedShaderText("cull.comp")};
+}
+
 void GpuCulling::ensureProgram() {
     if (m_program.id() != 0) {
         return;
     }
-    const ShaderSource stage{ShaderStage::Compute, "cull.comp", embeddedShaderText("cull.comp")};
+    const ShaderSource stage = programSource();
     m_program = Program(std::span(&stage, 1), "myriad/cull");
     const Program& p = m_program;
     m_uniforms = Uniforms{

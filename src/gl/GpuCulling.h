@@ -96,6 +96,9 @@ public:
      *  blended batch sorted back to front (sorting needs the list on the CPU: that batch takes
      *  the CPU path, culled there). */
     [[nodiscard]] static bool wants(const InstancedMeshNode& batch, bool blended) noexcept;
+    /** The culling program's one stage (cull.comp, no switches), as it is compiled; no GL.
+     *  tests/shaders/ checks it with glslangValidator. */
+    [[nodiscard]] static ShaderSource programSource();
 
     void beginFrame() noexcept;
     /** Frees lists of destroyed batches, and those unused for kKeepFrames frames. */

@@ -2,6 +2,7 @@
 
 #include "gl/EmbeddedShaders.h"
 #include "gl/GlCommon.h"
+#include "gl/ShaderText.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/MorphTargets.h"
 #include "myriad/gl/Loader.h"
@@ -87,7 +88,11 @@ std::string formatCompileLog(std::string_view name, std::string_view includedNam
     return result;
 }
 
-GLuint compileStage(const ShaderSource& source) {
+} // namespace
+
+namespace detail {
+
+std::string compiledStageText(const ShaderSource& source) {
     const std::string_view text = source.text;
     const std::size_t versionAt = text.find("#version");
     if (versionAt == std::string_view::npos) {
@@ -113,7 +118,15 @@ GLuint compileStage(const ShaderSource& source) {
     if (versionEnd != std::string_view::npos) {
         full += text.substr(versionEnd + 1);
     }
+    return full;
+}
 
+} // namespace detail
+
+namespace {
+
+GLuint compileStage(const ShaderSource& source) {
+    const std::string full = detail::compiledStageText(source);
     const GLuint shader = glCreateShader(toGl(source.stage));
     const char* pointer = full.c_str();
     const auto length = static_cast<GLint>(full.size());

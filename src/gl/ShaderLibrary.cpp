@@ -137,44 +137,54 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
     return text;
 }
 
+std::array<ShaderSource, 2> SurfaceProgramSource::stages() const {
+    return {{
+        {ShaderStage::Vertex, vertexFile, embeddedShaderText(vertexFile), vertexDefines},
+        {ShaderStage::Fragment, fragmentFile, fragmentText, fragmentDefines, surfaceName},
+    }};
+}
+
+SurfaceProgramSource ShaderLibrary::programSource(std::uint32_t features, const SurfaceShader* surface) {
+    SurfaceProgramSource source;
+    source.label = "myriad/surface";
+    for (const FeatureName& feature : kFeatureNames) {
+        if ((features & feature.bit) != 0) {
+            std::string name(feature.define.substr(7));  // drop "MYRIAD_"
+            std::transform(name.begin(), name.end(), name.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+            source.label += "+" + name;
+        }
+    }
+    source.vertexDefines = featureDefines(features) + streamDeclarations(features);
+    source.fragmentDefines = featureDefines(features);
+    // particles and scatter (docs/particles.md): their own vertex stage, particles their own
+    // fragment stage; both take the user surface function the same way.
+    source.vertexFile = (features & kParticle) != 0 ? "particle.vert"
+                        : (features & kScatter) != 0 ? "scatter.vert" : "surface.vert";
+    source.fragmentFile = (features & kParticle) != 0 ? "particle.frag" : "surface.frag";
+    source.fragmentText = std::string(embeddedShaderText(source.fragmentFile));
+    if (surface != nullptr) {
+        // Splice the user's function in at the marker, numbered as its own source string (1),
+        // so compile errors read "its-name:line"; then resume the file's own numbering.
+        std::string& fragmentText = source.fragmentText;
+        const std::size_t at = fragmentText.find(kSurfaceMarker);
+        const auto markerLine = std::count(fragmentText.begin(), fragmentText.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+        fragmentText.replace(at, kSurfaceMarker.size(),
+                             "#line 1 1\n" + surface->source() + "\n#line " + std::to_string(markerLine + 1) + " 0\n");
+        source.fragmentDefines += "#define MYRIAD_USER_SURFACE 1\n";
+        source.label += "+surface:" + surface->name();
+        source.surfaceName = surface->name();
+    }
+    return source;
+}
+
 SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface) {
     const ShaderKey key{features, surface ? surface->id() : 0};
     auto it = m_programs.find(key);
     if (it != m_programs.end()) {
         return *it->second;
     }
-    std::string label = "myriad/surface";
-    for (const FeatureName& feature : kFeatureNames) {
-        if ((features & feature.bit) != 0) {
-            std::string name(feature.define.substr(7));  // drop "MYRIAD_"
-            std::transform(name.begin(), name.end(), name.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
-            label += "+" + name;
-        }
-    }
-    const std::string vertexDefines = featureDefines(features) + streamDeclarations(features);
-    std::string fragmentDefines = featureDefines(features);
-    // particles and scatter (docs/particles.md): their own vertex stage, particles their own
-    // fragment stage; both take the user surface function the same way.
-    const char* vertexFile = (features & kParticle) != 0 ? "particle.vert"
-                             : (features & kScatter) != 0 ? "scatter.vert" : "surface.vert";
-    const char* fragmentFile = (features & kParticle) != 0 ? "particle.frag" : "surface.frag";
-    std::string fragmentText(embeddedShaderText(fragmentFile));
-    if (surface) {
-        // Splice the user's function in at the marker, numbered as its own source string (1),
-        // so compile errors read "its-name:line"; then resume the file's own numbering.
-        const std::size_t at = fragmentText.find(kSurfaceMarker);
-        const auto markerLine = std::count(fragmentText.begin(), fragmentText.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
-        fragmentText.replace(at, kSurfaceMarker.size(),
-                             "#line 1 1\n" + surface->source() + "\n#line " + std::to_string(markerLine + 1) + " 0\n");
-        fragmentDefines += "#define MYRIAD_USER_SURFACE 1\n";
-        label += "+surface:" + surface->name();
-    }
-    const ShaderSource stages[] = {
-        {ShaderStage::Vertex, vertexFile, embeddedShaderText(vertexFile), vertexDefines},
-        {ShaderStage::Fragment, fragmentFile, fragmentText, fragmentDefines,
-         surface ? std::string_view(surface->name()) : std::string_view()},
-    };
-    auto program = std::make_unique<SurfaceProgram>(Program(stages, label));
+    const SurfaceProgramSource source = programSource(features, surface.get());
+    auto program = std::make_unique<SurfaceProgram>(Program(source.stages(), source.label));
     program->surface = surface;
     return *m_programs.emplace(key, std::move(program)).first->second;
 }

@@ -6,9 +6,11 @@
 #include "myriad/core/SurfaceShader.h"
 #include "myriad/gl/Program.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace myriad::gl::detail {
@@ -71,11 +73,30 @@ struct SurfaceProgram {
     explicit SurfaceProgram(Program p) : program(std::move(p)), uniforms(program) {}
 };
 
+/** What one surface program is compiled from, built without a GL context: ShaderLibrary::get()
+ *  compiles exactly this, and tests/shaders/DumpShaderVariants writes it out for
+ *  glslangValidator (docs/shaders.md). */
+struct SurfaceProgramSource {
+    std::string label;             ///< the program's GL label, e.g. "myriad/surface+instanced+lit"
+    std::string_view vertexFile;   ///< embedded file name: surface.vert, particle.vert or scatter.vert
+    std::string_view fragmentFile; ///< surface.frag or particle.frag
+    std::string vertexDefines;     ///< feature #defines + generated stream declarations
+    std::string fragmentDefines;   ///< feature #defines (+ MYRIAD_USER_SURFACE)
+    std::string fragmentText;      ///< the fragment file, with the user's surface spliced in
+    std::string surfaceName;       ///< the user surface's name for errors; empty: built-in
+    /** The two stages as Program takes them (views into this object: keep it alive). Give each
+     *  to compiledStageText (gl/ShaderText.h) for the exact text the driver compiles. */
+    [[nodiscard]] std::array<ShaderSource, 2> stages() const;
+};
+
 class ShaderLibrary {
 public:
     /** The program for @p features and @p surface (null: built-in), compiled on first use.
      *  @throws ShaderError naming the file and line (the user's surface by its name). */
     SurfaceProgram& get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface);
+    /** The sources of the program for @p features and @p surface (null: built-in), as get()
+     *  compiles them; no GL. */
+    [[nodiscard]] static SurfaceProgramSource programSource(std::uint32_t features, const SurfaceShader* surface);
     /** Drops programs whose surface function was destroyed. */
     void releaseExpired();
     [[nodiscard]] std::size_t size() const noexcept { return m_programs.size(); }

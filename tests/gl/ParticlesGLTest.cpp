@@ -6,6 +6,7 @@
 #include "myriad/core/Particles.h"
 #include "myriad/core/Scatter.h"
 #include "myriad/core/Scene.h"
+#include "myriad/core/SurfaceShader.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
 
@@ -92,6 +93,26 @@ TEST_CASE("a particle fades by its alpha in linear light and not by darkening", 
     pool.setParticle(0, particleAt({0, 0, 0}, 0.5f, glm::vec3(1.0f), 0.5f));
     const Image added = draw(scene, wideCamera());
     CHECK(near(pixelAt(added, 32, 32), Rgba{188, 188, 188, 255}, 3));
+}
+
+TEST_CASE("a surface function written for meshes draws on a particle pool with zero lanes", "[gl][particles]") {
+    // SurfaceInput is the same struct on particles (docs/particles.md): s.lanes and
+    // s.materialIndex exist, a pool carries no shader data (zeros) and is in no identity table.
+    context();
+    Scene scene;
+    scene.clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
+    ParticleMaterial material = ParticleMaterial::billboard();
+    material.surface = SurfaceShader::fromSource("lanes.glsl", R"(
+SurfaceOutput surface(SurfaceInput s) {
+    bool none = s.lanes[0] == vec4(0.0) && s.lanes[3] == vec4(0.0) && s.materialIndex == 0;
+    return SurfaceOutput(none ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0), 1.0);
+}
+)");
+    auto& pool = scene.root().emplace<ParticlePool>(4, material, "pool");
+    pool.spawn(particleAt({0, 0, 0}, 0.5f));
+    const Image image = draw(scene, wideCamera());
+    CHECK(near(pixelAt(image, 32, 32), kGreen));
+    CHECK(near(pixelAt(image, 2, 2), kBlack));
 }
 
 TEST_CASE("a particle of size 1 spans 2 metres and heights and spin shape it", "[gl][particles]") {

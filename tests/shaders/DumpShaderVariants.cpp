@@ -1,0 +1,232 @@
+// Writes out every GLSL program the renderer can build, stage by stage, exactly as the driver
+// is given it (ShaderLibrary::programSource + compiledStageText: the code path that compiles),
+// so a second compiler can check them (tests/shaders/check-variants.sh runs glslangValidator;
+// docs/shaders.md "How the variants are checked"). Needs no GL context.
+//
+// Usage: myriad_dump_shader_variants OUT_DIR [--surfaces NAME=FILE]...
+//   OUT_DIR       created if missing; gets one .vert/.frag/.comp per stage and programs.txt
+//   --surfaces    sample surface functions, taken from FILE: every ```glsl block (Markdown) and
+//                 every C++ raw string R"(...)" that defines `SurfaceOutput surface(...) {`,
+//                 named NAME-1.glsl, NAME-2.glsl, ...; a FILE with none is an error
+// programs.txt: one line per check, "link A.vert B.frag" (a whole program, linked so the two
+// stages' interfaces are matched too) or "compile C.frag" (a user-surface fragment stage: its
+// vertex stage and interface are those of the built-in program of the same feature set).
+// Exit status 0, or 1 with a message on stderr.
+#include "gl/GpuCulling.h"
+#include "gl/ShaderLibrary.h"
+#include "gl/ShaderText.h"
+#include "myriad/core/SurfaceShader.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace myriad;
+using namespace myriad::gl::detail;
+
+/** The alpha-mode, lighting, blending and depth-only switches of one draw, as the renderer's
+ *  shadingFeatures (src/gl/Renderer.cpp) and ShadowPass::receiveFeatures decide them:
+ *  depth-only views get kDepthOnly and nothing of lighting or blending; kShadowReceive only
+ *  with kLit. @p maskAndBlend: whether kAlphaMask and kBlend can meet (a node's tint alpha
+ *  below 1 blends a masked material; a population blends only an AlphaMode::Blend one). */
+std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
+    const std::uint32_t shading[] = {
+        kDepthOnly, 0, kBlend, kLit, kLit | kBlend, kLit | kShadowReceive, kLit | kBlend | kShadowReceive,
+    };
+    std::vector<std::uint32_t> sets;
+    for (const std::uint32_t mask : {0u, static_cast<std::uint32_t>(kAlphaMask)}) {
+        for (const std::uint32_t rest : shading) {
+            if (mask != 0 && (rest & kBlend) != 0 && !maskAndBlend) {
+                continue;
+            }
+            sets.push_back(mask | rest);
+        }
+    }
+    return sets;
+}
+
+/** Every feature set the renderer can ask ShaderLibrary for. Mirrors, and must follow:
+ *  Renderer::Impl::featuresOf (nodes and populations) + shadingFeatures, ShadowPass::
+ *  receiveFeatures, ParticlePass::particleFeatures and scatterFeatures. */
+std::set<std::uint32_t> reachableFeatureSets() {
+    std::set<std::uint32_t> sets;
+    // MeshNode and InstancedMeshNode: instancing switches, morphing, then shading.
+    std::vector<std::uint32_t> geometry = {0, kMorph};  // a MeshNode
+    for (const std::uint32_t indexed : {0u, static_cast<std::uint32_t>(kIndexed)}) {
+        for (const std::uint32_t mirroring : {0u, static_cast<std::uint32_t>(kMixedMirroring)}) {
+            for (const std::uint32_t lanes : {0u, static_cast<std::uint32_t>(kInstanceLanes)}) {
+                for (const std::uint32_t morph : {0u, static_cast<std::uint32_t>(kMorph),
+                                                  static_cast<std::uint32_t>(kMorph | kInstanceMorphWeights)}) {
+                    geometry.push_back(kInstanced | indexed | mirroring | lanes | morph);
+                }
+            }
+        }
+    }
+    for (const std::uint32_t shape : geometry) {
+        for (const std::uint32_t shading : shadingSets(true)) {
+            sets.insert(shape | shading);
+        }
+    }
+    // GPU populations: instanced, lanes or not, no morphing, no index list.
+    for (const std::uint32_t lanes : {0u, static_cast<std::uint32_t>(kInstanceLanes)}) {
+        for (const std::uint32_t shading : shadingSets(false)) {
+            sets.insert(kInstanced | lanes | shading);
+        }
+    }
+    // ScatterNode: alpha mask or not; depth-only, unlit or lit; never blended, no shadow receiving.
+    for (const std::uint32_t mask : {0u, static_cast<std::uint32_t>(kAlphaMask)}) {
+        for (const std::uint32_t shading : {static_cast<std::uint32_t>(kDepthOnly), 0u, static_cast<std::uint32_t>(kLit)}) {
+            sets.insert(kScatter | mask | shading);
+        }
+    }
+    sets.insert(kParticle);  // ParticlePool: no switches of its own
+    return sets;
+}
+
+std::string readFile(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw std::runtime_error("cannot read '" + path.string() + "'");
+    }
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeFile(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) {
+        throw std::runtime_error("cannot write '" + path.string() + "'");
+    }
+}
+
+/** The surface functions in @p text: ```glsl blocks and C++ raw strings that define surface(). */
+std::vector<std::string> surfaceFunctions(const std::string& text) {
+    static const std::regex definition(R"(SurfaceOutput\s+surface\s*\([^)]*\)\s*\{)");
+    std::vector<std::string> found;
+    for (const auto& [open, close] : {std::pair<std::string, std::string>{"```glsl\n", "```"}, {"R\"(", ")\""}}) {
+        for (std::size_t at = text.find(open); at != std::string::npos; at = text.find(open, at)) {
+            const std::size_t begin = at + open.size();
+            const std::size_t end = text.find(close, begin);
+            if (end == std::string::npos) {
+                break;
+            }
+            const std::string body = text.substr(begin, end - begin);
+            if (std::regex_search(body, definition)) {
+                found.push_back(body);
+            }
+            at = end + close.size();
+        }
+    }
+    return found;
+}
+
+/** A file name from a program label: "myriad/surface+lit+surface:x.glsl" -> "surface+lit+surface=x.glsl". */
+std::string fileStem(const std::string& label) {
+    std::string stem = label.substr(label.find('/') + 1);
+    for (char& c : stem) {
+        if (c == ':') {
+            c = '=';
+        } else if (c == '/' || c == '\\' || c == ' ') {
+            c = '_';
+        }
+    }
+    return stem;
+}
+
+int run(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s OUT_DIR [--surfaces NAME=FILE]...\n", argv[0]);
+        return 1;
+    }
+    const std::filesystem::path out = argv[1];
+    std::vector<std::shared_ptr<const SurfaceShader>> surfaces;
+    for (int i = 2; i < argc; ++i) {
+        const std::string flag = argv[i];
+        const std::string value = i + 1 < argc ? argv[i + 1] : "";
+        const std::size_t equals = value.find('=');
+        if (flag != "--surfaces" || equals == std::string::npos || equals == 0) {
+            std::fprintf(stderr, "%s: expected --surfaces NAME=FILE at '%s'\n", argv[0], flag.c_str());
+            return 1;
+        }
+        ++i;
+        const std::string name = value.substr(0, equals);
+        const std::string file = value.substr(equals + 1);
+        const std::vector<std::string> found = surfaceFunctions(readFile(file));
+        if (found.empty()) {
+            std::fprintf(stderr, "%s: no surface function (SurfaceOutput surface(...) { ... }) in '%s'\n",
+                         argv[0], file.c_str());
+            return 1;
+        }
+        for (std::size_t k = 0; k < found.size(); ++k) {
+            surfaces.push_back(SurfaceShader::fromSource(name + "-" + std::to_string(k + 1) + ".glsl", found[k]));
+        }
+    }
+
+    const std::set<std::uint32_t> featureSets = reachableFeatureSets();
+    // A switch added to ShaderLibrary but to no set above would go unchecked: refuse.
+    std::uint32_t covered = 0;
+    for (const std::uint32_t features : featureSets) {
+        covered |= features;
+    }
+    for (std::uint32_t bit = 1; bit != 0; bit <<= 1) {
+        if ((covered & bit) == 0 && !ShaderLibrary::featureDefines(bit).empty()) {
+            std::fprintf(stderr, "%s: the feature switch %s is in no variant: add it to reachableFeatureSets()\n",
+                         argv[0], ShaderLibrary::featureDefines(bit).c_str());
+            return 1;
+        }
+    }
+
+    std::filesystem::create_directories(out);
+    std::ostringstream programs;
+    std::size_t files = 0;
+    auto writeStage = [&](const gl::ShaderSource& stage, const std::string& stem) {
+        const std::string extension = stage.stage == gl::ShaderStage::Vertex     ? ".vert"
+                                      : stage.stage == gl::ShaderStage::Fragment ? ".frag"
+                                                                                 : ".comp";
+        const std::string name = stem + extension;
+        writeFile(out / name, compiledStageText(stage));
+        ++files;
+        return name;
+    };
+    for (const std::uint32_t features : featureSets) {
+        const SurfaceProgramSource builtIn = ShaderLibrary::programSource(features, nullptr);
+        const auto stages = builtIn.stages();
+        const std::string stem = fileStem(builtIn.label);
+        programs << "link " << writeStage(stages[0], stem) << " " << writeStage(stages[1], stem) << "\n";
+        for (const auto& surface : surfaces) {
+            const SurfaceProgramSource user = ShaderLibrary::programSource(features, surface.get());
+            programs << "compile " << writeStage(user.stages()[1], fileStem(user.label)) << "\n";
+        }
+    }
+    programs << "link " << writeStage(GpuCulling::programSource(), "cull") << "\n";
+    writeFile(out / "programs.txt", programs.str());
+    std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp: %zu programs, "
+                "%zu stage files in %s\n",
+                featureSets.size(), surfaces.size(), featureSets.size() * (1 + surfaces.size()) + 1, files,
+                out.string().c_str());
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: %s\n", argv[0], error.what());
+        return 1;
+    }
+}
