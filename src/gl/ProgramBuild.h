@@ -1,0 +1,65 @@
+#pragma once
+// Internal to myriad_gl: a program compiled and linked in two steps, so a frame can start every
+// compile it needs before it waits for any (GL_KHR_parallel_shader_compile: the driver's
+// threads work on them meanwhile), and programs loaded from a glProgramBinary blob.
+#include "gl/GlCommon.h"
+#include "myriad/gl/Program.h"
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace myriad::gl::detail {
+
+/** The whole text GL compiles for @p source: its lines up to and including \#version, the
+ *  layout #defines, source.defines, a `#line` that restores the file's numbering, the rest.
+ *  @throws InvalidArgument if the text has no \#version line. */
+[[nodiscard]] std::string assembleStage(const ShaderSource& source);
+
+/** True when the context offers GL_KHR_parallel_shader_compile or GL_ARB_parallel_shader_compile
+ *  (glad loaded it): GL_COMPLETION_STATUS_KHR can be polled without waiting. */
+[[nodiscard]] bool hasParallelShaderCompile() noexcept;
+
+/** One program on its way: every stage handed to glCompileShader and the program to
+ *  glLinkProgram, nothing waited for. finish() waits, checks, and hands the Program over.
+ *  Move-only; destroying an unfinished build deletes its GL objects. Context thread only. */
+class ProgramBuild {
+public:
+    /** Starts compiling @p stages (texts as assembleStage() makes them: @p assembled[i] for
+     *  stages[i]) and linking them under @p label. @p retrievable sets
+     *  GL_PROGRAM_BINARY_RETRIEVABLE_HINT before the link, for a binary cache.
+     *  @throws InvalidArgument if the counts differ. */
+    ProgramBuild(std::span<const ShaderSource> stages, std::span<const std::string> assembled,
+                 std::string_view label, bool retrievable = false,
+                 std::span<const char* const> captureVaryings = {});
+    ~ProgramBuild();
+    ProgramBuild(ProgramBuild&& other) noexcept;
+    ProgramBuild& operator=(ProgramBuild&& other) noexcept;
+    ProgramBuild(const ProgramBuild&) = delete;
+    ProgramBuild& operator=(const ProgramBuild&) = delete;
+
+    /** True once the driver has finished compiling and linking (GL_COMPLETION_STATUS_KHR on the
+     *  program); without the extension always true (finish() then waits as GL does). */
+    [[nodiscard]] bool ready() const;
+    /** Waits for the driver, then checks every stage and the link.
+     *  @throws ShaderError "name:line: message" per error line of a stage's log, or the link
+     *  log; the build is empty afterwards either way. */
+    [[nodiscard]] Program finish();
+    /** Wraps @p program, a linked program object (e.g. from glProgramBinary), labelling it. */
+    [[nodiscard]] static Program adopt(GLuint program, std::string_view label);
+
+private:
+    struct Stage {
+        GLuint shader = 0;
+        std::string name;
+        std::string includedName;
+    };
+    void release() noexcept;
+
+    std::vector<Stage> m_stages;
+    GLuint m_program = 0;
+    std::string m_label;
+};
+
+} // namespace myriad::gl::detail
