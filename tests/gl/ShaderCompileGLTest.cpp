@@ -1,12 +1,13 @@
 // Shader compiles off the frame that needs them (issue 19, fault 7): Renderer::prepare()
-// compiles every variant a scene's views need so the first render() compiles nothing; a frame
-// starts all its compiles before it waits for any (GL_KHR_parallel_shader_compile); the
-// opt-in program binary cache makes a second renderer compile nothing, and a stale, truncated,
+// compiles every variant a scene's views need (and the GPU culling program) so the first
+// render() compiles nothing; a frame starts all its compiles before it waits for any
+// (GL_KHR_parallel_shader_compile); the opt-in program binary cache makes a second renderer compile nothing, and a stale, truncated,
 // foreign or corrupt file falls back to compiling, is written again, and never crashes.
 #include "support/GlCallLog.h"
 #include "support/GlTest.h"
 
 #include "gl/ProgramBinaryCache.h"
+#include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -129,6 +130,10 @@ TEST_CASE("prepare() compiles every variant the views need, so the first render(
     const Camera camera = orthoCamera();
     Scene scene;
     buildScene(scene, true);
+    // GPU culling's compute program is one more that the first frame would otherwise compile.
+    auto& gpuCulled = scene.root().emplace<InstancedMeshNode>(quadMesh(0.2f), unlit(), 1, "gpu-culled");
+    gpuCulled.addInstance(at(0.0f, 0.0f));
+    gpuCulled.setInstanceCulling(InstanceCulling::Gpu);
     const gl::View view = gl::View::of(camera, target);
     const std::size_t before = renderer.programCount();
     {
@@ -159,7 +164,10 @@ TEST_CASE("prepare() compiles every variant the views need, so the first render(
     CHECK(renderer.programCount() == held);
     CHECK(renderer.lastFrameStats().programsCompiled == 0);
     CHECK(renderer.lastFrameStats().drawCalls > 0);
-    checkScene(target.readPixels());
+    CHECK(renderer.lastFrameStats().instancesGpuCulled >= 1);  // the view and the shadow view
+    const Image image = target.readPixels();
+    checkScene(image);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kWhite);
 }
 
 TEST_CASE("a frame starts compiling every variant it lacks before it waits for any", "[shaders][parallel]") {
