@@ -232,7 +232,7 @@ Program ProgramBuild::finish() {
     return adopt(std::exchange(m_program, 0), m_label);
 }
 
-Program ProgramBuild::adopt(GLuint program, std::string_view label) {
+Program ProgramBuild::adopt(std::uint32_t program, std::string_view label) {
     countObject(ObjectKind::Program, 1);
     std::string name = labelOrDefault(label, "program", program);
     setLabel(GL_PROGRAM, program, name);

@@ -1,5 +1,7 @@
 #include "gl/ProgramBinaryCache.h"
 
+#include "gl/GlCommon.h"
+
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
 
@@ -77,7 +79,7 @@ std::filesystem::path ProgramBinaryCache::pathOf(std::uint64_t key) const {
     return m_folder / name;
 }
 
-GLuint ProgramBinaryCache::load(std::uint64_t key) {
+std::uint32_t ProgramBinaryCache::load(std::uint64_t key) {
     if (!m_enabled) {
         return 0;
     }
@@ -114,7 +116,7 @@ GLuint ProgramBinaryCache::load(std::uint64_t key) {
     return program;
 }
 
-void ProgramBinaryCache::store(std::uint64_t key, GLuint program) {
+void ProgramBinaryCache::store(std::uint64_t key, std::uint32_t program) {
     if (!m_enabled) {
         return;
     }

@@ -4,8 +4,8 @@
 // driver (GL_VENDOR, GL_RENDERER, GL_VERSION) and the full text of every stage, so a driver
 // update or a changed shader never reads an old binary. Any file that is not exactly what this
 // driver wrote for this key (stale, truncated, foreign, corrupt, or refused by glProgramBinary)
-// is a miss: the caller compiles from source and the file is written again.
-#include "gl/GlCommon.h"
+// is a miss: the caller compiles from source and the file is written again. No GL header here
+// (GL names as std::uint32_t): ShaderLibrary.h is included by tools without glad.
 
 #include <cstddef>
 #include <cstdint>
@@ -58,11 +58,11 @@ public:
     /** A linked program made by glProgramBinary from @p key's file, or 0 on a miss (no file, or
      *  one that is not this driver's binary for this key, or one the driver refused: its
      *  GL_LINK_STATUS was false). Never throws for a bad file. */
-    [[nodiscard]] GLuint load(std::uint64_t key);
+    [[nodiscard]] std::uint32_t load(std::uint64_t key);
     /** Writes @p program's binary (glGetProgramBinary; linked with
      *  GL_PROGRAM_BINARY_RETRIEVABLE_HINT) as @p key's file, through a temporary file and a
      *  rename so a reader never sees half a file. A failure to write is logged, never thrown. */
-    void store(std::uint64_t key, GLuint program);
+    void store(std::uint64_t key, std::uint32_t program);
     /** The driver part of every key ("vendor\nrenderer\nversion"). */
     [[nodiscard]] const std::string& driver() const noexcept { return m_driver; }
 

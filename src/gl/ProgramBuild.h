@@ -1,10 +1,11 @@
 #pragma once
 // Internal to myriad_gl: a program compiled and linked in two steps, so a frame can start every
 // compile it needs before it waits for any (GL_KHR_parallel_shader_compile: the driver's
-// threads work on them meanwhile), and programs loaded from a glProgramBinary blob.
-#include "gl/GlCommon.h"
+// threads work on them meanwhile), and programs loaded from a glProgramBinary blob. No GL
+// header here (GL names as std::uint32_t): ShaderLibrary.h is included by tools without glad.
 #include "myriad/gl/Program.h"
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,18 +48,18 @@ public:
      *  log; the build is empty afterwards either way. */
     [[nodiscard]] Program finish();
     /** Wraps @p program, a linked program object (e.g. from glProgramBinary), labelling it. */
-    [[nodiscard]] static Program adopt(GLuint program, std::string_view label);
+    [[nodiscard]] static Program adopt(std::uint32_t program, std::string_view label);
 
 private:
     struct Stage {
-        GLuint shader = 0;
+        std::uint32_t shader = 0;
         std::string name;
         std::string includedName;
     };
     void release() noexcept;
 
     std::vector<Stage> m_stages;
-    GLuint m_program = 0;
+    std::uint32_t m_program = 0;
     std::string m_label;
 };
 

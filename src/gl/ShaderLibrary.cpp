@@ -1,5 +1,6 @@
 #include "gl/ShaderLibrary.h"
 
+#include "gl/GlCommon.h"
 #include "gl/InstanceVisibility.h"
 #include "gl/ShadowPass.h"  // shadows: kShadowMapUnit
 #include "myriad/core/InstanceStream.h"
@@ -200,7 +201,7 @@ void ShaderLibrary::request(std::uint32_t features, const std::shared_ptr<const 
     std::uint64_t cacheKey = 0;
     if (m_cache.enabled()) {
         cacheKey = m_cache.keyOf(assembled);
-        if (const GLuint cached = m_cache.load(cacheKey); cached != 0) {
+        if (const std::uint32_t cached = m_cache.load(cacheKey); cached != 0) {
             keep(key, ProgramBuild::adopt(cached, label), surface);
             ++m_loaded;
             return;
