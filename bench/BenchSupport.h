@@ -2,6 +2,7 @@
 // Shared pieces of the benchmark suite: timing, a Markdown report that goes to stdout and a
 // file at once, peak memory, and the reference scene (Ogre's InstanceManager test).
 #include "myriad/core/Camera.h"
+#include "myriad/egl/HeadlessContext.h"
 #include "myriad/gl/Draw.h"
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -88,6 +89,13 @@ inline Camera gridCamera(std::size_t side) {
     camera.lookAt(glm::dvec3(extent * 0.5, extent * 0.9, extent * 1.3),
                   glm::dvec3(extent * 0.5, 0.0, extent * 0.5));
     return camera;
+}
+
+/** The driver the numbers come from, one line: "GL_VENDOR / GL_RENDERER / GL_VERSION", marked
+ *  when it renders in software (llvmpipe's numbers are CPU numbers). */
+inline std::string driverLine(const egl::HeadlessContext& context) {
+    return context.vendor() + " / " + context.renderer() + " / " + context.version() +
+           (context.isSoftware() ? " (software rendering)" : "");
 }
 
 inline const char* verdict(bool pass) { return pass ? "PASS" : "MISS"; }

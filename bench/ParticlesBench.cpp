@@ -4,6 +4,7 @@
 //   2. N scatter blades (32 bytes) against the same field on 64-byte records: bytes per blade,
 //      first-frame upload and frame time (llvmpipe draws on the CPU: compare, do not quote).
 // Usage: myriad_particles_bench [particles=1000000] [blades=200000] [frames=10]
+#include "BenchSupport.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Particles.h"
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     const std::size_t blades = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 200'000;
     const int frames = argc > 3 ? std::atoi(argv[3]) : 10;
     egl::HeadlessContext context;
+    std::printf("Driver: %s\n", bench::driverLine(context).c_str());
     gl::OffscreenTarget target(256, 256);
     Camera camera;
     camera.lookAt(glm::dvec3(0, 5, 30), glm::dvec3(0, 5, 0));

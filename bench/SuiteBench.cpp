@@ -494,7 +494,7 @@ int main(int argc, char** argv) {
                 "inside glDraw* calls: FrameStats::myriadMs); \"driver ms\" is the rest of render() "
                 "(glDraw*, clear, fences) plus glFinish, where llvmpipe runs the vertex and fragment "
                 "work on these same CPUs.",
-                context.description().c_str());
+                driverLine(context).c_str());
 
     const std::vector<std::size_t> counts = options.quick ? std::vector<std::size_t>{1000, 10000}
                                                           : std::vector<std::size_t>{1000, 10000, 100000, 1000000};

@@ -202,6 +202,8 @@ int main(int argc, char** argv) {
     }
     {
         egl::HeadlessContext context;
+        // The first context of the run; stderr, as the report is inside a table here.
+        std::fprintf(stderr, "Driver: %s\n", driverLine(context).c_str());
         gl::Renderer renderer;
         gl::OffscreenTarget target(256, 256);
         Scene scene;

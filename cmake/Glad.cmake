@@ -6,8 +6,10 @@ find_program(GLAD_EXECUTABLE glad REQUIRED
 # PROJECT_BINARY_DIR, not CMAKE_BINARY_DIR: under a game's add_subdirectory() the loader stays in
 # myriad's own build folder.
 set(MYRIAD_GLAD_DIR "${PROJECT_BINARY_DIR}/glad")
+# GL_KHR/ARB_parallel_shader_compile: compiles started together run on the driver's threads
+# (ShaderLibrary polls GL_COMPLETION_STATUS_KHR); GL_ARB_get_program_binary is core in 4.1.
 set(_glad_extensions
-    GL_KHR_debug
+    GL_KHR_debug GL_KHR_parallel_shader_compile GL_ARB_parallel_shader_compile
     EGL_EXT_platform_base EGL_EXT_platform_device EGL_EXT_device_base EGL_EXT_device_enumeration
     EGL_EXT_device_query EGL_MESA_platform_surfaceless EGL_KHR_surfaceless_context
     EGL_KHR_create_context)

@@ -4,12 +4,16 @@
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
 
+#include "egl/PlatformOrder.h"
+
 #include <glad/egl.h>
 
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
-// GL_RENDERER / GL_VERSION, without pulling the whole GL header into the EGL layer.
+// GL_VENDOR / GL_RENDERER / GL_VERSION, without pulling the whole GL header into the EGL layer.
 extern "C" {
 typedef const unsigned char* (*MyriadGetStringFunction)(unsigned int);
 }
@@ -17,8 +21,9 @@ typedef const unsigned char* (*MyriadGetStringFunction)(unsigned int);
 namespace myriad::egl {
 namespace {
 
-constexpr unsigned int kGlVendorRenderer = 0x1F01;  // GL_RENDERER
-constexpr unsigned int kGlVersion = 0x1F02;         // GL_VERSION
+constexpr unsigned int kGlVendor = 0x1F00;    // GL_VENDOR
+constexpr unsigned int kGlRenderer = 0x1F01;  // GL_RENDERER
+constexpr unsigned int kGlVersion = 0x1F02;   // GL_VERSION
 
 std::string eglErrorName(EGLint error) {
     switch (error) {
@@ -44,107 +49,174 @@ void* currentEglContext() {
     return eglGetCurrentContext();
 }
 
+/** MYRIAD_EGL_REQUIRE_HARDWARE set to anything but "" or "0" turns requireHardware on. */
+bool hardwareRequiredByEnvironment() {
+    const char* value = std::getenv("MYRIAD_EGL_REQUIRE_HARDWARE");
+    return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+}
+
 } // namespace
 
 struct HeadlessContext::Impl {
     EGLDisplay display = EGL_NO_DISPLAY;
     EGLContext context = EGL_NO_CONTEXT;
     std::string platform;
+    std::string vendor;
+    std::string renderer;
+    std::string version;
     std::string description;
+    bool software = false;
 
-    ~Impl() {
-        if (display != EGL_NO_DISPLAY) {
-            if (context != EGL_NO_CONTEXT) {
-                if (eglGetCurrentContext() == context) {
-                    eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-                }
-                eglDestroyContext(display, context);
+    ~Impl() { destroyContext(); }
+
+    void destroyContext() noexcept {
+        if (display != EGL_NO_DISPLAY && context != EGL_NO_CONTEXT) {
+            if (eglGetCurrentContext() == context) {
+                eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
             }
-            // Not eglTerminate: the display is shared process-wide by EGL, and other contexts
-            // (another HeadlessContext, a test's) may still use it.
+            eglDestroyContext(display, context);
         }
+        // Not eglTerminate: the display is shared process-wide by EGL, and other contexts
+        // (another HeadlessContext, a test's) may still use it.
+        context = EGL_NO_CONTEXT;
+        display = EGL_NO_DISPLAY;
     }
 
-    // Tries one display; on success leaves it initialised and returns true.
-    bool tryDisplay(EGLDisplay candidate, const char* name, std::string& tried) {
-        if (candidate == EGL_NO_DISPLAY) {
-            tried += std::string("\n  ") + name + ": no display";
-            return false;
-        }
-        EGLint major = 0;
-        EGLint minor = 0;
-        if (eglInitialize(candidate, &major, &minor) != EGL_TRUE) {
-            tried += std::string("\n  ") + name + ": eglInitialize failed (" +
-                     eglErrorName(eglGetError()) + ")";
-            return false;
-        }
-        display = candidate;
-        platform = name;
-        return true;
-    }
-
-    void openDisplay() {
-        // First load: client extensions and eglGetPlatformDisplayEXT, before any display.
+    /** Tries the candidates in detail::candidateOrder() and keeps the first that gives a GL 4.5
+     *  core context (a hardware one, with @p requireHardware). */
+    void open(const HeadlessContextDesc& desc) {
+        // First load: client extensions, eglGetPlatformDisplayEXT and the device functions.
         if (gladLoaderLoadEGL(EGL_NO_DISPLAY) == 0) {
             throw GlError("egl::HeadlessContext: libEGL could not be loaded (install libegl1 and "
                           "a driver, e.g. Debian's libegl-mesa0 and libgl1-mesa-dri)");
         }
-        std::string tried;
+        const bool requireHardware = desc.requireHardware || hardwareRequiredByEnvironment();
+        // Each candidate is made current to read GL_RENDERER; if none is kept, the caller's
+        // context (a game's, another HeadlessContext) is made current again.
+        // (Before any display was opened in this process glad has not loaded these: then no
+        // context of ours can be current.)
+        const bool canQuery = eglGetCurrentContext != nullptr && eglGetCurrentDisplay != nullptr &&
+                              eglGetCurrentSurface != nullptr;
+        const EGLContext previousContext = canQuery ? eglGetCurrentContext() : EGL_NO_CONTEXT;
+        const EGLDisplay previousDisplay = canQuery ? eglGetCurrentDisplay() : EGL_NO_DISPLAY;
+        const EGLSurface previousDraw = canQuery ? eglGetCurrentSurface(EGL_DRAW) : EGL_NO_SURFACE;
+        const EGLSurface previousRead = canQuery ? eglGetCurrentSurface(EGL_READ) : EGL_NO_SURFACE;
+        auto restorePrevious = [&] {
+            if (previousContext != EGL_NO_CONTEXT) {
+                eglMakeCurrent(previousDisplay, previousDraw, previousRead, previousContext);
+            }
+        };
         const char* clientExtensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
         const std::string extensions = clientExtensions != nullptr ? clientExtensions : "";
-        auto has = [&](const char* name) {
-            return extensions.find(name) != std::string::npos;
-        };
-        if (has("EGL_MESA_platform_surfaceless") && eglGetPlatformDisplayEXT != nullptr) {
-            if (tryDisplay(eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA,
-                                                    EGL_DEFAULT_DISPLAY, nullptr),
-                           "surfaceless", tried)) {
-                return;
-            }
-        } else {
+        auto has = [&](const char* name) { return detail::containsWord(extensions, name); };
+        std::string tried;
+        const bool platformDisplays = eglGetPlatformDisplayEXT != nullptr;
+        const bool hasSurfaceless = has("EGL_MESA_platform_surfaceless") && platformDisplays;
+        if (!hasSurfaceless) {
             tried += "\n  surfaceless: EGL_MESA_platform_surfaceless is not offered";
         }
-        if (has("EGL_EXT_platform_device") && eglQueryDevicesEXT != nullptr &&
-            eglGetPlatformDisplayEXT != nullptr) {
-            EGLDeviceEXT devices[8];
-            EGLint deviceCount = 0;
-            if (eglQueryDevicesEXT(8, devices, &deviceCount) == EGL_TRUE) {
-                for (EGLint i = 0; i < deviceCount; ++i) {
-                    if (tryDisplay(eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i],
-                                                            nullptr),
-                                   "device", tried)) {
-                        return;
-                    }
+        // Devices first, so a GPU's own driver (NVIDIA's EGL) wins over Mesa's surfaceless
+        // platform, which on a machine with both may be llvmpipe.
+        std::vector<EGLDeviceEXT> devices;
+        std::vector<std::string> deviceExtensions;
+        if (has("EGL_EXT_platform_device") && eglQueryDevicesEXT != nullptr && platformDisplays) {
+            EGLint count = 0;
+            if (eglQueryDevicesEXT(0, nullptr, &count) == EGL_TRUE && count > 0) {
+                devices.resize(static_cast<std::size_t>(count));
+                if (eglQueryDevicesEXT(count, devices.data(), &count) != EGL_TRUE) {
+                    count = 0;
                 }
+                devices.resize(static_cast<std::size_t>(count));
             }
-            if (deviceCount == 0) {
+            for (EGLDeviceEXT device : devices) {
+                const char* text = eglQueryDeviceStringEXT != nullptr ? eglQueryDeviceStringEXT(device, EGL_EXTENSIONS)
+                                                                      : nullptr;
+                deviceExtensions.emplace_back(text != nullptr ? text : "");
+            }
+            if (devices.empty()) {
                 tried += "\n  device: no EGL devices";
             }
         } else {
             tried += "\n  device: EGL_EXT_platform_device is not offered";
         }
-        if (tryDisplay(eglGetDisplay(EGL_DEFAULT_DISPLAY), "default", tried)) {
+        bool sawSoftware = false;
+        for (const detail::Candidate& candidate : detail::candidateOrder(deviceExtensions, hasSurfaceless)) {
+            const std::string name = detail::candidateName(candidate);
+            EGLDisplay candidateDisplay = EGL_NO_DISPLAY;
+            switch (candidate.kind) {
+            case detail::CandidateKind::HardwareDevice:
+            case detail::CandidateKind::SoftwareDevice:
+                candidateDisplay = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[candidate.device], nullptr);
+                break;
+            case detail::CandidateKind::Surfaceless:
+                candidateDisplay = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+                break;
+            case detail::CandidateKind::Default: candidateDisplay = eglGetDisplay(EGL_DEFAULT_DISPLAY); break;
+            }
+            if (!initialize(candidateDisplay, name, tried)) {
+                continue;
+            }
+            platform = candidate.kind == detail::CandidateKind::Surfaceless ? "surfaceless"
+                       : candidate.kind == detail::CandidateKind::Default   ? "default"
+                                                                             : "device";
+            try {
+                createContext(desc.debug);
+            } catch (const GlError& error) {
+                tried += "\n  " + name + ": " + error.what();
+                destroyContext();
+                continue;
+            }
+            software = detail::isSoftwareRenderer(renderer) || candidate.kind == detail::CandidateKind::SoftwareDevice;
+            if (software && requireHardware) {
+                sawSoftware = true;
+                tried += "\n  " + name + ": software renderer " + renderer;
+                destroyContext();
+                continue;
+            }
+            gl::loadGl(&glProcAddress, &currentEglContext);
+            log(LogLevel::Info, "egl::HeadlessContext: " + name + ", GL_VENDOR " + vendor + ", GL_RENDERER " +
+                                    renderer + ", GL_VERSION " + version + (software ? " (software)" : ""));
             return;
         }
-        throw GlError("egl::HeadlessContext: no EGL display could be opened; tried:" + tried);
+        restorePrevious();
+        if (sawSoftware) {
+            throw GlError("egl::HeadlessContext: hardware OpenGL is required (HeadlessContextDesc::requireHardware"
+                          " or MYRIAD_EGL_REQUIRE_HARDWARE) but only software rendering is available; tried:" +
+                          tried);
+        }
+        throw GlError("egl::HeadlessContext: no EGL display gave an OpenGL 4.5 core context; tried:" + tried);
+    }
+
+    // Initialises one display; on success keeps it and returns true.
+    bool initialize(EGLDisplay candidate, const std::string& name, std::string& tried) {
+        if (candidate == EGL_NO_DISPLAY) {
+            tried += "\n  " + name + ": no display";
+            return false;
+        }
+        EGLint major = 0;
+        EGLint minor = 0;
+        if (eglInitialize(candidate, &major, &minor) != EGL_TRUE) {
+            tried += "\n  " + name + ": eglInitialize failed (" + eglErrorName(eglGetError()) + ")";
+            return false;
+        }
+        display = candidate;
+        return true;
     }
 
     void createContext(bool debug) {
         // Second load: the display's extensions and the EGL 1.5 entry points it supports.
-        const int version = gladLoaderLoadEGL(display);
-        if (version == 0) {
-            throw GlError("egl::HeadlessContext: EGL entry points for the " + platform +
-                          " display could not be loaded");
+        const int eglVersion = gladLoaderLoadEGL(display);
+        if (eglVersion == 0) {
+            throw GlError("EGL entry points for the display could not be loaded");
         }
         const char* displayExtensions = eglQueryString(display, EGL_EXTENSIONS);
         const std::string extensions = displayExtensions != nullptr ? displayExtensions : "";
-        if (extensions.find("EGL_KHR_surfaceless_context") == std::string::npos) {
-            throw GlError("egl::HeadlessContext: the " + platform +
-                          " display lacks EGL_KHR_surfaceless_context");
+        if (!detail::containsWord(extensions, "EGL_KHR_surfaceless_context")) {
+            throw GlError("the display lacks EGL_KHR_surfaceless_context");
         }
         if (eglBindAPI(EGL_OPENGL_API) != EGL_TRUE) {
-            throw GlError("egl::HeadlessContext: eglBindAPI(EGL_OPENGL_API) failed (" +
-                          eglErrorName(eglGetError()) + "): the driver offers no desktop OpenGL");
+            throw GlError("eglBindAPI(EGL_OPENGL_API) failed (" + eglErrorName(eglGetError()) +
+                          "): the driver offers no desktop OpenGL");
         }
         // EGL_SURFACE_TYPE defaults to EGL_WINDOW_BIT, which no headless display offers: ask for
         // pbuffer configs, then for any surface type (0 matches every mask).
@@ -159,8 +231,7 @@ struct HeadlessContext::Impl {
                                         EGL_NONE};
             if (eglChooseConfig(display, anyConfig, &config, 1, &configCount) != EGL_TRUE ||
                 configCount == 0) {
-                throw GlError("egl::HeadlessContext: no EGL config with EGL_OPENGL_BIT on the " +
-                              platform + " display");
+                throw GlError("no EGL config with EGL_OPENGL_BIT");
             }
         }
         const EGLint contextAttributes[] = {
@@ -171,18 +242,18 @@ struct HeadlessContext::Impl {
             EGL_NONE};
         context = eglCreateContext(display, config, EGL_NO_CONTEXT, contextAttributes);
         if (context == EGL_NO_CONTEXT) {
-            throw GlError("egl::HeadlessContext: no OpenGL 4.5 core context on the " + platform +
-                          " display (" + eglErrorName(eglGetError()) + ")");
+            throw GlError("no OpenGL 4.5 core context (" + eglErrorName(eglGetError()) + ")");
         }
         makeCurrent();
-        gl::loadGl(&glProcAddress, &currentEglContext);
         auto getString = reinterpret_cast<MyriadGetStringFunction>(eglGetProcAddress("glGetString"));
         auto text = [&](unsigned int name) {
             const unsigned char* s = getString != nullptr ? getString(name) : nullptr;
             return s != nullptr ? std::string(reinterpret_cast<const char*>(s)) : std::string("?");
         };
-        description = text(kGlVendorRenderer) + " / " + text(kGlVersion);
-        log(LogLevel::Info, "egl::HeadlessContext: " + platform + " platform, " + description);
+        vendor = text(kGlVendor);
+        renderer = text(kGlRenderer);
+        version = text(kGlVersion);
+        description = renderer + " / " + version;
     }
 
     void makeCurrent() {
@@ -194,8 +265,7 @@ struct HeadlessContext::Impl {
 };
 
 HeadlessContext::HeadlessContext(const HeadlessContextDesc& desc) : m_impl(std::make_unique<Impl>()) {
-    m_impl->openDisplay();
-    m_impl->createContext(desc.debug);
+    m_impl->open(desc);
 }
 
 HeadlessContext::~HeadlessContext() = default;
@@ -211,5 +281,13 @@ void HeadlessContext::releaseCurrent() noexcept {
 const std::string& HeadlessContext::platform() const noexcept { return m_impl->platform; }
 
 const std::string& HeadlessContext::description() const noexcept { return m_impl->description; }
+
+const std::string& HeadlessContext::vendor() const noexcept { return m_impl->vendor; }
+
+const std::string& HeadlessContext::renderer() const noexcept { return m_impl->renderer; }
+
+const std::string& HeadlessContext::version() const noexcept { return m_impl->version; }
+
+bool HeadlessContext::isSoftware() const noexcept { return m_impl->software; }
 
 } // namespace myriad::egl

@@ -123,6 +123,14 @@ public:
      *  batch's record buffer is larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB,
      *  two million instances, by the spec; far more on desktop drivers). */
     void dispatch(GpuResources& resources, FrameStats& stats);
+    /** Compiles the cull program if a list is queued and it does not exist yet, dispatching
+     *  nothing (Renderer::prepare: the first frame then compiles nothing).
+     *  @throws ShaderError as dispatch(). */
+    void prepareProgram() {
+        if (!m_queued.empty()) {
+            ensureProgram();
+        }
+    }
 
     /** Binds @p list on kVisibleIndexUnit, an RGBA32F view of @p gpu's records (bindRecordTexture()) on
      *  kIndexedRecordUnit, and the list's commands as GL_DRAW_INDIRECT_BUFFER. */

@@ -161,7 +161,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (pool.count() == 0 || pass.view().depthOnly) {
                     continue;
                 }
-                (void)shaders.get(particleFeatures(pool), pool.material().surface);
+                shaders.request(particleFeatures(pool), pool.material().surface);  // waited for by the renderer
                 if (pool.material().atlas) {
                     Material atlas;
                     atlas.name = pool.material().name;
@@ -180,7 +180,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (scatter.count() == 0) {
                     continue;
                 }
-                (void)shaders.get(scatterFeatures(scatter, pass.view()), scatter.material().surface);
+                shaders.request(scatterFeatures(scatter, pass.view()), scatter.material().surface);
                 (void)resources.mesh(scatter.mesh());
                 (void)resources.texture(scatter.material());
                 ScatterGpu& gpu = m_scatter[scatter.id()];

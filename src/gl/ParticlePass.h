@@ -48,8 +48,9 @@ public:
     ParticlePass(const ParticlePass&) = delete;
     ParticlePass& operator=(const ParticlePass&) = delete;
 
-    /** Compiles programs, uploads changed rows and, for sorted pools, sorts and uploads each
-     *  view's order. @throws ShaderError, GlError (a GL limit), with nothing drawn. */
+    /** Requests programs (the renderer waits for them: ShaderLibrary::finishPending), uploads
+     *  changed rows and, for sorted pools, sorts and uploads each view's order.
+     *  @throws GlError (a GL limit), with nothing drawn. */
     void prepare(std::span<const ViewPass> passes, ShaderLibrary& shaders, GpuResources& resources);
     /** Draws the view's scatter nodes (opaque, depth written). Leaves blending off, depth mask on. */
     void drawScatter(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,

@@ -2,6 +2,7 @@
 
 #include "gl/EmbeddedShaders.h"
 #include "gl/GlCommon.h"
+#include "gl/ProgramBuild.h"
 #include "gl/ShaderText.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/MorphTargets.h"
@@ -121,68 +122,135 @@ std::string compiledStageText(const ShaderSource& source) {
     return full;
 }
 
-} // namespace detail
-
-namespace {
-
-GLuint compileStage(const ShaderSource& source) {
-    const std::string full = detail::compiledStageText(source);
-    const GLuint shader = glCreateShader(toGl(source.stage));
-    const char* pointer = full.c_str();
-    const auto length = static_cast<GLint>(full.size());
-    glShaderSource(shader, 1, &pointer, &length);
-    glCompileShader(shader);
-    GLint ok = GL_FALSE;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (ok != GL_TRUE) {
-        const std::string log = formatCompileLog(source.name, source.includedName, readLog(shader, false));
-        glDeleteShader(shader);
-        throw ShaderError("shader '" + std::string(source.name) + "' failed to compile:\n" + log);
-    }
-    detail::setLabel(GL_SHADER, shader, source.name);
-    return shader;
+bool hasParallelShaderCompile() noexcept {
+    return GLAD_GL_KHR_parallel_shader_compile != 0 || GLAD_GL_ARB_parallel_shader_compile != 0;
 }
 
-} // namespace
+ProgramBuild::ProgramBuild(std::span<const ShaderSource> stages, std::span<const std::string> assembled,
+                           std::string_view label, bool retrievable,
+                           std::span<const char* const> captureVaryings)
+    : m_label(label) {
+    if (stages.size() != assembled.size()) {
+        throw InvalidArgument("gl::ProgramBuild: " + std::to_string(stages.size()) + " stages but " +
+                              std::to_string(assembled.size()) + " texts");
+    }
+    // Every glCompileShader and the glLinkProgram are issued before any status query: a driver
+    // with parallel compile works on them (and on the other builds of the frame) on its own
+    // threads, one without does the same work at the first query.
+    m_stages.reserve(stages.size());
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        Stage stage;
+        stage.shader = glCreateShader(gl::toGl(stages[i].stage));
+        stage.name = std::string(stages[i].name);
+        stage.includedName = std::string(stages[i].includedName);
+        const char* pointer = assembled[i].c_str();
+        const auto length = static_cast<GLint>(assembled[i].size());
+        glShaderSource(stage.shader, 1, &pointer, &length);
+        glCompileShader(stage.shader);
+        m_stages.push_back(std::move(stage));
+    }
+    m_program = glCreateProgram();
+    for (const Stage& stage : m_stages) {
+        glAttachShader(m_program, stage.shader);
+    }
+    if (!captureVaryings.empty()) {
+        glTransformFeedbackVaryings(m_program, static_cast<GLsizei>(captureVaryings.size()),
+                                    captureVaryings.data(), GL_INTERLEAVED_ATTRIBS);
+    }
+    if (retrievable) {
+        glProgramParameteri(m_program, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+    }
+    glLinkProgram(m_program);
+}
+
+ProgramBuild::~ProgramBuild() { release(); }
+
+ProgramBuild::ProgramBuild(ProgramBuild&& other) noexcept
+    : m_stages(std::move(other.m_stages)), m_program(std::exchange(other.m_program, 0)),
+      m_label(std::move(other.m_label)) {
+    other.m_stages.clear();
+}
+
+ProgramBuild& ProgramBuild::operator=(ProgramBuild&& other) noexcept {
+    if (this != &other) {
+        release();
+        m_stages = std::move(other.m_stages);
+        other.m_stages.clear();
+        m_program = std::exchange(other.m_program, 0);
+        m_label = std::move(other.m_label);
+    }
+    return *this;
+}
+
+void ProgramBuild::release() noexcept {
+    for (const Stage& stage : m_stages) {
+        if (m_program != 0) {
+            glDetachShader(m_program, stage.shader);
+        }
+        glDeleteShader(stage.shader);
+    }
+    m_stages.clear();
+    if (m_program != 0) {
+        glDeleteProgram(m_program);
+        m_program = 0;
+    }
+}
+
+bool ProgramBuild::ready() const {
+    if (m_program == 0 || !hasParallelShaderCompile()) {
+        return true;
+    }
+    GLint done = GL_TRUE;
+    glGetProgramiv(m_program, GL_COMPLETION_STATUS_KHR, &done);
+    return done == GL_TRUE;
+}
+
+Program ProgramBuild::finish() {
+    // The first status query waits for the driver.
+    for (const Stage& stage : m_stages) {
+        GLint ok = GL_FALSE;
+        glGetShaderiv(stage.shader, GL_COMPILE_STATUS, &ok);
+        if (ok != GL_TRUE) {
+            const std::string log = formatCompileLog(stage.name, stage.includedName, readLog(stage.shader, false));
+            const std::string name = stage.name;
+            release();
+            throw ShaderError("shader '" + name + "' failed to compile:\n" + log);
+        }
+    }
+    GLint ok = GL_FALSE;
+    glGetProgramiv(m_program, GL_LINK_STATUS, &ok);
+    if (ok != GL_TRUE) {
+        const std::string log = readLog(m_program, true);
+        release();
+        throw ShaderError("program '" + m_label + "' failed to link:\n" + log);
+    }
+    for (const Stage& stage : m_stages) {
+        setLabel(GL_SHADER, stage.shader, stage.name);  // labelled while alive: a debugger sees it
+        glDetachShader(m_program, stage.shader);
+        glDeleteShader(stage.shader);
+    }
+    m_stages.clear();
+    return adopt(std::exchange(m_program, 0), m_label);
+}
+
+Program ProgramBuild::adopt(std::uint32_t program, std::string_view label) {
+    countObject(ObjectKind::Program, 1);
+    std::string name = labelOrDefault(label, "program", program);
+    setLabel(GL_PROGRAM, program, name);
+    return Program(program, std::move(name));
+}
+
+} // namespace detail
 
 Program::Program(std::span<const ShaderSource> stages, std::string_view label,
                  std::span<const char* const> captureVaryings) {
     requireCurrentContext("gl::Program");
-    std::vector<GLuint> shaders;
-    try {
-        for (const ShaderSource& stage : stages) {
-            shaders.push_back(compileStage(stage));
-        }
-    } catch (...) {
-        for (GLuint shader : shaders) {
-            glDeleteShader(shader);
-        }
-        throw;
+    std::vector<std::string> assembled;
+    assembled.reserve(stages.size());
+    for (const ShaderSource& stage : stages) {
+        assembled.push_back(detail::compiledStageText(stage));
     }
-    const GLuint program = glCreateProgram();
-    for (GLuint shader : shaders) {
-        glAttachShader(program, shader);
-    }
-    if (!captureVaryings.empty()) {
-        glTransformFeedbackVaryings(program, static_cast<GLsizei>(captureVaryings.size()),
-                                    captureVaryings.data(), GL_INTERLEAVED_ATTRIBS);
-    }
-    glLinkProgram(program);
-    for (GLuint shader : shaders) {
-        glDetachShader(program, shader);
-        glDeleteShader(shader);
-    }
-    GLint ok = GL_FALSE;
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (ok != GL_TRUE) {
-        const std::string log = readLog(program, true);
-        glDeleteProgram(program);
-        throw ShaderError("program '" + std::string(label) + "' failed to link:\n" + log);
-    }
-    m_id = program;
-    detail::countObject(detail::ObjectKind::Program, 1);
-    m_label = detail::labelOrDefault(label, "program", m_id);
-    detail::setLabel(GL_PROGRAM, m_id, m_label);
+    *this = detail::ProgramBuild(stages, assembled, label, false, captureVaryings).finish();
 }
 
 std::string_view embeddedShaderText(std::string_view name) {

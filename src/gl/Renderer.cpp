@@ -98,10 +98,12 @@ struct Renderer::Impl {
     const detail::SurfaceProgram* boundProgram = nullptr;
 
     explicit Impl(const RendererDesc& rendererDesc)
-        : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)), resources(id, rendererDesc.stagingBytes) {
+        : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)), resources(id, rendererDesc.stagingBytes),
+          shaders(rendererDesc.programCacheFolder) {
         // The plain variants up front, so a broken driver fails at construction.
-        (void)shaders.get(detail::kLit, nullptr);
-        (void)shaders.get(detail::kLit | detail::kInstanced, nullptr);
+        shaders.request(detail::kLit, nullptr);
+        shaders.request(detail::kLit | detail::kInstanced, nullptr);
+        shaders.finishPending();
         if (desc.debugOutput) {
             debugChain = std::make_unique<DebugChain>();
             void* previous = nullptr;
@@ -181,20 +183,34 @@ struct Renderer::Impl {
         return features | shadow.receiveFeatures(features, nullptr, view);  // shadows
     }
 
-    /** Compiles every program and uploads every stream the passes need, before any draw. */
+    /** Compiles every program and uploads every stream the passes need, before any draw.
+     *  Every missing program is started first (loaded from the binary cache, or compiled and
+     *  linked without waiting), then the uploads run while a driver with parallel compile works
+     *  on them, then it waits for all of them at once. */
     void prepare() {
-        for (const detail::ViewPass& pass : passes) {
-            for (const auto& population : populations.populations()) {
-                (void)shaders.get(featuresOf(*population, pass.view()), population->material.surface);
-                (void)resources.texture(population->material);
-                (void)populations.vertexArray(resources, *population);
+        const std::uint64_t compiledBefore = shaders.compiledCount();
+        const std::uint64_t loadedBefore = shaders.loadedCount();
+        {
+            const PhaseTimer timer(stats.compileMs);
+            for (const detail::ViewPass& pass : passes) {
+                for (const auto& population : populations.populations()) {
+                    shaders.request(featuresOf(*population, pass.view()), population->material.surface);
+                }
+                for (const auto* list : {&pass.opaque(), &pass.blended()}) {
+                    for (const detail::DrawItem& item : *list) {
+                        shaders.request(featuresOf(item, pass.view()), item.node->primitiveMaterial(item.primitive).surface);
+                    }
+                }
             }
+        }
+        for (const auto& population : populations.populations()) {
+            (void)resources.texture(population->material);
+            (void)populations.vertexArray(resources, *population);
         }
         for (const detail::ViewPass& pass : passes) {
             for (const auto* list : {&pass.opaque(), &pass.blended()}) {
                 for (const detail::DrawItem& item : *list) {
                     const Material& material = item.node->primitiveMaterial(item.primitive);
-                    (void)shaders.get(featuresOf(item, pass.view()), material.surface);
                     const PhaseTimer timer(stats.uploadMs);
                     (void)resources.mesh(detail::drawnMesh(item));  // a LOD level's mesh too
                     (void)resources.texture(material);
@@ -204,9 +220,19 @@ struct Renderer::Impl {
                 }
             }
         }
-        // particles and scatter: programs, uploads and per-view sorts, before any draw
-        const PhaseTimer timer(stats.uploadMs);
-        particles.prepare(passes, shaders, resources);
+        {
+            // particles and scatter: programs (requested), uploads and per-view sorts, before any draw
+            const PhaseTimer timer(stats.uploadMs);
+            particles.prepare(passes, shaders, resources);
+        }
+        {
+            // The frame needs every one of them: wait for all together (a ShaderError throws here,
+            // before anything is drawn), rather than drawing without a variant.
+            const PhaseTimer timer(stats.compileMs);
+            shaders.finishPending();
+        }
+        stats.programsCompiled = static_cast<std::uint32_t>(shaders.compiledCount() - compiledBefore);
+        stats.programsLoaded = static_cast<std::uint32_t>(shaders.loadedCount() - loadedBefore);
     }
 
     void useProgram(const detail::SurfaceProgram& program) {
@@ -460,7 +486,8 @@ struct Renderer::Impl {
         boundProgram = nullptr;
     }
 
-    void render(const Scene& scene, std::span<const View> views) {
+    /** A frame: @p draw false stops after prepare() (Renderer::prepare). */
+    void render(const Scene& scene, std::span<const View> views, bool draw = true) {
         const auto frameStart = std::chrono::steady_clock::now();
         stats = FrameStats{};
         // Views with nothing to draw into are skipped before any GL call; raw matrices are
@@ -555,6 +582,11 @@ struct Renderer::Impl {
             materials.bind();
         }
         prepare();
+        if (!draw) {
+            gpuCulling.prepareProgram();  // the one program render() would compile after prepare
+            stats.frameMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count();
+            return;
+        }
         {
             // Every (view, batch) culled on the GPU, before the first draw: compute, one barrier, draws.
             const PhaseTimer timer(stats.cullMs);
@@ -587,6 +619,10 @@ Renderer::~Renderer() = default;
 void Renderer::render(const Scene& scene, std::span<const View> views) { m_impl->render(scene, views); }
 
 void Renderer::render(const Scene& scene, const View& view) { m_impl->render(scene, std::span(&view, 1)); }
+
+void Renderer::prepare(const Scene& scene, std::span<const View> views) { m_impl->render(scene, views, false); }
+
+void Renderer::prepare(const Scene& scene, const View& view) { m_impl->render(scene, std::span(&view, 1), false); }
 
 void Renderer::render(const Scene& scene, const Camera& camera, const OffscreenTarget& target) {
     if (target.framebufferId() == 0) {

@@ -1,5 +1,6 @@
 #include "gl/ShaderLibrary.h"
 
+#include "gl/GlCommon.h"
 #include "gl/InstanceVisibility.h"
 #include "gl/ShadowPass.h"  // shadows: kShadowMapUnit
 #include "myriad/core/InstanceStream.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <string_view>
 
 namespace myriad::gl::detail {
@@ -177,19 +179,87 @@ SurfaceProgramSource ShaderLibrary::programSource(std::uint32_t features, const 
     return source;
 }
 
+ShaderLibrary::ShaderLibrary(const std::filesystem::path& cacheFolder) : m_cache(cacheFolder) {
+    // The thread count is a context-wide hint; the drivers' defaults differ (some start at 0,
+    // compiling on the calling thread), so ask for the implementation's maximum.
+    if (GLAD_GL_KHR_parallel_shader_compile != 0) {
+        glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
+    } else if (GLAD_GL_ARB_parallel_shader_compile != 0) {
+        glMaxShaderCompilerThreadsARB(0xFFFFFFFFu);
+    }
+}
+
 SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface) {
     const ShaderKey key{features, surface ? surface->id() : 0};
     auto it = m_programs.find(key);
     if (it != m_programs.end()) {
         return *it->second;
     }
+    request(features, surface);
+    finishPending();
+    return *m_programs.at(key);
+}
+
+void ShaderLibrary::request(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface) {
+    const ShaderKey key{features, surface ? surface->id() : 0};
+    if (m_programs.contains(key) ||
+        std::any_of(m_pending.begin(), m_pending.end(), [&](const Pending& p) { return p.key == key; })) {
+        return;
+    }
+    // The same text programSource() gives the glslangValidator check (tests/shaders/).
     const SurfaceProgramSource source = programSource(features, surface.get());
-    auto program = std::make_unique<SurfaceProgram>(Program(source.stages(), source.label));
-    program->surface = surface;
-    return *m_programs.emplace(key, std::move(program)).first->second;
+    const std::array<ShaderSource, 2> stages = source.stages();
+    const std::string& label = source.label;
+    const std::string assembled[] = {compiledStageText(stages[0]), compiledStageText(stages[1])};
+    std::uint64_t cacheKey = 0;
+    if (m_cache.enabled()) {
+        cacheKey = m_cache.keyOf(assembled);
+        if (const std::uint32_t cached = m_cache.load(cacheKey); cached != 0) {
+            keep(key, ProgramBuild::adopt(cached, label), surface);
+            ++m_loaded;
+            return;
+        }
+    }
+    m_pending.push_back(Pending{key, ProgramBuild(stages, assembled, label, m_cache.enabled()), surface, cacheKey});
+}
+
+void ShaderLibrary::finishPending() {
+    std::exception_ptr firstError;
+    while (!m_pending.empty()) {
+        // Whatever the driver has finished first; when none is, wait on the oldest (the others
+        // keep compiling on the driver's threads meanwhile) rather than spin.
+        auto next = std::find_if(m_pending.begin(), m_pending.end(), [](const Pending& p) { return p.build.ready(); });
+        if (next == m_pending.end()) {
+            next = m_pending.begin();
+        }
+        Pending pending = std::move(*next);
+        m_pending.erase(next);
+        try {
+            Program program = pending.build.finish();
+            if (m_cache.enabled()) {
+                m_cache.store(pending.cacheKey, program.id());
+            }
+            keep(pending.key, std::move(program), pending.surface.lock());
+            ++m_compiled;
+        } catch (const ShaderError&) {
+            if (!firstError) {
+                firstError = std::current_exception();
+            }
+        }
+    }
+    if (firstError) {
+        std::rethrow_exception(firstError);
+    }
+}
+
+void ShaderLibrary::keep(const ShaderKey& key, Program program, const std::shared_ptr<const SurfaceShader>& surface) {
+    auto kept = std::make_unique<SurfaceProgram>(std::move(program));
+    kept->surface = surface;
+    m_programs.emplace(key, std::move(kept));
 }
 
 void ShaderLibrary::releaseExpired() {
+    std::erase_if(m_pending, [](const Pending& p) { return p.key.surfaceId != 0 && p.surface.expired(); });
     std::erase_if(m_programs, [](const auto& entry) {
         return entry.first.surfaceId != 0 && entry.second->surface.expired();
     });

@@ -2,16 +2,22 @@
 // Internal to myriad_gl: one GLSL source per stage (shaders/surface.vert, surface.frag) with
 // feature switches, compiled on demand into one program per (feature set, surface function)
 // and cached. The per-instance stream declarations are generated here from the streams'
-// InstanceStreamDesc, the same declarations GpuResources binds.
+// InstanceStreamDesc, the same declarations GpuResources binds. A frame requests every variant
+// it needs first and waits for them together (GL_KHR_parallel_shader_compile); with a cache
+// folder, linked programs are kept on disk as glProgramBinary blobs (ProgramBinaryCache).
+#include "gl/ProgramBinaryCache.h"
+#include "gl/ProgramBuild.h"
 #include "myriad/core/SurfaceShader.h"
 #include "myriad/gl/Program.h"
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace myriad::gl::detail {
 
@@ -91,15 +97,37 @@ struct SurfaceProgramSource {
 
 class ShaderLibrary {
 public:
-    /** The program for @p features and @p surface (null: built-in), compiled on first use.
+    /** @p cacheFolder: where program binaries are kept (empty: no cache). With
+     *  GL_KHR_parallel_shader_compile (or ARB_), asks the driver for all its compiler threads
+     *  (glMaxShaderCompilerThreadsKHR(0xFFFFFFFF)), once.
+     *  @throws InvalidArgument if the folder cannot be made (ProgramBinaryCache). */
+    explicit ShaderLibrary(const std::filesystem::path& cacheFolder = {});
+
+    /** The program for @p features and @p surface (null: built-in), compiled on first use;
+     *  waits for every requested build (finishPending()).
      *  @throws ShaderError naming the file and line (the user's surface by its name). */
     SurfaceProgram& get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface);
     /** The sources of the program for @p features and @p surface (null: built-in), as get()
      *  compiles them; no GL. */
     [[nodiscard]] static SurfaceProgramSource programSource(std::uint32_t features, const SurfaceShader* surface);
+    /** Starts the program for @p features and @p surface unless it exists or is on its way:
+     *  loaded from the binary cache at once when the cache has it, else compiled and linked
+     *  without waiting. @throws InvalidArgument only for a built-in text without \#version. */
+    void request(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface);
+    /** Waits for every requested build, finishing them in the order the driver completes them;
+     *  each one that links is kept (and written to the cache).
+     *  @throws ShaderError of the first build that failed, after finishing the others (the failed
+     *  ones are forgotten: the next request compiles them again). */
+    void finishPending();
     /** Drops programs whose surface function was destroyed. */
     void releaseExpired();
     [[nodiscard]] std::size_t size() const noexcept { return m_programs.size(); }
+    /** Builds requested and not yet finished. */
+    [[nodiscard]] std::size_t pendingCount() const noexcept { return m_pending.size(); }
+    /** Programs compiled from source so far (finished builds that linked). */
+    [[nodiscard]] std::uint64_t compiledCount() const noexcept { return m_compiled; }
+    /** Programs made from a cached binary so far. */
+    [[nodiscard]] std::uint64_t loadedCount() const noexcept { return m_loaded; }
     /** The GLSL declarations of the per-instance streams a variant with @p features reads
      *  (vertex stage), generated from their InstanceStreamDesc. Public for tests and tools. */
     [[nodiscard]] static std::string streamDeclarations(std::uint32_t features);
@@ -112,7 +140,19 @@ private:
             return std::hash<std::uint64_t>()(key.surfaceId * 1315423911u + key.features);
         }
     };
+    struct Pending {
+        ShaderKey key;
+        ProgramBuild build;
+        std::weak_ptr<const SurfaceShader> surface;
+        std::uint64_t cacheKey = 0;
+    };
+    void keep(const ShaderKey& key, Program program, const std::shared_ptr<const SurfaceShader>& surface);
+
     std::unordered_map<ShaderKey, std::unique_ptr<SurfaceProgram>, KeyHash> m_programs;
+    std::vector<Pending> m_pending;
+    ProgramBinaryCache m_cache;
+    std::uint64_t m_compiled = 0;
+    std::uint64_t m_loaded = 0;
 };
 
 } // namespace myriad::gl::detail

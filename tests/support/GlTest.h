@@ -8,16 +8,26 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 
 namespace myriad::test {
 
-/** The process's GL context, created on first use. A test that cannot get one fails with the
- *  reason (GlError), never skips. */
+/** The process's GL context, created on first use; its renderer is printed once then (so a
+ *  log shows whether a run was on a GPU or on llvmpipe). A test that cannot get one fails with
+ *  the reason (GlError), never skips. */
 inline egl::HeadlessContext& context() {
     static egl::HeadlessContext instance;
+    static const bool printed = [] {
+        std::printf("GL renderer: %s / %s / %s (%s platform%s)\n", instance.vendor().c_str(),
+                    instance.renderer().c_str(), instance.version().c_str(), instance.platform().c_str(),
+                    instance.isSoftware() ? ", software" : "");
+        std::fflush(stdout);
+        return true;
+    }();
+    (void)printed;
     instance.makeCurrent();
     return instance;
 }

@@ -6,7 +6,7 @@
 
 namespace myriad::gl {
 
-/** Counters for one frame, reset at the start of each Renderer::render. */
+/** Counters for one frame, reset at the start of each Renderer::render (and Renderer::prepare). */
 struct FrameStats {
     std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count)
     std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views
@@ -44,6 +44,12 @@ struct FrameStats {
     std::uint64_t instancesGpuCulled = 0;
     std::uint64_t particles = 0;        ///< particles drawn, summed over views
     std::uint64_t particlesSorted = 0;  ///< particles sorted back to front, summed over views
+    /** Shader programs this call compiled from source (variants no earlier frame needed).
+     *  0 in a frame after Renderer::prepare() with the same scene and views. */
+    std::uint32_t programsCompiled = 0;
+    /** Shader programs this call made from RendererDesc::programCacheFolder's binaries instead
+     *  of compiling them. */
+    std::uint32_t programsLoaded = 0;
 
     // CPU time of this render() call by phase, milliseconds (steady clock). myriad's own work is
     // cullMs + uploadMs + submitMs - drawMs. drawMs is the time inside glDraw* calls, and the
@@ -56,6 +62,9 @@ struct FrameStats {
     double submitMs = 0.0;  ///< the draw loop: state, uniforms, binds and the draw calls
     double drawMs = 0.0;    ///< inside the glDraw* calls (part of submitMs)
     double sortMs = 0.0;    ///< sorting particles back to front per view (part of uploadMs)
+    /** Starting the programs the frame lacked and waiting for them (compile and link, or
+     *  glProgramBinary); the driver's compile threads run during the uploads in between. */
+    double compileMs = 0.0;
     double frameMs = 0.0;   ///< the whole render() call
 
     /** myriad's own CPU time in this frame, driver work excluded. */

@@ -10,8 +10,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace myriad::gl {
+
+namespace detail {
+class ProgramBuild;
+} // namespace detail
 
 /** Which pipeline stage a ShaderSource is compiled for. */
 enum class ShaderStage : std::uint8_t { Vertex, Fragment, Compute };
@@ -31,7 +36,9 @@ struct ShaderSource {
 
 /** A linked GLSL program. Uniforms are set with glProgramUniform* (DSA: no bind needed).
  *  GL calls: glCreateShader, glShaderSource, glCompileShader, glCreateProgram, glLinkProgram,
- *  glProgramUniform*, glUseProgram, glObjectLabel.
+ *  glProgramUniform*, glUseProgram, glObjectLabel. The constructor waits for the driver's
+ *  compile and link; the renderer's own variants instead start all of a frame's compiles before
+ *  waiting for any (GL_KHR_parallel_shader_compile where the driver has it; docs/shaders.md).
  *  Ownership: move-only RAII. Thread safety: call only on the context's thread. */
 class Program {
 public:
@@ -82,6 +89,9 @@ public:
     [[nodiscard]] const std::string& label() const noexcept { return m_label; }
 
 private:
+    friend class detail::ProgramBuild;  // wraps programs it linked or loaded from a binary
+    Program(std::uint32_t id, std::string label) noexcept : m_id(id), m_label(std::move(label)) {}
+
     std::uint32_t m_id = 0;
     std::string m_label;
 };

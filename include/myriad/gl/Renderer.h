@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,7 +28,7 @@ namespace myriad::gl {
 class OffscreenTarget;
 
 /** Creation parameters. Defaults: no debug callback, documented exit state (not the caller's),
- *  a 4 MiB staging ring. */
+ *  a 4 MiB staging ring, no program binary cache. */
 struct RendererDesc {
     /** Route KHR_debug messages to myriad::log (GL_DEBUG_OUTPUT on). A callback the game had
      *  installed keeps receiving every message (myriad's forwards to it), and is put back when
@@ -39,6 +40,15 @@ struct RendererDesc {
     bool preserveState = false;
     /** Bytes of the persistently mapped upload ring (fixed; larger uploads are chunked). */
     std::size_t stagingBytes = std::size_t{4} << 20;
+    /** Opt-in: a folder (created if missing) where the renderer keeps every shader program it
+     *  links as a glProgramBinary file, one per program, named by a hash of GL_VENDOR,
+     *  GL_RENDERER, GL_VERSION and the program's full sources; a later renderer (this run or the
+     *  next) loads the binary instead of compiling. A file that is not exactly this driver's
+     *  binary for those sources (stale, truncated, foreign, corrupt, or refused by
+     *  glProgramBinary) is ignored, the program compiled and the file written again; writes go
+     *  through a temporary file and a rename. Empty (default): no cache. Ignored when the driver
+     *  has no program binary format. Several renderers and processes may share one folder. */
+    std::filesystem::path programCacheFolder{};
 };
 
 /** Draws scenes into any framebuffer: the game's (HDR float or sRGB, after its own passes, with
@@ -46,10 +56,15 @@ struct RendererDesc {
  *
  *  **A frame** is one render() call with one or more Views: (1) a pass per view collects and
  *  culls the scene (opaque and alpha-mask nodes in tree order, then alpha-blend nodes back to
- *  front by bounds centre); (2) prepare: every program the views need is compiled (a shader that
- *  does not compile throws here, before anything is drawn), and every changed instance stream
- *  of every batch any view draws is uploaded once (FrameStats::bytesUploaded counts it once);
- *  (3) each view clears what it asks and draws. Each InstancedMeshNode is one
+ *  front by bounds centre); (2) prepare: every program the views need and the renderer lacks is
+ *  started (all compiles of the frame before any wait, so a driver with
+ *  GL_KHR_parallel_shader_compile builds them on its threads during the uploads), every changed
+ *  instance stream of every batch any view draws is uploaded once (FrameStats::bytesUploaded
+ *  counts it once), then render() waits for all the programs: a frame draws every node with its
+ *  own variant or throws, never skips one that is not ready (a shader that does not compile
+ *  throws here, before anything is drawn); (3) each view clears what it asks and draws.
+ *  prepare(scene, views) runs (1) and (2) ahead of the first frame, so that frame compiles
+ *  nothing. Each InstancedMeshNode is one
  *  glDrawElementsInstancedBaseInstance over its drawn range; each MeshNode one draw of one
  *  instance. Colour is linear light throughout (lighting, blending); GL_FRAMEBUFFER_SRGB lets an
  *  sRGB target encode it once, a float target stores it linear.
@@ -82,8 +97,12 @@ struct RendererDesc {
  *  Thread safety: call only on the context's thread. */
 class Renderer {
 public:
-    /** @throws GlError if GL is not loaded or no GL 4.5 context is current;
-     *  ShaderError if a built-in shader fails to compile (a driver bug). */
+    /** Compiles (or loads from desc.programCacheFolder) the two plain surface variants. With
+     *  GL_KHR_parallel_shader_compile (or ARB_) it sets the context's compiler thread hint to the
+     *  driver's maximum (glMaxShaderCompilerThreadsKHR(0xFFFFFFFF)), once.
+     *  @throws GlError if GL is not loaded or no GL 4.5 context is current;
+     *  ShaderError if a built-in shader fails to compile (a driver bug); InvalidArgument if
+     *  desc.programCacheFolder names a file, or a folder that cannot be created. */
     explicit Renderer(const RendererDesc& desc = {});
     ~Renderer();
     Renderer(const Renderer&) = delete;
@@ -101,6 +120,22 @@ public:
     void render(const Scene& scene, std::span<const View> views);
     /** One view. @throws as above. */
     void render(const Scene& scene, const View& view);
+    /** Everything render(scene, views) would do before its first draw, and nothing after: builds
+     *  the same draw lists (culling, LOD selection, sorting and the shadow fit with these views'
+     *  cameras; the light's shadow views when shadows are on), compiles every program variant
+     *  they need (waiting for all of them: all started first, in parallel where the driver
+     *  can), and uploads what changed (meshes, textures, instance streams, the material table,
+     *  particles). It draws nothing, clears nothing, writes no framebuffer and dispatches no
+     *  GPU culling. Call it during a loading screen: a render() with the same scene and views
+     *  then compiles nothing (FrameStats::programsCompiled 0) and uploads only what changed
+     *  since. Views that differ later (another camera, a node that comes into view, a new
+     *  material) may still need programs or uploads then. lastFrameStats() afterwards counts
+     *  this call (programs, uploads; no draws or views). GL state: as render() (the state
+     *  contract above).
+     *  @throws as render(scene, views), before any draw (there are none). */
+    void prepare(const Scene& scene, std::span<const View> views);
+    /** One view. @throws as above. */
+    void prepare(const Scene& scene, const View& view);
     /** The one-call façade: clears @p target to scene.clearColor and draws @p scene seen from
      *  @p camera. @throws InvalidArgument if the target is empty (moved from); as above. */
     void render(const Scene& scene, const Camera& camera, const OffscreenTarget& target);
@@ -135,7 +170,8 @@ public:
      *  kMaxMorphTargets / 4 texels per instance, read by instance index), or 0 while the batch
      *  has no weights of its own or has not been drawn. For interop and tests. */
     [[nodiscard]] std::uint32_t instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept;
-    /** Shader programs compiled so far (one per feature set and surface function in use). */
+    /** Shader programs this renderer holds (one per feature set and surface function in use),
+     *  compiled or loaded from the program cache. */
     [[nodiscard]] std::size_t programCount() const noexcept;
     /** The directional light's shadow map as the last render() drew it (docs/shadows.md):
      *  texture, size, each cascade's box and matrix, draws into it. The reference lives as long
