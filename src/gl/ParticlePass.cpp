@@ -21,15 +21,6 @@ namespace {
 constexpr std::size_t kRowBytes = 16;  // one vec4 row of a particle stream
 
 
-void checkTextureBufferTexels(std::size_t texels, const SceneNode& node, std::string_view what) {
-    GLint maxTexels = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
-    if (texels > static_cast<std::size_t>(maxTexels)) {
-        throw GlError("gl::Renderer: '" + node.name() + "' needs " + std::to_string(texels) + " texels for its " +
-                      std::string(what) + ", above GL_MAX_TEXTURE_BUFFER_SIZE " + std::to_string(maxTexels));
-    }
-}
-
 /** A float's bits as an unsigned key that orders like the float (Herf, "Radix Tricks", 2001):
  *  negative floats have every bit flipped, positive ones only the sign bit. */
 std::uint32_t orderedBits(float value) noexcept {
@@ -79,7 +70,7 @@ void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, co
     order.resize(count);
 }
 
-ParticlePass::ParticlePass(std::uint64_t consumer) : m_consumer(consumer) {}
+ParticlePass::ParticlePass(std::uint64_t consumer, const GlLimits& limits) : m_consumer(consumer), m_limits(limits) {}
 
 ParticlePass::~ParticlePass() {
     for (auto& [id, gpu] : m_pools) {
@@ -201,7 +192,8 @@ void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResourc
     gpu.uploadedFrame = m_frame;
     bool full = false;
     if (gpu.capacity < pool.capacity()) {
-        checkTextureBufferTexels(ParticleStreamId::Count * pool.capacity(), pool, "particle streams");
+        requireTextureBufferTexels(m_limits, std::uint64_t{ParticleStreamId::Count} * pool.capacity(), nodeName(pool),
+                                   "particle streams (4 texels per particle)", "lower the pool's capacity");
         gpu.buffer = Buffer({.sizeBytes = ParticleStreamId::Count * pool.capacity() * kRowBytes,
                              .label = labelFor(pool, "ParticlePool.streams")});
         gpu.texture = TextureHandle(GL_TEXTURE_BUFFER);
@@ -253,7 +245,8 @@ void ParticlePass::uploadOrder(std::size_t passIndex, const ViewPass& pass, cons
     stats.sortMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     stats.particlesSorted += count;
     if (order.capacity < pool.capacity()) {
-        checkTextureBufferTexels(pool.capacity(), pool, "particle order");
+        requireTextureBufferTexels(m_limits, pool.capacity(), nodeName(pool),
+                                   "back-to-front order (1 texel per particle)", "lower the pool's capacity");
         order.buffer = Buffer({.sizeBytes = pool.capacity() * sizeof(std::uint32_t),
                                .label = labelFor(pool, "ParticlePool.order-" + std::to_string(passIndex))});
         order.texture = TextureHandle(GL_TEXTURE_BUFFER);
