@@ -357,13 +357,13 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         const WindField& wind = scatter.wind;
         glm::vec3 windDirection(wind.direction.x, 0.0f, wind.direction.z);
         windDirection = glm::length(windDirection) > 0.0f ? glm::normalize(windDirection) : glm::vec3(1, 0, 0);
-        program.setUniform(program.uniformLocation("u_meshHeight"), std::max(scatter.mesh()->localBounds().max.y, 1e-6f));
-        program.setUniform(program.uniformLocation("u_windTime"), wind.time);
-        program.setUniform(program.uniformLocation("u_windDirection"), windDirection);
-        program.setUniform(program.uniformLocation("u_windStrength"), wind.strength);
-        program.setUniform(program.uniformLocation("u_gustStrength"), wind.gustStrength);
-        program.setUniform(program.uniformLocation("u_gustScale"), wind.gustScale);
-        program.setUniform(program.uniformLocation("u_gustSpeed"), wind.gustSpeed);
+        program.setUniform(u.wind.meshHeight, std::max(scatter.mesh()->localBounds().max.y, 1e-6f));
+        program.setUniform(u.wind.time, wind.time);
+        program.setUniform(u.wind.direction, windDirection);
+        program.setUniform(u.wind.strength, wind.strength);
+        program.setUniform(u.wind.gustStrength, wind.gustStrength);
+        program.setUniform(u.wind.gustScale, wind.gustScale);
+        program.setUniform(u.wind.gustSpeed, wind.gustSpeed);
         if (material.doubleSided) {
             glDisable(GL_CULL_FACE);
         } else {
@@ -422,16 +422,16 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         program.setUniform(u.viewProjection, camera.viewProjection);
         program.setUniform(u.eye, glm::vec3(camera.eye));
         program.setUniform(u.tint, pool.tint());
-        program.setUniform(program.uniformLocation("u_cameraRight"), glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
-        program.setUniform(program.uniformLocation("u_cameraUp"), glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
-        program.setUniform(program.uniformLocation("u_particleCapacity"), static_cast<int>(gpu.capacity));
-        program.setUniform(program.uniformLocation("u_sorted"), sorted ? 1 : 0);
-        program.setUniform(program.uniformLocation("u_streak"), material.shape == ParticleShape::Streak ? 1 : 0);
-        program.setUniform(program.uniformLocation("u_streakSeconds"), material.streakSeconds);
-        program.setUniform(program.uniformLocation("u_atlasGrid"),
+        program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
+        program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
+        program.setUniform(u.particle.capacity, static_cast<int>(gpu.capacity));
+        program.setUniform(u.particle.sorted, sorted ? 1 : 0);
+        program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
+        program.setUniform(u.particle.streakSeconds, material.streakSeconds);
+        program.setUniform(u.particle.atlasGrid,
                            glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
-        program.setUniform(program.uniformLocation("u_blendFrames"), material.blendFrames ? 1 : 0);
-        program.setUniform(program.uniformLocation("u_round"), material.round ? 1 : 0);
+        program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
+        program.setUniform(u.particle.round, material.round ? 1 : 0);
         const Texture2D* texture = nullptr;
         if (material.atlas) {
             Material atlas;
