@@ -124,6 +124,11 @@ void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const
     const char* advice = "use InstanceCulling::Cpu or split the batch";
     requireStorageBlockBytes(m_limits, gpu.recordSource().bytes, name,
                              "record buffer (one storage block for InstanceCulling::Gpu)", advice);
+    const Buffer& weights = gpu.streams[InstanceStreamId::MorphWeights].buffer;
+    if (batch.hasInstanceMorphWeights() && weights.id() != 0) {
+        requireStorageBlockBytes(m_limits, static_cast<std::uint64_t>(weights.sizeBytes()), name,
+                                 "per-instance morph weights (one storage block for InstanceCulling::Gpu)", advice);
+    }
     const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
     const std::uint64_t listTexels = std::uint64_t{slots} * list.capacity;
     requireTextureBufferTexels(m_limits, listTexels, name,

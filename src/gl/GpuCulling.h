@@ -123,8 +123,9 @@ public:
      *  them). @p resources: the batches' GPU copies, prepared this frame.
      *  @throws ShaderError if cull.comp does not compile (a driver bug); CapacityError, before
      *  any dispatch, naming the batch, the buffer and the limit, if a queued batch's record
-     *  buffer, visible-index list (all LOD slots) or held levels are larger than
-     *  GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB, two million instances, by the spec),
+     *  buffer, per-instance morph weights, visible-index list (all LOD slots) or held levels are
+     *  larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB, two million instances,
+     *  by the spec),
      *  its list is longer than GL_MAX_TEXTURE_BUFFER_SIZE texels, or its work groups exceed
      *  GL_MAX_COMPUTE_WORK_GROUP_COUNT. */
     void dispatch(GpuResources& resources, FrameStats& stats);
