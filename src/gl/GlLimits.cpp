@@ -21,8 +21,8 @@ std::int64_t integer(GLenum name) {
 }
 
 [[noreturn]] void refuse(std::uint64_t needed, const char* unit, std::int64_t limit, const char* limitName,
-                         std::string_view node, std::string_view what, std::string_view advice) {
-    std::string message = "gl::Renderer::render: '" + std::string(node) + "': its " + std::string(what) +
+                         const SceneNode& node, std::string_view what, std::string_view advice) {
+    std::string message = "gl::Renderer::render: '" + nodeName(node) + "': its " + std::string(what) +
                           " needs " + std::to_string(needed) + " " + unit + ", above " + limitName + " (" +
                           std::to_string(limit) + " on this driver)";
     if (!advice.empty()) {
@@ -53,14 +53,14 @@ void lowerGlLimitsForTesting(const GlLimits& ceiling) noexcept { g_ceiling = cei
 
 void resetGlLimitsForTesting() noexcept { g_ceiling = GlLimits{}; }
 
-void requireTextureBufferTexels(const GlLimits& limits, std::uint64_t texels, std::string_view node,
+void requireTextureBufferTexels(const GlLimits& limits, std::uint64_t texels, const SceneNode& node,
                                 std::string_view what, std::string_view advice) {
     if (texels > static_cast<std::uint64_t>(limits.maxTextureBufferTexels)) {
         refuse(texels, "texels", limits.maxTextureBufferTexels, "GL_MAX_TEXTURE_BUFFER_SIZE", node, what, advice);
     }
 }
 
-void requireStorageBlockBytes(const GlLimits& limits, std::uint64_t bytes, std::string_view node,
+void requireStorageBlockBytes(const GlLimits& limits, std::uint64_t bytes, const SceneNode& node,
                               std::string_view what, std::string_view advice) {
     if (bytes > static_cast<std::uint64_t>(limits.maxShaderStorageBlockBytes)) {
         refuse(bytes, "bytes", limits.maxShaderStorageBlockBytes, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE", node, what,

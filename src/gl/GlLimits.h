@@ -44,13 +44,14 @@ void lowerGlLimitsForTesting(const GlLimits& ceiling) noexcept;
 /** Ends lowerGlLimitsForTesting(): later queries report the driver's limits. */
 void resetGlLimitsForTesting() noexcept;
 
-/** Throws CapacityError unless @p texels <= limits.maxTextureBufferTexels. The message names the
- *  batch (@p node, its nodeName()), the stream or list (@p what), the texels it needs and the
- *  limit with its value, and says what to do instead (@p advice, may be empty). */
-void requireTextureBufferTexels(const GlLimits& limits, std::uint64_t texels, std::string_view node,
+/** Throws CapacityError unless @p texels <= limits.maxTextureBufferTexels. The message names
+ *  @p node (nodeName()), the stream or list (@p what), the texels it needs and the limit with its
+ *  value, and says what to do instead (@p advice, may be empty). Builds no string when it fits:
+ *  called per draw item and frame. */
+void requireTextureBufferTexels(const GlLimits& limits, std::uint64_t texels, const SceneNode& node,
                                 std::string_view what, std::string_view advice = {});
 /** The same for a shader storage block of @p bytes against maxShaderStorageBlockBytes. */
-void requireStorageBlockBytes(const GlLimits& limits, std::uint64_t bytes, std::string_view node,
+void requireStorageBlockBytes(const GlLimits& limits, std::uint64_t bytes, const SceneNode& node,
                               std::string_view what, std::string_view advice = {});
 
 } // namespace myriad::gl::detail

@@ -119,33 +119,35 @@ std::pair<std::size_t, std::size_t> GpuCulling::groupsFor(std::size_t tested) co
 }
 
 void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const {
+    // Runs for every queued list every frame: strings only for a refusal.
     const InstancedMeshNode& batch = *list.node;
-    const std::string name = nodeName(batch);
     const char* advice = "use InstanceCulling::Cpu or split the batch";
-    requireStorageBlockBytes(m_limits, gpu.recordSource().bytes, name,
+    requireStorageBlockBytes(m_limits, gpu.recordSource().bytes, batch,
                              "record buffer (one storage block for InstanceCulling::Gpu)", advice);
     const Buffer& weights = gpu.streams[InstanceStreamId::MorphWeights].buffer;
     if (batch.hasInstanceMorphWeights() && weights.id() != 0) {
-        requireStorageBlockBytes(m_limits, static_cast<std::uint64_t>(weights.sizeBytes()), name,
+        requireStorageBlockBytes(m_limits, static_cast<std::uint64_t>(weights.sizeBytes()), batch,
                                  "per-instance morph weights (one storage block for InstanceCulling::Gpu)", advice);
     }
     const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
     const std::uint64_t listTexels = std::uint64_t{slots} * list.capacity;
-    requireTextureBufferTexels(m_limits, listTexels, name,
-                               "GPU visible-index list (" + std::to_string(slots) + " LOD slot(s) of " +
-                                   std::to_string(list.capacity) + ")",
-                               advice);
-    requireStorageBlockBytes(m_limits, listTexels * sizeof(std::uint32_t), name, "GPU visible-index list", advice);
+    if (listTexels > static_cast<std::uint64_t>(m_limits.maxTextureBufferTexels)) {
+        requireTextureBufferTexels(m_limits, listTexels, batch,
+                                   "GPU visible-index list (" + std::to_string(slots) + " LOD slot(s) of " +
+                                       std::to_string(list.capacity) + ")",
+                                   advice);
+    }
+    requireStorageBlockBytes(m_limits, listTexels * sizeof(std::uint32_t), batch, "GPU visible-index list", advice);
     if (list.lodLevels != 0) {
-        requireStorageBlockBytes(m_limits, std::uint64_t{list.range.end} * sizeof(std::uint32_t), name,
+        requireStorageBlockBytes(m_limits, std::uint64_t{list.range.end} * sizeof(std::uint32_t), batch,
                                  "held LOD levels (one uint per record)", advice);
     }
-    const auto [groupsX, groupsY] = groupsFor(list.range.end - list.range.begin);
-    (void)groupsX;
+    const std::size_t tested = list.range.end - list.range.begin;
+    const std::size_t groupsY = groupsFor(tested).second;
     if (static_cast<std::int64_t>(groupsY) > m_limits.maxComputeWorkGroups[1]) {
-        throw CapacityError("gl::Renderer::render: '" + name + "': culling its " +
-                            std::to_string(list.range.end - list.range.begin) + " instances needs " +
-                            std::to_string(groupsY) + " work groups in y, above GL_MAX_COMPUTE_WORK_GROUP_COUNT[1] (" +
+        throw CapacityError("gl::Renderer::render: '" + nodeName(batch) + "': culling its " + std::to_string(tested) +
+                            " instances needs " + std::to_string(groupsY) +
+                            " work groups in y, above GL_MAX_COMPUTE_WORK_GROUP_COUNT[1] (" +
                             std::to_string(m_limits.maxComputeWorkGroups[1]) + " on this driver); " + advice);
     }
 }

@@ -399,7 +399,7 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
         // First use or grown: a buffer of the whole capacity, so later growth within it costs
         // no reallocation.
         if (desc.binding == StreamBinding::BufferTexture) {
-            requireTextureBufferTexels(m_limits, stream.capacity() * rowBytes / kStreamTexelBytes, nodeName(node),
+            requireTextureBufferTexels(m_limits, stream.capacity() * rowBytes / kStreamTexelBytes, node,
                                        std::string(desc.name) + " stream (a buffer texture)",
                                        "lower the batch's capacity or split it into several batches");
         }

@@ -192,7 +192,7 @@ void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResourc
     gpu.uploadedFrame = m_frame;
     bool full = false;
     if (gpu.capacity < pool.capacity()) {
-        requireTextureBufferTexels(m_limits, std::uint64_t{ParticleStreamId::Count} * pool.capacity(), nodeName(pool),
+        requireTextureBufferTexels(m_limits, std::uint64_t{ParticleStreamId::Count} * pool.capacity(), pool,
                                    "particle streams (4 texels per particle)", "lower the pool's capacity");
         gpu.buffer = Buffer({.sizeBytes = ParticleStreamId::Count * pool.capacity() * kRowBytes,
                              .label = labelFor(pool, "ParticlePool.streams")});
@@ -245,7 +245,7 @@ void ParticlePass::uploadOrder(std::size_t passIndex, const ViewPass& pass, cons
     stats.sortMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     stats.particlesSorted += count;
     if (order.capacity < pool.capacity()) {
-        requireTextureBufferTexels(m_limits, pool.capacity(), nodeName(pool),
+        requireTextureBufferTexels(m_limits, pool.capacity(), pool,
                                    "back-to-front order (1 texel per particle)", "lower the pool's capacity");
         order.buffer = Buffer({.sizeBytes = pool.capacity() * sizeof(std::uint32_t),
                                .label = labelFor(pool, "ParticlePool.order-" + std::to_string(passIndex))});

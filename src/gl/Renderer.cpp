@@ -191,9 +191,10 @@ struct Renderer::Impl {
      *  4 texels per instance, and its CPU visible-index list, once batch() has sized them. */
     void requireMorphFits(const detail::DrawItem& item, std::uint32_t features) const {
         const MeshGeometry& mesh = *detail::drawnMesh(item);
-        if ((features & detail::kMorph) != 0) {
+        const std::uint64_t texels = std::uint64_t{2} * mesh.morphTargetCount() * mesh.vertexCount();
+        if ((features & detail::kMorph) != 0 && texels > static_cast<std::uint64_t>(limits.maxTextureBufferTexels)) {
             detail::requireTextureBufferTexels(
-                limits, std::uint64_t{2} * mesh.morphTargetCount() * mesh.vertexCount(), detail::nodeName(*item.node),
+                limits, texels, *item.node,
                 "morph targets of mesh '" + mesh.name() + "' (a buffer texture, 2 texels per target and vertex)",
                 "use fewer targets or split the mesh");
         }
@@ -202,14 +203,13 @@ struct Renderer::Impl {
         if (item.visible == nullptr && item.gpuCulled == nullptr) {
             return;  // divisor-1 attributes: no buffer texture
         }
-        const std::string name = detail::nodeName(*item.node);
         const char* advice = "lower its capacity or split it into several batches";
-        detail::requireTextureBufferTexels(limits, batch.recordSource().bytes / 16, name,
+        detail::requireTextureBufferTexels(limits, batch.recordSource().bytes / 16, *item.node,
                                            "record stream (read as a buffer texture by per-instance culling, "
                                            "sorting or LOD: 4 texels per instance of its capacity)",
                                            advice);
         if (item.visible != nullptr) {
-            detail::requireTextureBufferTexels(limits, item.visible->indices.size(), name,
+            detail::requireTextureBufferTexels(limits, item.visible->indices.size(), *item.node,
                                                "visible-index list (a buffer texture, 1 texel per instance drawn)",
                                                advice);
         }
