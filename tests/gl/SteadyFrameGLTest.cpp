@@ -12,7 +12,7 @@ using namespace myriad;
 using namespace myriad::test;
 
 TEST_CASE("a steady frame with every feature on makes no glGet, glGetUniformLocation or framebuffer check", "[state][steady]") {
-    context();
+    INFO("GL: " << context().description());
     gl::Renderer renderer;
     EveryFeatureScene scene(renderer);
     scene.render(renderer);  // frame 1: compiles, allocates, labels
@@ -33,7 +33,7 @@ TEST_CASE("a steady frame with every feature on makes no glGet, glGetUniformLoca
 }
 
 TEST_CASE("with preserveState the caller's state is read once per render(), not per view or draw", "[state][steady]") {
-    context();
+    INFO("GL: " << context().description());
     gl::Renderer renderer({.preserveState = true});
     EveryFeatureScene scene(renderer);
     scene.render(renderer);
