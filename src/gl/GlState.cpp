@@ -86,13 +86,16 @@ GlStateSnapshot GlStateSnapshot::capture() {
         glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, kCullBindings[i], &s.cullSizes[i]);
     }
     s.drawIndirectBuffer = integer(GL_DRAW_INDIRECT_BUFFER_BINDING);
+    s.captured = true;
     return s;
 }
 
 void GlStateSnapshot::apply() const {
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(drawFramebuffer));
     glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(readFramebuffer));
-    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    if (captured) {
+        glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    }
     setEnabled(GL_SCISSOR_TEST, scissorTest);
     glColorMask(colorMask[0], colorMask[1], colorMask[2], colorMask[3]);
     setEnabled(GL_DEPTH_TEST, depthTest);
@@ -123,15 +126,24 @@ void GlStateSnapshot::apply() const {
     glUseProgram(static_cast<GLuint>(program));
     glBindProgramPipeline(static_cast<GLuint>(programPipeline));
     glBindVertexArray(static_cast<GLuint>(vertexArray));
-    for (std::size_t i = 0; i < kRendererTextureUnits.size(); ++i) {
-        // Bind-to-edit is the only way to restore one target of a unit without unbinding the
-        // unit's other targets (glBindTextureUnit(unit, 0) clears them all).
-        glActiveTexture(GL_TEXTURE0 + kRendererTextureUnits[i]);
-        glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(texture2d[i]));
-        glBindTexture(GL_TEXTURE_BUFFER, static_cast<GLuint>(textureBuffer[i]));
-        glBindSampler(kRendererTextureUnits[i], static_cast<GLuint>(sampler[i]));
+    if (captured) {
+        for (std::size_t i = 0; i < kRendererTextureUnits.size(); ++i) {
+            // Bind-to-edit is the only way to restore one target of a unit without unbinding the
+            // unit's other targets (glBindTextureUnit(unit, 0) clears them all).
+            glActiveTexture(GL_TEXTURE0 + kRendererTextureUnits[i]);
+            glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(texture2d[i]));
+            glBindTexture(GL_TEXTURE_BUFFER, static_cast<GLuint>(textureBuffer[i]));
+            glBindSampler(kRendererTextureUnits[i], static_cast<GLuint>(sampler[i]));
+        }
+        glActiveTexture(static_cast<GLenum>(activeTexture));
+    } else {
+        // Emptied whole (every target, the shadow map's array too) without selecting a unit:
+        // the caller's active unit stays, and nothing has to be read to put it back.
+        for (const GLuint unit : kRendererTextureUnits) {
+            glBindTextureUnit(unit, 0);
+            glBindSampler(unit, 0);
+        }
     }
-    glActiveTexture(static_cast<GLenum>(activeTexture));
     glPixelStorei(GL_UNPACK_ALIGNMENT, unpackAlignment);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, unpackRowLength);
     glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, unpackImageHeight);
@@ -188,11 +200,9 @@ void applyRenderState() {
 GlStateSnapshot documentedExitState() {
     // GL's initial values (OpenGL 4.5 chapter 23 state tables) for everything render() touches,
     // except the viewport (the last view's rectangle) and the active texture unit (the
-    // caller's: render() binds through DSA and never selects one).
-    GlStateSnapshot exit;
-    glGetIntegerv(GL_VIEWPORT, exit.viewport.data());
-    exit.activeTexture = integer(GL_ACTIVE_TEXTURE);
-    return exit;
+    // caller's: render() binds through DSA and never selects one). Both are left alone by
+    // apply() (captured is false), so nothing is read: no glGet in a steady frame.
+    return GlStateSnapshot{};
 }
 
 } // namespace myriad::gl::detail

@@ -72,10 +72,15 @@ struct GlStateSnapshot {
     std::array<GLint64, kCullBindings.size()> cullStarts{};
     std::array<GLint64, kCullBindings.size()> cullSizes{};  ///< 0: bound whole
     GLint drawIndirectBuffer = 0;         ///< GL_DRAW_INDIRECT_BUFFER (GPU-culled draws)
+    /** True when capture() read it. False (documentedExitState()): apply() leaves the viewport
+     *  as the last view set it and the active texture unit as the caller left it, and empties
+     *  the renderer's texture units with glBindTextureUnit(unit, 0) (every target), so it
+     *  needs no value it would have to read from GL. */
+    bool captured = false;
 
-    /** Reads the current state (about 60 glGet calls). */
+    /** Reads the current state (about 75 glGet / glIsEnabled calls), once per render(). */
     [[nodiscard]] static GlStateSnapshot capture();
-    /** Makes the current state equal to this snapshot. */
+    /** Makes the current state equal to this snapshot. No glGet. */
     void apply() const;
 };
 
@@ -88,7 +93,8 @@ struct GlStateSnapshot {
 void applyRenderState();
 
 /** What render() leaves when it does not preserve the caller's state (GL's initial values for
- *  everything it touched, see docs/gl-state.md). */
+ *  everything it touched, see docs/gl-state.md). Reads nothing from GL: a steady frame makes no
+ *  glGet. */
 [[nodiscard]] GlStateSnapshot documentedExitState();
 
 } // namespace myriad::gl::detail

@@ -66,8 +66,11 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     if (list.capacity < tested || list.capacity == 0) {
         // Grown to a power of two (at least 64): a batch that grows a little at a time
         // reallocates O(log n) times; no allocation once warm. Decided here so the level
-        // items know where their slots start; run() allocates.
-        list.capacity = std::bit_ceil(std::max<std::size_t>(tested, 64));
+        // items know where their slots start; run() allocates. The slack never takes the
+        // slots past GL_MAX_TEXTURE_BUFFER_SIZE: a list that fits is not refused for it.
+        const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
+        const auto perSlot = static_cast<std::size_t>(m_limits.maxTextureBufferTexels) / slots;
+        list.capacity = std::max(tested, std::min(std::bit_ceil(std::max<std::size_t>(tested, 64)), perSlot));
     }
     stats.instancesTested += tested;
     stats.instancesGpuCulled += tested;
@@ -110,13 +113,59 @@ void GpuCulling::ensureProgram() {
         .lodOriginFromEye = p.uniformLocation("u_lodOriginFromEye"),
         .listCapacity = p.uniformLocation("u_listCapacity"),
     };
-    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &m_maxGroupsX);
-    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &m_maxStorageBlockBytes);
+}
+
+std::pair<std::size_t, std::size_t> GpuCulling::groupsFor(std::size_t tested) const noexcept {
+    const std::size_t groups = (tested + kLocalSize - 1) / kLocalSize;
+    const auto maxX = static_cast<std::size_t>(std::max<std::int64_t>(m_limits.maxComputeWorkGroups[0], 1));
+    const std::size_t groupsX = std::min(groups, maxX);
+    return {groupsX, groupsX == 0 ? 0 : (groups + groupsX - 1) / groupsX};
+}
+
+void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const {
+    // Runs for every queued list every frame: strings only for a refusal.
+    const InstancedMeshNode& batch = *list.node;
+    const char* advice = "use InstanceCulling::Cpu or split the batch";
+    requireStorageBlockBytes(m_limits, gpu.recordSource().bytes, batch,
+                             "record buffer (one storage block for InstanceCulling::Gpu)", advice);
+    const Buffer& weights = gpu.streams[InstanceStreamId::MorphWeights].buffer;
+    if (batch.hasInstanceMorphWeights() && weights.id() != 0) {
+        requireStorageBlockBytes(m_limits, static_cast<std::uint64_t>(weights.sizeBytes()), batch,
+                                 "per-instance morph weights (one storage block for InstanceCulling::Gpu)", advice);
+    }
+    const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
+    const std::uint64_t listTexels = std::uint64_t{slots} * list.capacity;
+    if (listTexels > static_cast<std::uint64_t>(m_limits.maxTextureBufferTexels)) {
+        requireTextureBufferTexels(m_limits, listTexels, batch,
+                                   "GPU visible-index list (" + std::to_string(slots) + " LOD slot(s) of " +
+                                       std::to_string(list.capacity) + ")",
+                                   advice);
+    }
+    requireStorageBlockBytes(m_limits, listTexels * sizeof(std::uint32_t), batch, "GPU visible-index list", advice);
+    if (list.lodLevels != 0) {
+        requireStorageBlockBytes(m_limits, std::uint64_t{list.range.end} * sizeof(std::uint32_t), batch,
+                                 "held LOD levels (one uint per record)", advice);
+    }
+    const std::size_t tested = list.range.end - list.range.begin;
+    const std::size_t groupsY = groupsFor(tested).second;
+    if (static_cast<std::int64_t>(groupsY) > m_limits.maxComputeWorkGroups[1]) {
+        throw CapacityError("gl::Renderer::render: '" + nodeName(batch) + "': culling its " + std::to_string(tested) +
+                            " instances needs " + std::to_string(groupsY) +
+                            " work groups in y, above GL_MAX_COMPUTE_WORK_GROUP_COUNT[1] (" +
+                            std::to_string(m_limits.maxComputeWorkGroups[1]) + " on this driver); " + advice);
+    }
 }
 
 void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
     if (m_queued.empty()) {
         return;
+    }
+    // Every queued list against the limits first: a refusal dispatches nothing.
+    for (const GpuCullList* list : m_queued) {
+        const BatchGpu* gpu = resources.findBatch(*list->node);
+        if (gpu != nullptr) {
+            checkLimits(*list, *gpu);
+        }
     }
     ensureProgram();
     m_program.use();
@@ -154,11 +203,6 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
     if (tested == 0 || records.buffer == 0) {
         return;  // nothing drawn (instance counts stay 0), validly
-    }
-    if (static_cast<std::uint64_t>(records.bytes) > static_cast<std::uint64_t>(m_maxStorageBlockBytes)) {
-        throw CapacityError("gl::Renderer::render: InstanceCulling::Gpu on '" + nodeName(batch) + "': its record buffer (" +
-                            std::to_string(records.bytes) + " bytes) exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
-                            std::to_string(m_maxStorageBlockBytes) + "); use InstanceCulling::Cpu");
     }
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
@@ -202,10 +246,7 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
                       static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[2], list.indices.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[3], list.commands.id());
-    const std::size_t groups = (tested + kLocalSize - 1) / kLocalSize;
-    const auto maxX = static_cast<std::size_t>(std::max<GLint>(m_maxGroupsX, 1));
-    const std::size_t groupsX = std::min(groups, maxX);
-    const std::size_t groupsY = (groups + groupsX - 1) / groupsX;
+    const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
     glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
 }
 
@@ -232,7 +273,9 @@ void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
         // One uint per record up to the drawn range's end (the shader indexes it by record).
         // Growth keeps the levels held so far, as the CPU path's resize does; the rest, and a
         // new list, start at kNoLodLevel: the first frame selects without hysteresis.
-        const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(list.range.end, 64));
+        const std::size_t capacity = std::max<std::size_t>(
+            list.range.end, std::min(std::bit_ceil(std::max<std::size_t>(list.range.end, 64)),
+                                     static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / sizeof(std::uint32_t)));
         Buffer held({.sizeBytes = capacity * sizeof(std::uint32_t), .label = labelFor(batch, "InstancedMeshNode.gpu-lod-levels")});
         const GLuint none = kNoLodLevel;
         glClearNamedBufferData(held.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &none);

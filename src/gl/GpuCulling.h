@@ -14,6 +14,7 @@
 // after prepare() (every upload done) and before the first draw, so a frame is all culling
 // dispatches, one barrier, then the draws, which call bind() and draw().
 #include "gl/GlCommon.h"
+#include "gl/GlLimits.h"
 #include "gl/GlState.h"
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/Lod.h"
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -100,6 +102,9 @@ public:
      *  tests/shaders/ checks it with glslangValidator. */
     [[nodiscard]] static ShaderSource programSource();
 
+    /** @param limits the renderer's (outlives this): list, storage-block and work-group sizes. */
+    explicit GpuCulling(const GlLimits& limits) noexcept : m_limits(limits) {}
+
     void beginFrame() noexcept;
     /** Frees lists of destroyed batches, and those unused for kKeepFrames frames. */
     void endFrame() noexcept;
@@ -119,9 +124,13 @@ public:
      *  see the lists (texture fetch), the commands (indirect) and storage. Leaves the cull
      *  program current and kCullStorageBindings bound (the renderer's exit state restores
      *  them). @p resources: the batches' GPU copies, prepared this frame.
-     *  @throws ShaderError if cull.comp does not compile (a driver bug); CapacityError if a
-     *  batch's record buffer is larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB,
-     *  two million instances, by the spec; far more on desktop drivers). */
+     *  @throws ShaderError if cull.comp does not compile (a driver bug); CapacityError, before
+     *  any dispatch, naming the batch, the buffer and the limit, if a queued batch's record
+     *  buffer, per-instance morph weights, visible-index list (all LOD slots) or held levels are
+     *  larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB, two million instances,
+     *  by the spec),
+     *  its list is longer than GL_MAX_TEXTURE_BUFFER_SIZE texels, or its work groups exceed
+     *  GL_MAX_COMPUTE_WORK_GROUP_COUNT. */
     void dispatch(GpuResources& resources, FrameStats& stats);
     /** Compiles the cull program if a list is queued and it does not exist yet, dispatching
      *  nothing (Renderer::prepare: the first frame then compiles nothing).
@@ -162,6 +171,9 @@ private:
     };
 
     void ensureProgram();
+    void checkLimits(const GpuCullList& list, const BatchGpu& gpu) const;
+    /** Work groups of a dispatch over @p tested instances: x up to the limit, the rest in y. */
+    [[nodiscard]] std::pair<std::size_t, std::size_t> groupsFor(std::size_t tested) const noexcept;
     void run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats);
     void allocate(GpuCullList& list, const InstancedMeshNode& batch);
     void setLodUniforms(const GpuCullList& list);
@@ -169,8 +181,7 @@ private:
     std::uint64_t m_frame = 0;
     Program m_program;  ///< cull.comp, compiled on first use
     Uniforms m_uniforms;
-    GLint m_maxGroupsX = 0;
-    GLint64 m_maxStorageBlockBytes = 0;  ///< the record buffer is one storage block
+    const GlLimits& m_limits;
     std::unordered_map<PassNodeKey, GpuCullList, PassNodeKeyHash> m_lists;
     std::vector<GpuCullList*> m_queued;            ///< this frame's, in select() order
     std::vector<DrawElementsIndirectCommand> m_commands;  ///< scratch, reused

@@ -4,6 +4,7 @@
 #include "myriad/util/Error.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace myriad::gl {
@@ -131,12 +132,14 @@ PopulationId GpuPopulations::add(GpuResources& resources, std::shared_ptr<const 
                                   " instances need " + std::to_string(desc.instanceCount * kLaneRowBytes) +
                                   " bytes");
         }
-        GLint maxTexels = 0;
-        glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
-        if (desc.instanceCount * 4 > static_cast<std::size_t>(maxTexels)) {
-            throw CapacityError(std::string(function) + ": " + std::to_string(desc.instanceCount) +
-                                " instances need " + std::to_string(desc.instanceCount * 4) +
-                                " lane texels, above GL_MAX_TEXTURE_BUFFER_SIZE " + std::to_string(maxTexels));
+        const auto maxTexels = static_cast<std::size_t>(m_limits.maxTextureBufferTexels);
+        if (desc.instanceCount * 4 > maxTexels) {
+            throw CapacityError(std::string(function) + ": population '" +
+                                (desc.name.empty() ? "population#" + std::to_string(m_nextPopulation) : desc.name) + "': " +
+                                std::to_string(desc.instanceCount) + " instances need " +
+                                std::to_string(desc.instanceCount * 4) + " texels of lane buffer '" + desc.laneBuffer +
+                                "' (a buffer texture, 4 per instance), above GL_MAX_TEXTURE_BUFFER_SIZE (" +
+                                std::to_string(maxTexels) + " on this driver)");
         }
     }
     if (desc.instanceCount > static_cast<std::size_t>(INT32_MAX)) {
@@ -200,8 +203,7 @@ void GpuPopulations::barrier(GLbitfield bits) {
 void GpuPopulations::dispatch(const ComputeProgram& program, std::span<const BufferBinding> bindings,
                               const glm::uvec3& groups, GLuint materialTable) {
     const char* function = "gl::Renderer::dispatch";
-    GLint maxBindings = 0;
-    glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &maxBindings);
+    const std::int64_t maxBindings = m_limits.maxShaderStorageBindings;
     std::vector<GLuint> ids;
     ids.reserve(bindings.size());
     for (const BufferBinding& binding : bindings) {
@@ -211,9 +213,8 @@ void GpuPopulations::dispatch(const ComputeProgram& program, std::span<const Buf
         }
         ids.push_back(binding.buffer == kMaterialTable ? materialTable : require(binding.buffer, function).buffer.id());
     }
-    GLint maxGroups[3] = {};
-    for (GLuint axis = 0; axis < 3; ++axis) {
-        glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, axis, &maxGroups[axis]);
+    const std::array<std::int64_t, 3>& maxGroups = m_limits.maxComputeWorkGroups;
+    for (std::size_t axis = 0; axis < 3; ++axis) {
         if (groups[static_cast<int>(axis)] > static_cast<std::uint32_t>(maxGroups[axis])) {
             throw OutOfRange(std::string(function) + ": " + std::to_string(groups[static_cast<int>(axis)]) +
                              " work groups on axis " + std::to_string(axis) +

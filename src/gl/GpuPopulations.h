@@ -8,6 +8,7 @@
 // vertex-attribute (records), texture-fetch (lanes) and storage bits, the next dispatch the
 // storage bit, writeBuffer()/readBuffer() the buffer-update bit.
 #include "gl/GlCommon.h"
+#include "gl/GlLimits.h"
 #include "myriad/core/MeshData.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/GpuData.h"
@@ -53,6 +54,9 @@ public:
     /** Name of the material table when bound by dispatch() (Renderer::kMaterialTableBuffer). */
     static constexpr std::string_view kMaterialTable = "myriad.materials";
 
+    /** @param limits the renderer's (outlives this): lane texels, dispatch bindings and groups. */
+    explicit GpuPopulations(const GlLimits& limits) noexcept : m_limits(limits) {}
+
     void createBuffer(const GpuBufferDesc& desc);
     void writeBuffer(std::string_view name, std::size_t firstElement, std::span<const std::byte> bytes);
     [[nodiscard]] std::vector<std::byte> readBuffer(std::string_view name);
@@ -78,6 +82,7 @@ public:
 private:
     NamedBuffer& require(std::string_view name, const char* function);
 
+    const GlLimits& m_limits;
     std::map<std::string, NamedBuffer, std::less<>> m_buffers;
     std::vector<std::unique_ptr<Population>> m_populations;
     std::uint64_t m_nextPopulation = 1;

@@ -83,8 +83,8 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
 // particles and scatter (src/gl/ParticlePass.cpp)
 VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
 
-GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes)
-    : m_consumer(consumer), m_ring(stagingBytes) {
+GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, const GlLimits& limits)
+    : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes) {
     glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
     countObject(ObjectKind::Sampler, static_cast<int>(m_samplers.size()));
     for (std::size_t i = 0; i < m_samplers.size(); ++i) {
@@ -399,14 +399,9 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
         // First use or grown: a buffer of the whole capacity, so later growth within it costs
         // no reallocation.
         if (desc.binding == StreamBinding::BufferTexture) {
-            GLint maxTexels = 0;
-            glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
-            const std::size_t texels = stream.capacity() * rowBytes / kStreamTexelBytes;
-            if (texels > static_cast<std::size_t>(maxTexels)) {
-                throw GlError("gl::Renderer: batch '" + node.name() + "' needs " + std::to_string(texels) +
-                              " texels for its " + std::string(desc.name) +
-                              " stream, above GL_MAX_TEXTURE_BUFFER_SIZE " + std::to_string(maxTexels));
-            }
+            requireTextureBufferTexels(m_limits, stream.capacity() * rowBytes / kStreamTexelBytes, node,
+                                       std::string(desc.name) + " stream (a buffer texture)",
+                                       "lower the batch's capacity or split it into several batches");
         }
         Buffer buffer({.sizeBytes = stream.capacity() * rowBytes,
                        .label = labelFor(node, "InstancedMeshNode." + std::string(desc.name))});

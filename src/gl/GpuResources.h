@@ -7,6 +7,7 @@
 // frees everything the last frame did not use. A batch culled for minutes keeps its copy and
 // its upload cursor, and sends only what changed when it returns.
 #include "gl/GlCommon.h"
+#include "gl/GlLimits.h"
 #include "gl/StagingRing.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -130,8 +131,9 @@ void bindRecordTexture(BatchGpu& gpu, GLuint unit);
 
 class GpuResources {
 public:
-    /** @param consumer this renderer's id in the nodes' change logs (non-zero, unique). */
-    GpuResources(std::uint64_t consumer, std::size_t stagingBytes);
+    /** @param consumer this renderer's id in the nodes' change logs (non-zero, unique).
+     *  @param limits the renderer's (outlives this). */
+    GpuResources(std::uint64_t consumer, std::size_t stagingBytes, const GlLimits& limits);
     ~GpuResources();
     GpuResources(const GpuResources&) = delete;
     GpuResources& operator=(const GpuResources&) = delete;
@@ -149,7 +151,9 @@ public:
      *  sharing one image sample it each their own way. */
     GLuint sampler(const Material& material);
     /** The batch's GPU copy, made or resized as needed, every allocated stream brought up to
-     *  date (only rows changed since this renderer's last upload, and only drawn rows). */
+     *  date (only rows changed since this renderer's last upload, and only drawn rows).
+     *  @throws CapacityError (nothing made) when a side stream read as a buffer texture needs
+     *  more texels than GL_MAX_TEXTURE_BUFFER_SIZE. */
     BatchGpu& batch(const InstancedMeshNode& node);
     /** Before the frame's culling: writes this frame's part of every streaming batch drawn
      *  last frame whose records changed and whose bounds or mirrored count are stale, through
@@ -175,6 +179,7 @@ private:
     void forgetBatch(BatchGpu& batch) noexcept;
 
     std::uint64_t m_consumer;
+    const GlLimits& m_limits;
     StagingRing m_ring;
     FrameStats* m_stats = nullptr;
     std::uint64_t m_frame = 0;

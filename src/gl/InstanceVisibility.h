@@ -8,6 +8,7 @@
 // attributes, so every stream is read at the instance drawn while records and handles stay
 // where they are. Batches that opt into nothing never come here: their draw is unchanged.
 #include "gl/GlCommon.h"
+#include "gl/GlLimits.h"
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/FrameStats.h"
@@ -46,7 +47,9 @@ struct VisibleList {
 
 class InstanceVisibility {
 public:
-    InstanceVisibility();
+    /** @param limits the renderer's (outlives this): a list's buffer texture is never made
+     *  longer than GL_MAX_TEXTURE_BUFFER_SIZE (the renderer refuses a longer list in prepare). */
+    explicit InstanceVisibility(const GlLimits& limits);
     ~InstanceVisibility();
     InstanceVisibility(const InstanceVisibility&) = delete;
     InstanceVisibility& operator=(const InstanceVisibility&) = delete;
@@ -92,6 +95,7 @@ private:
         std::uint64_t updatedFrame = 0;
     };
 
+    const GlLimits& m_limits;
     std::uint64_t m_frame = 0;
     std::unordered_map<PassNodeKey, VisibleList, PassNodeKeyHash> m_lists;
     std::unordered_map<std::uint64_t, SpheresEntry> m_spheres;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <string>
 
 namespace myriad::gl {
@@ -13,6 +14,15 @@ namespace {
 
 std::atomic<bool> g_loaded{false};
 std::atomic<CurrentContextQuery> g_currentContext{nullptr};
+std::atomic<std::uint64_t> g_loadGeneration{0};  ///< loadGl() calls that succeeded
+
+/** The context whose GL version this thread last read (requireCurrentContext): a context keeps
+ *  its version for life, so it is read once per context, not once per call. */
+struct VerifiedContext {
+    std::uint64_t generation = 0;  ///< g_loadGeneration when it was read (0: never)
+    void* context = nullptr;       ///< the platform's handle (null with no CurrentContextQuery)
+};
+thread_local VerifiedContext t_verified;
 
 std::string stringOf(GLenum name) {
     const GLubyte* text = glGetString(name);
@@ -37,6 +47,7 @@ void loadGl(ProcAddressLoader loader, CurrentContextQuery currentContext) {
                       stringOf(GL_VERSION) + ", renderer " + stringOf(GL_RENDERER) + ")");
     }
     g_currentContext = currentContext;
+    g_loadGeneration.fetch_add(1);
     g_loaded = true;
 }
 
@@ -51,8 +62,15 @@ void requireCurrentContext(const char* function) {
                       "gl::loadGl() after making your own context current");
     }
     const CurrentContextQuery query = g_currentContext;
-    if (query != nullptr && query() == nullptr) {
+    void* const context = query != nullptr ? query() : nullptr;
+    if (query != nullptr && context == nullptr) {
         throw GlError(std::string(function) + ": no OpenGL context is current on this thread");
+    }
+    // The platform's answer (a thread-local read in EGL and GLFW, not a driver round trip) is
+    // asked every call; GL's version only when the current context is not the one read last.
+    const std::uint64_t generation = g_loadGeneration.load();
+    if (t_verified.generation == generation && t_verified.context == context) {
+        return;
     }
     GLint major = 0;
     GLint minor = 0;
@@ -63,6 +81,7 @@ void requireCurrentContext(const char* function) {
                       ": no OpenGL 4.5 context is current on this thread (GL_MAJOR_VERSION reads " +
                       std::to_string(major) + "." + std::to_string(minor) + ")");
     }
+    t_verified = {generation, context};
 }
 
 namespace detail {

@@ -21,15 +21,6 @@ namespace {
 constexpr std::size_t kRowBytes = 16;  // one vec4 row of a particle stream
 
 
-void checkTextureBufferTexels(std::size_t texels, const SceneNode& node, std::string_view what) {
-    GLint maxTexels = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
-    if (texels > static_cast<std::size_t>(maxTexels)) {
-        throw GlError("gl::Renderer: '" + node.name() + "' needs " + std::to_string(texels) + " texels for its " +
-                      std::string(what) + ", above GL_MAX_TEXTURE_BUFFER_SIZE " + std::to_string(maxTexels));
-    }
-}
-
 /** A float's bits as an unsigned key that orders like the float (Herf, "Radix Tricks", 2001):
  *  negative floats have every bit flipped, positive ones only the sign bit. */
 std::uint32_t orderedBits(float value) noexcept {
@@ -79,7 +70,7 @@ void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, co
     order.resize(count);
 }
 
-ParticlePass::ParticlePass(std::uint64_t consumer) : m_consumer(consumer) {}
+ParticlePass::ParticlePass(std::uint64_t consumer, const GlLimits& limits) : m_consumer(consumer), m_limits(limits) {}
 
 ParticlePass::~ParticlePass() {
     for (auto& [id, gpu] : m_pools) {
@@ -201,7 +192,8 @@ void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResourc
     gpu.uploadedFrame = m_frame;
     bool full = false;
     if (gpu.capacity < pool.capacity()) {
-        checkTextureBufferTexels(ParticleStreamId::Count * pool.capacity(), pool, "particle streams");
+        requireTextureBufferTexels(m_limits, std::uint64_t{ParticleStreamId::Count} * pool.capacity(), pool,
+                                   "particle streams (4 texels per particle)", "lower the pool's capacity");
         gpu.buffer = Buffer({.sizeBytes = ParticleStreamId::Count * pool.capacity() * kRowBytes,
                              .label = labelFor(pool, "ParticlePool.streams")});
         gpu.texture = TextureHandle(GL_TEXTURE_BUFFER);
@@ -253,7 +245,8 @@ void ParticlePass::uploadOrder(std::size_t passIndex, const ViewPass& pass, cons
     stats.sortMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     stats.particlesSorted += count;
     if (order.capacity < pool.capacity()) {
-        checkTextureBufferTexels(pool.capacity(), pool, "particle order");
+        requireTextureBufferTexels(m_limits, pool.capacity(), pool,
+                                   "back-to-front order (1 texel per particle)", "lower the pool's capacity");
         order.buffer = Buffer({.sizeBytes = pool.capacity() * sizeof(std::uint32_t),
                                .label = labelFor(pool, "ParticlePool.order-" + std::to_string(passIndex))});
         order.texture = TextureHandle(GL_TEXTURE_BUFFER);
@@ -364,13 +357,13 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         const WindField& wind = scatter.wind;
         glm::vec3 windDirection(wind.direction.x, 0.0f, wind.direction.z);
         windDirection = glm::length(windDirection) > 0.0f ? glm::normalize(windDirection) : glm::vec3(1, 0, 0);
-        program.setUniform(program.uniformLocation("u_meshHeight"), std::max(scatter.mesh()->localBounds().max.y, 1e-6f));
-        program.setUniform(program.uniformLocation("u_windTime"), wind.time);
-        program.setUniform(program.uniformLocation("u_windDirection"), windDirection);
-        program.setUniform(program.uniformLocation("u_windStrength"), wind.strength);
-        program.setUniform(program.uniformLocation("u_gustStrength"), wind.gustStrength);
-        program.setUniform(program.uniformLocation("u_gustScale"), wind.gustScale);
-        program.setUniform(program.uniformLocation("u_gustSpeed"), wind.gustSpeed);
+        program.setUniform(u.wind.meshHeight, std::max(scatter.mesh()->localBounds().max.y, 1e-6f));
+        program.setUniform(u.wind.time, wind.time);
+        program.setUniform(u.wind.direction, windDirection);
+        program.setUniform(u.wind.strength, wind.strength);
+        program.setUniform(u.wind.gustStrength, wind.gustStrength);
+        program.setUniform(u.wind.gustScale, wind.gustScale);
+        program.setUniform(u.wind.gustSpeed, wind.gustSpeed);
         if (material.doubleSided) {
             glDisable(GL_CULL_FACE);
         } else {
@@ -429,16 +422,16 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         program.setUniform(u.viewProjection, camera.viewProjection);
         program.setUniform(u.eye, glm::vec3(camera.eye));
         program.setUniform(u.tint, pool.tint());
-        program.setUniform(program.uniformLocation("u_cameraRight"), glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
-        program.setUniform(program.uniformLocation("u_cameraUp"), glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
-        program.setUniform(program.uniformLocation("u_particleCapacity"), static_cast<int>(gpu.capacity));
-        program.setUniform(program.uniformLocation("u_sorted"), sorted ? 1 : 0);
-        program.setUniform(program.uniformLocation("u_streak"), material.shape == ParticleShape::Streak ? 1 : 0);
-        program.setUniform(program.uniformLocation("u_streakSeconds"), material.streakSeconds);
-        program.setUniform(program.uniformLocation("u_atlasGrid"),
+        program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
+        program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
+        program.setUniform(u.particle.capacity, static_cast<int>(gpu.capacity));
+        program.setUniform(u.particle.sorted, sorted ? 1 : 0);
+        program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
+        program.setUniform(u.particle.streakSeconds, material.streakSeconds);
+        program.setUniform(u.particle.atlasGrid,
                            glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
-        program.setUniform(program.uniformLocation("u_blendFrames"), material.blendFrames ? 1 : 0);
-        program.setUniform(program.uniformLocation("u_round"), material.round ? 1 : 0);
+        program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
+        program.setUniform(u.particle.round, material.round ? 1 : 0);
         const Texture2D* texture = nullptr;
         if (material.atlas) {
             Material atlas;

@@ -11,6 +11,7 @@
 // Uploads go through the renderer's staging ring and each stream's ChangeLog cursor, like every
 // other stream: only rows changed since this renderer's last upload, only live rows.
 #include "gl/GlCommon.h"
+#include "gl/GlLimits.h"
 #include "gl/GpuResources.h"
 #include "gl/ShaderLibrary.h"
 #include "gl/ViewPass.h"
@@ -43,14 +44,16 @@ void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, co
 
 class ParticlePass {
 public:
-    explicit ParticlePass(std::uint64_t consumer);
+    /** @param limits the renderer's (outlives this): the pools' buffer textures. */
+    ParticlePass(std::uint64_t consumer, const GlLimits& limits);
     ~ParticlePass();
     ParticlePass(const ParticlePass&) = delete;
     ParticlePass& operator=(const ParticlePass&) = delete;
 
     /** Requests programs (the renderer waits for them: ShaderLibrary::finishPending), uploads
      *  changed rows and, for sorted pools, sorts and uploads each view's order.
-     *  @throws GlError (a GL limit), with nothing drawn. */
+     *  @throws CapacityError (a pool whose streams or order need more texels than
+     *  GL_MAX_TEXTURE_BUFFER_SIZE), with nothing drawn. */
     void prepare(std::span<const ViewPass> passes, ShaderLibrary& shaders, GpuResources& resources);
     /** Draws the view's scatter nodes (opaque, depth written). Leaves blending off, depth mask on. */
     void drawScatter(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
@@ -102,6 +105,7 @@ private:
     void forget(ScatterGpu& gpu) noexcept;
 
     std::uint64_t m_consumer;
+    const GlLimits& m_limits;
     std::uint64_t m_frame = 0;
     std::unordered_map<std::uint64_t, PoolGpu> m_pools;
     std::unordered_map<std::uint64_t, ScatterGpu> m_scatter;

@@ -1,6 +1,7 @@
 #include "myriad/gl/Renderer.h"
 
 #include "gl/GlCommon.h"
+#include "gl/GlLimits.h"
 #include "gl/GlState.h"
 #include "gl/GpuCulling.h"
 #include "gl/GpuPopulations.h"
@@ -83,22 +84,25 @@ void GLAD_API_PTR debugMessage(GLenum source, GLenum type, GLuint id, GLenum sev
 struct Renderer::Impl {
     RendererDesc desc;
     std::uint64_t id;
+    // Read once, here: every size checked against a limit in a frame compares with this record,
+    // never with a glGet (docs/architecture.md, "Limits the renderer checks").
+    const detail::GlLimits limits = detail::GlLimits::query();
     detail::GpuResources resources;
     detail::ShaderLibrary shaders;
     detail::MaterialTable materials;
-    detail::GpuPopulations populations;
-    detail::InstanceVisibility instanceVisibility;  // visible-index lists (per-instance culling, sorting)
-    detail::GpuCulling gpuCulling;  // InstanceCulling::Gpu: compute-written lists, indirect draws
+    detail::GpuPopulations populations{limits};
+    detail::InstanceVisibility instanceVisibility{limits};  // visible-index lists (per-instance culling, sorting)
+    detail::GpuCulling gpuCulling{limits};  // InstanceCulling::Gpu: compute-written lists, indirect draws
     std::vector<detail::ViewPass> passes;
-    detail::ParticlePass particles{id};  // particles and scatter (docs/particles.md)
-    detail::ShadowPass shadow;  // the directional light's shadow map (docs/shadows.md)
+    detail::ParticlePass particles{id, limits};  // particles and scatter (docs/particles.md)
+    detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
     std::uint64_t viewSerial = 0;
     const detail::SurfaceProgram* boundProgram = nullptr;
 
     explicit Impl(const RendererDesc& rendererDesc)
-        : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)), resources(id, rendererDesc.stagingBytes),
+        : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)), resources(id, rendererDesc.stagingBytes, limits),
           shaders(rendererDesc.programCacheFolder) {
         // The plain variants up front, so a broken driver fails at construction.
         shaders.request(detail::kLit, nullptr);
@@ -183,10 +187,41 @@ struct Renderer::Impl {
         return features | shadow.receiveFeatures(features, nullptr, view);  // shadows
     }
 
+    /** Refuses, before anything is drawn, a draw whose data a buffer texture cannot hold:
+     *  morph deltas (2 texels per target and vertex) before they are uploaded; a batch drawn
+     *  through the indexed path (culling, sorting, LOD, GPU culling), whose records it reads as
+     *  4 texels per instance, and its CPU visible-index list, once batch() has sized them. */
+    void requireMorphFits(const detail::DrawItem& item, std::uint32_t features) const {
+        const MeshGeometry& mesh = *detail::drawnMesh(item);
+        const std::uint64_t texels = std::uint64_t{2} * mesh.morphTargetCount() * mesh.vertexCount();
+        if ((features & detail::kMorph) != 0 && texels > static_cast<std::uint64_t>(limits.maxTextureBufferTexels)) {
+            detail::requireTextureBufferTexels(
+                limits, texels, *item.node,
+                "morph targets of mesh '" + mesh.name() + "' (a buffer texture, 2 texels per target and vertex)",
+                "use fewer targets or split the mesh");
+        }
+    }
+    void requireIndexedFits(const detail::DrawItem& item, const detail::BatchGpu& batch) const {
+        if (item.visible == nullptr && item.gpuCulled == nullptr) {
+            return;  // divisor-1 attributes: no buffer texture
+        }
+        const char* advice = "lower its capacity or split it into several batches";
+        detail::requireTextureBufferTexels(limits, batch.recordSource().bytes / 16, *item.node,
+                                           "record stream (read as a buffer texture by per-instance culling, "
+                                           "sorting or LOD: 4 texels per instance of its capacity)",
+                                           advice);
+        if (item.visible != nullptr) {
+            detail::requireTextureBufferTexels(limits, item.visible->indices.size(), *item.node,
+                                               "visible-index list (a buffer texture, 1 texel per instance drawn)",
+                                               advice);
+        }
+    }
+
     /** Compiles every program and uploads every stream the passes need, before any draw.
      *  Every missing program is started first (loaded from the binary cache, or compiled and
      *  linked without waiting), then the uploads run while a driver with parallel compile works
-     *  on them, then it waits for all of them at once. */
+     *  on them, then it waits for all of them at once.
+     *  @throws CapacityError when a stream or list is larger than a GL limit allows. */
     void prepare() {
         const std::uint64_t compiledBefore = shaders.compiledCount();
         const std::uint64_t loadedBefore = shaders.loadedCount();
@@ -211,11 +246,12 @@ struct Renderer::Impl {
             for (const auto* list : {&pass.opaque(), &pass.blended()}) {
                 for (const detail::DrawItem& item : *list) {
                     const Material& material = item.node->primitiveMaterial(item.primitive);
+                    requireMorphFits(item, featuresOf(item, pass.view()));
                     const PhaseTimer timer(stats.uploadMs);
                     (void)resources.mesh(detail::drawnMesh(item));  // a LOD level's mesh too
                     (void)resources.texture(material);
                     if (item.instanced) {
-                        (void)resources.batch(static_cast<const InstancedMeshNode&>(*item.node));
+                        requireIndexedFits(item, resources.batch(static_cast<const InstancedMeshNode&>(*item.node)));
                     }
                 }
             }

@@ -75,7 +75,7 @@ std::string declareIndexed(const InstanceStreamDesc& stream) {
 
 } // namespace
 
-SurfaceUniforms::SurfaceUniforms(const Program& program)
+SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
     : viewProjection(program.uniformLocation("u_viewProjection")),
       model(program.uniformLocation("u_model")),
       baseInstance(program.uniformLocation("u_baseInstance")),
@@ -96,7 +96,28 @@ SurfaceUniforms::SurfaceUniforms(const Program& program)
       shadowParams(program.uniformLocation("u_shadowParams")),
       shadowFilterRadius(program.uniformLocation("u_shadowFilterRadius")),
       shadowCascadeEnds(program.uniformLocation("u_shadowCascadeEnds")),
-      shadowViewForward(program.uniformLocation("u_shadowViewForward")) {}
+      shadowViewForward(program.uniformLocation("u_shadowViewForward")) {
+    if ((features & kScatter) != 0) {
+        wind = {.meshHeight = program.uniformLocation("u_meshHeight"),
+                .time = program.uniformLocation("u_windTime"),
+                .direction = program.uniformLocation("u_windDirection"),
+                .strength = program.uniformLocation("u_windStrength"),
+                .gustStrength = program.uniformLocation("u_gustStrength"),
+                .gustScale = program.uniformLocation("u_gustScale"),
+                .gustSpeed = program.uniformLocation("u_gustSpeed")};
+    }
+    if ((features & kParticle) != 0) {
+        particle = {.cameraRight = program.uniformLocation("u_cameraRight"),
+                    .cameraUp = program.uniformLocation("u_cameraUp"),
+                    .capacity = program.uniformLocation("u_particleCapacity"),
+                    .sorted = program.uniformLocation("u_sorted"),
+                    .streak = program.uniformLocation("u_streak"),
+                    .streakSeconds = program.uniformLocation("u_streakSeconds"),
+                    .atlasGrid = program.uniformLocation("u_atlasGrid"),
+                    .blendFrames = program.uniformLocation("u_blendFrames"),
+                    .round = program.uniformLocation("u_round")};
+    }
+}
 
 std::string ShaderLibrary::featureDefines(std::uint32_t features) {
     std::string defines;
@@ -253,7 +274,7 @@ void ShaderLibrary::finishPending() {
 }
 
 void ShaderLibrary::keep(const ShaderKey& key, Program program, const std::shared_ptr<const SurfaceShader>& surface) {
-    auto kept = std::make_unique<SurfaceProgram>(std::move(program));
+    auto kept = std::make_unique<SurfaceProgram>(std::move(program), key.features);
     kept->surface = surface;
     m_programs.emplace(key, std::move(kept));
 }

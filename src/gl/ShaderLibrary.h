@@ -68,7 +68,19 @@ struct SurfaceUniforms {
     int shadowFilterRadius = -1;  ///< u_shadowFilterRadius (kShadowReceive)
     int shadowCascadeEnds = -1;   ///< u_shadowCascadeEnds (kShadowReceive)
     int shadowViewForward = -1;   ///< u_shadowViewForward (kShadowReceive)
-    explicit SurfaceUniforms(const Program& program);
+    /** scatter.vert's wind (kScatter); -1 in other variants. */
+    struct Wind {
+        int meshHeight = -1, time = -1, direction = -1, strength = -1, gustStrength = -1, gustScale = -1,
+            gustSpeed = -1;
+    } wind;
+    /** particle.vert's (kParticle); -1 in other variants. */
+    struct Particle {
+        int cameraRight = -1, cameraUp = -1, capacity = -1, sorted = -1, streak = -1, streakSeconds = -1,
+            atlasGrid = -1, blendFrames = -1, round = -1;
+    } particle;
+    /** Every location, looked up once when the program is made: a draw never asks GL for one
+     *  (glGetUniformLocation is a driver round trip). @p features picks the stage-specific ones. */
+    SurfaceUniforms(const Program& program, std::uint32_t features);
 };
 
 struct SurfaceProgram {
@@ -76,7 +88,7 @@ struct SurfaceProgram {
     SurfaceUniforms uniforms;
     std::uint64_t viewSerial = 0;  ///< the view whose camera and light uniforms it holds
     std::weak_ptr<const SurfaceShader> surface;  ///< expires with the user's surface
-    explicit SurfaceProgram(Program p) : program(std::move(p)), uniforms(program) {}
+    SurfaceProgram(Program p, std::uint32_t features) : program(std::move(p)), uniforms(program, features) {}
 };
 
 /** What one surface program is compiled from, built without a GL context: ShaderLibrary::get()

@@ -119,15 +119,13 @@ void requireRange(bool ok, const Message& what) {
 
 } // namespace
 
-ShadowPass::ShadowPass() { glGetIntegerv(GL_MAX_TEXTURE_SIZE, &m_maxTextureSize); }
-
 ShadowPass::~ShadowPass() { release(); }
 
 void ShadowPass::validate(const ShadowSettings& s) const {
     if (!s.enabled) {
         return;
     }
-    const auto limit = static_cast<std::uint32_t>(std::min<GLint>(8192, m_maxTextureSize));
+    const auto limit = static_cast<std::uint32_t>(std::min<std::int64_t>(8192, m_limits.maxTextureSize));
     requireRange(s.mapSize >= 16 && s.mapSize <= limit, [&] {
         return "mapSize " + std::to_string(s.mapSize) + " is outside 16.." + std::to_string(limit);
     });

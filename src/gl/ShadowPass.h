@@ -10,6 +10,7 @@
 // kShadowMapUnit, and Lit materials of receiving nodes use the kShadowReceive variant, which
 // compares against it with hardware PCF.
 #include "gl/GlCommon.h"
+#include "gl/GlLimits.h"
 #include "gl/ViewPass.h"
 #include "myriad/core/Scene.h"
 #include "myriad/gl/FrameStats.h"
@@ -46,8 +47,8 @@ inline constexpr GLuint kShadowMapUnit = 8;
 
 class ShadowPass {
 public:
-    /** Reads GL_MAX_TEXTURE_SIZE: construct with a context current. */
-    ShadowPass();
+    /** @param limits the renderer's (outlives this): GL_MAX_TEXTURE_SIZE bounds mapSize. No GL. */
+    explicit ShadowPass(const GlLimits& limits) noexcept : m_limits(limits) {}
     ~ShadowPass();
     ShadowPass(const ShadowPass&) = delete;
     ShadowPass& operator=(const ShadowPass&) = delete;
@@ -90,7 +91,7 @@ private:
     void release() noexcept;
 
     static constexpr std::size_t kMaxCascades = 4;
-    GLint m_maxTextureSize = 0;
+    const GlLimits& m_limits;
     bool m_active = false;
     ShadowSettings m_settings;
     std::array<View, kMaxCascades> m_views{};

@@ -33,7 +33,11 @@ void loadGl(ProcAddressLoader loader, CurrentContextQuery currentContext = nullp
 
 /** Throws GlError naming @p function unless GL is loaded and a GL 4.5 context is current on
  *  this thread. Asks the platform first (the CurrentContextQuery given to loadGl()), so it
- *  makes no GL call when no context is current; then costs two glGetIntegerv. */
+ *  makes no GL call when no context is current; then reads GL_MAJOR_VERSION and
+ *  GL_MINOR_VERSION (two glGetIntegerv) only the first time it sees that context on this
+ *  thread (after each loadGl()), so a steady frame makes no glGet. Contexts are told apart by
+ *  the platform's handle; with no CurrentContextQuery the version is read once per thread and
+ *  loadGl(), and the caller is trusted to keep a 4.5 context current. */
 void requireCurrentContext(const char* function);
 
 } // namespace myriad::gl

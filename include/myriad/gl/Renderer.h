@@ -34,9 +34,10 @@ struct RendererDesc {
      *  installed keeps receiving every message (myriad's forwards to it), and is put back when
      *  the renderer is destroyed. */
     bool debugOutput = false;
-    /** Read the caller's GL state on entry to render() and put all of it back on exit (about
-     *  75 glGet calls per frame: a driver round trip each on some platforms). Off: render()
-     *  leaves the documented exit state (see the class comment). */
+    /** Read the caller's GL state on entry to render() and put all of it back on exit (one
+     *  snapshot per render() whatever the views and draws: about 85 glGet / glIsEnabled calls,
+     *  a driver round trip each on some platforms). Off: render() leaves the documented exit
+     *  state (see the class comment) and a steady frame reads nothing back from GL. */
     bool preserveState = false;
     /** Bytes of the persistently mapped upload ring (fixed; larger uploads are chunked). */
     std::size_t stagingBytes = std::size_t{4} << 20;
@@ -89,7 +90,7 @@ struct RendererDesc {
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
- *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
+ *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
  *  4, clear colour 0 and depth 1), except the viewport (the last view's) and the active texture
  *  unit (the caller's).
  *
@@ -97,9 +98,11 @@ struct RendererDesc {
  *  Thread safety: call only on the context's thread. */
 class Renderer {
 public:
-    /** Compiles (or loads from desc.programCacheFolder) the two plain surface variants. With
-     *  GL_KHR_parallel_shader_compile (or ARB_) it sets the context's compiler thread hint to the
-     *  driver's maximum (glMaxShaderCompilerThreadsKHR(0xFFFFFFFF)), once.
+    /** Reads the GL limits the renderer checks, once (docs/architecture.md, "Limits the
+     *  renderer checks"): draw with it only on this context or others of its share group and
+     *  driver. Compiles (or loads from desc.programCacheFolder) the two plain surface variants.
+     *  With GL_KHR_parallel_shader_compile (or ARB_) it sets the context's compiler thread hint
+     *  to the driver's maximum (glMaxShaderCompilerThreadsKHR(0xFFFFFFFF)), once.
      *  @throws GlError if GL is not loaded or no GL 4.5 context is current;
      *  ShaderError if a built-in shader fails to compile (a driver bug); InvalidArgument if
      *  desc.programCacheFolder names a file, or a folder that cannot be created. */
@@ -115,8 +118,14 @@ public:
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
      *  in its matrices, or shadows are enabled with a ShadowSettings value out of its range; GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
-     *  holds); GlError if a stream exceeds a GL limit; CapacityError if a batch with
-     *  InstanceCulling::Gpu has a record buffer larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE. */
+     *  holds); CapacityError, before anything of the frame is drawn and with the state contract
+     *  kept, if a stream, list or dispatch exceeds a GL limit (GL_MAX_TEXTURE_BUFFER_SIZE for
+     *  records read by per-instance culling, sorting, LOD or GPU culling, visible-index lists
+     *  with their LOD slots, side streams, morph deltas and particle streams;
+     *  GL_MAX_SHADER_STORAGE_BLOCK_SIZE and GL_MAX_COMPUTE_WORK_GROUP_COUNT for GPU culling),
+     *  naming the node, the stream or list and the limit with its value (docs/errors.md).
+     *  A steady frame (nothing to compile or resize) makes no glGet, glGetUniformLocation or
+     *  framebuffer-status call (docs/gl-state.md, "What render() reads"). */
     void render(const Scene& scene, std::span<const View> views);
     /** One view. @throws as above. */
     void render(const Scene& scene, const View& view);
@@ -228,7 +237,8 @@ public:
      *  (writeBuffer, dispatch) changes the next frame with no re-registration.
      *  @throws InvalidArgument if the mesh is null, the count 0, a buffer is unknown, or a buffer
      *  is shorter than the count needs (the message names the buffer, its length and what was
-     *  needed; nothing is registered); CapacityError past GL_MAX_TEXTURE_BUFFER_SIZE lane texels. */
+     *  needed; nothing is registered); CapacityError naming the population, the lane buffer and
+     *  the limit when its lanes (4 texels per instance) pass GL_MAX_TEXTURE_BUFFER_SIZE. */
     PopulationId drawInstanced(std::shared_ptr<const MeshGeometry> mesh, const PopulationDesc& desc);
     /** @throws InvalidArgument for an unknown id. */
     void removePopulation(PopulationId id);
@@ -241,7 +251,9 @@ public:
      *  the next frame draws this write. The current program and the storage bindings it used are
      *  put back (a range binding comes back whole). A count of 0 dispatches nothing.
      *  @throws InvalidArgument for an unknown buffer name; OutOfRange for a binding or group
-     *  count above the GL limits; GlError with no current context. */
+     *  count above the GL limits (GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS,
+     *  GL_MAX_COMPUTE_WORK_GROUP_COUNT, as read when the renderer was made); GlError with no
+     *  current context. */
     void dispatch(const ComputeProgram& program, std::span<const BufferBinding> bindings, std::uint32_t groupsX,
                   std::uint32_t groupsY = 1, std::uint32_t groupsZ = 1);
 
