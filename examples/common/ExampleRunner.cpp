@@ -375,6 +375,7 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
             gl::bindDrawTarget(0, 0, 0, width, height);
             last.drawCalls += extra.drawCalls;
             last.instances += extra.instances;
+            last.particles += extra.particles;
             last.triangles += extra.triangles;
             last.bytesUploaded += extra.bytesUploaded;
         }
@@ -383,9 +384,11 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
         frameMs.push_back(ms);
         totalUploaded += last.bytesUploaded;
         if (!impl.options.quiet) {
-            std::printf("frame %4d: %6.2f ms, %u draw calls, %llu instances, %llu triangles, "
+            // Particles are not in FrameStats::instances: printed apart.
+            std::printf("frame %4d: %6.2f ms, %u draw calls, %llu instances, %llu particles, %llu triangles, "
                         "%llu bytes uploaded\n",
                         frame, ms, last.drawCalls, static_cast<unsigned long long>(last.instances),
+                        static_cast<unsigned long long>(last.particles),
                         static_cast<unsigned long long>(last.triangles),
                         static_cast<unsigned long long>(last.bytesUploaded));
         }
@@ -447,10 +450,11 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
             sum += ms;
         }
         const std::size_t p95 = std::min(sorted.size() - 1, (sorted.size() * 95 + 99) / 100 - 1);
-        std::printf("summary: %zu frames at %ux%u, %u draw calls, %llu instances, %llu triangles per "
-                    "frame; %.2f ms mean, %.2f ms p95 per frame; %llu bytes uploaded in all\n",
+        std::printf("summary: %zu frames at %ux%u, %u draw calls, %llu instances, %llu particles, %llu "
+                    "triangles per frame; %.2f ms mean, %.2f ms p95 per frame; %llu bytes uploaded in all\n",
                     frameMs.size(), width, height, last.drawCalls,
                     static_cast<unsigned long long>(last.instances),
+                    static_cast<unsigned long long>(last.particles),
                     static_cast<unsigned long long>(last.triangles), sum / static_cast<double>(frameMs.size()),
                     sorted[p95], static_cast<unsigned long long>(totalUploaded));
     }

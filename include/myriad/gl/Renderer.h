@@ -39,6 +39,14 @@ struct RendererDesc {
     bool preserveState = false;
     /** Bytes of the persistently mapped upload ring (fixed; larger uploads are chunked). */
     std::size_t stagingBytes = std::size_t{4} << 20;
+    /** Count what batches with InstanceCulling::Gpu really drew, into FrameStats::gpuCulled,
+     *  a frame or more late. After each frame's draws the renderer copies the instance count
+     *  of every indirect draw (4 bytes each, one glMemoryBarrier, one fence) into a small
+     *  persistently mapped buffer; a later frame reads it once the GPU has passed the fence,
+     *  polled with a zero timeout, so nothing waits and no glGet* is issued. If the GPU falls
+     *  three frames behind, frames are skipped rather than waited for. Off: no copies, and
+     *  FrameStats::gpuCulled stays zero. */
+    bool gpuCullingCounts = false;
 };
 
 /** Draws scenes into any framebuffer: the game's (HDR float or sRGB, after its own passes, with
