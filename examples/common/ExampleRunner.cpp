@@ -4,6 +4,7 @@
 
 #include "myriad/egl/HeadlessContext.h"
 #include "myriad/gl/Draw.h"
+#include "myriad/gl/FrameStats.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
@@ -457,6 +458,8 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
                     static_cast<unsigned long long>(last.particles),
                     static_cast<unsigned long long>(last.triangles), sum / static_cast<double>(frameMs.size()),
                     sorted[p95], static_cast<unsigned long long>(totalUploaded));
+        // Every counter and phase time of the renderer's last frame (gl::to_string, one line).
+        std::printf("last frame: %s\n", gl::to_string(impl.renderer->lastFrameStats()).c_str());
     }
     if (written) {
         std::printf("wrote %s\n", impl.options.out.c_str());
