@@ -93,9 +93,11 @@ void GpuCullingCounts::copy() {
         }
     }
     // The commands' instance counts were written by cull.comp's atomics (shader storage): a copy
-    // reads them only after GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5 section 7.12.2). The
-    // client-mapped bit makes the mapping see GPU writes before the fence below, as a
-    // persistent read mapping needs; the coherent map then shows them once the fence signals.
+    // reads them only after GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5 section 7.12.2). What the
+    // copies write reaches the CPU through the coherent mapping once the fence below has
+    // signalled (section 6.2); the client-mapped bit covers shader writes to mapped memory,
+    // which these are not, and is set so a later change that writes the slot from a shader
+    // stays correct.
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     for (std::size_t i = 0; i < m_draws.size(); ++i) {
         glCopyNamedBufferSubData(m_draws[i].commands, slot.buffer, m_draws[i].offset,

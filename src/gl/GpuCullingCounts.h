@@ -5,7 +5,7 @@
 // cull.comp's atomics) into a small persistently mapped buffer, one of kSlots, and fences it.
 // collect(), at the start of a later frame, polls the oldest fences with a zero timeout and
 // reads the copies whose fence has signalled from the mapping. A frame whose slot is still
-// pending (the GPU kKeep frames behind) is not copied: its counts are skipped, not waited for.
+// pending (the GPU kSlots frames behind) is not copied: its counts are skipped, not waited for.
 #include "gl/GlCommon.h"
 #include "myriad/gl/FrameStats.h"
 
