@@ -12,6 +12,8 @@ string(LENGTH "// [${NAME}]\n" _marker_length)
 math(EXPR _begin "${_begin} + ${_marker_length}")
 math(EXPR _length "${_end} - ${_begin}")
 string(SUBSTRING "${_snippet}" ${_begin} ${_length} _region)
+# An indented closing marker leaves its indentation at the end of the region: not part of it.
+string(REGEX REPLACE "[ \t]+$" "" _region "${_region}")
 string(FIND "${_page}" "${_region}" _found)
 if(_found EQUAL -1)
     message(FATAL_ERROR "${PAGE} does not hold ${SNIPPET}'s [${NAME}] region verbatim; "

@@ -4,6 +4,7 @@
 
 #include "myriad/egl/HeadlessContext.h"
 #include "myriad/gl/Draw.h"
+#include "myriad/gl/FrameStats.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
@@ -375,6 +376,7 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
             gl::bindDrawTarget(0, 0, 0, width, height);
             last.drawCalls += extra.drawCalls;
             last.instances += extra.instances;
+            last.particles += extra.particles;
             last.triangles += extra.triangles;
             last.bytesUploaded += extra.bytesUploaded;
         }
@@ -383,9 +385,11 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
         frameMs.push_back(ms);
         totalUploaded += last.bytesUploaded;
         if (!impl.options.quiet) {
-            std::printf("frame %4d: %6.2f ms, %u draw calls, %llu instances, %llu triangles, "
+            // Particles are not in FrameStats::instances: printed apart.
+            std::printf("frame %4d: %6.2f ms, %u draw calls, %llu instances, %llu particles, %llu triangles, "
                         "%llu bytes uploaded\n",
                         frame, ms, last.drawCalls, static_cast<unsigned long long>(last.instances),
+                        static_cast<unsigned long long>(last.particles),
                         static_cast<unsigned long long>(last.triangles),
                         static_cast<unsigned long long>(last.bytesUploaded));
         }
@@ -447,12 +451,15 @@ int ExampleRunner::run(Scene& scene, Camera& camera, const FrameCallbacks& callb
             sum += ms;
         }
         const std::size_t p95 = std::min(sorted.size() - 1, (sorted.size() * 95 + 99) / 100 - 1);
-        std::printf("summary: %zu frames at %ux%u, %u draw calls, %llu instances, %llu triangles per "
-                    "frame; %.2f ms mean, %.2f ms p95 per frame; %llu bytes uploaded in all\n",
+        std::printf("summary: %zu frames at %ux%u, %u draw calls, %llu instances, %llu particles, %llu "
+                    "triangles per frame; %.2f ms mean, %.2f ms p95 per frame; %llu bytes uploaded in all\n",
                     frameMs.size(), width, height, last.drawCalls,
                     static_cast<unsigned long long>(last.instances),
+                    static_cast<unsigned long long>(last.particles),
                     static_cast<unsigned long long>(last.triangles), sum / static_cast<double>(frameMs.size()),
                     sorted[p95], static_cast<unsigned long long>(totalUploaded));
+        // Every counter and phase time of the renderer's last frame (gl::to_string, one line).
+        std::printf("last frame: %s\n", gl::to_string(impl.renderer->lastFrameStats()).c_str());
     }
     if (written) {
         std::printf("wrote %s\n", impl.options.out.c_str());

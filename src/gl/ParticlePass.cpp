@@ -448,8 +448,7 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         drawArraysInstanced(m_emptyVertexArray, PrimitiveMode::Triangles, 0, 6, count);
         ++stats.drawCalls;
         ++stats.vertexArrayBinds;
-        stats.instances += count;
-        stats.particles += count;
+        stats.particles += count;  // not in stats.instances: particles are counted apart
         stats.triangles += 2ull * count;
     }
     if (stateSet) {

@@ -4,6 +4,7 @@
 #include "gl/GlLimits.h"
 #include "gl/GlState.h"
 #include "gl/GpuCulling.h"
+#include "gl/GpuCullingCounts.h"
 #include "gl/GpuPopulations.h"
 #include "gl/GpuResources.h"
 #include "gl/InstanceVisibility.h"
@@ -93,6 +94,8 @@ struct Renderer::Impl {
     detail::GpuPopulations populations{limits};
     detail::InstanceVisibility instanceVisibility{limits};  // visible-index lists (per-instance culling, sorting)
     detail::GpuCulling gpuCulling{limits};  // InstanceCulling::Gpu: compute-written lists, indirect draws
+    detail::GpuCullingCounts gpuCullingCounts;  // RendererDesc::gpuCullingCounts: their counts, read late
+    std::uint64_t frames = 0;  // render() calls so far: FrameStats::frame
     std::vector<detail::ViewPass> passes;
     detail::ParticlePass particles{id, limits};  // particles and scatter (docs/particles.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
@@ -405,6 +408,10 @@ struct Renderer::Impl {
                                                   geometry.indexType(), 0, item.instanceCount, item.firstInstance);
             }
         }
+        if (item.gpuCulled != nullptr && desc.gpuCullingCounts) {  // its count is copied after the frame's draws
+            gpuCullingCounts.noteDraw(*item.gpuCulled, item.primitive, item.lodLevel == kNoLodLevel ? 0 : item.lodLevel,
+                                      geometry.triangleCount(), item.instanceCount);
+        }
         ++stats.vertexArrayBinds;
         ++stats.drawCalls;
         stats.instances += item.instanceCount;
@@ -526,6 +533,7 @@ struct Renderer::Impl {
     void render(const Scene& scene, std::span<const View> views, bool draw = true) {
         const auto frameStart = std::chrono::steady_clock::now();
         stats = FrameStats{};
+        stats.frame = draw ? ++frames : frames;  // prepare() is no frame: it keeps the last number
         // Views with nothing to draw into are skipped before any GL call; raw matrices are
         // checked first, so a NaN draws nothing rather than a frame culled by NaN planes.
         std::size_t drawable = 0;
@@ -546,6 +554,10 @@ struct Renderer::Impl {
             return;
         }
         requireCurrentContext("gl::Renderer::render");
+        if (desc.gpuCullingCounts && draw) {
+            gpuCullingCounts.beginFrame(stats.frame);
+            gpuCullingCounts.collect(stats.gpuCulled);  // an earlier frame's, if the GPU is done with it
+        }
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
@@ -637,6 +649,9 @@ struct Renderer::Impl {
             const FrameStats before = stats;
             drawView(pass, scene);
             shadow.afterDraw(pass, before, stats);  // shadows: binds the map once it is drawn
+        }
+        if (desc.gpuCullingCounts) {
+            gpuCullingCounts.copy();  // after the last indirect draw: copies and a fence, no wait
         }
         stats.submitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitStart).count();
         boundProgram = nullptr;

@@ -1225,8 +1225,8 @@ private:
                 names += (names.empty() ? "" : ", ") + attribute.name;
             }
             log(LogLevel::Info, m_path + ": " + where + ": custom instance attributes " + names +
-                                    " kept in ImportedScene::instancing (myriad has no "
-                                    "per-instance lanes to draw them with yet)");
+                                    " kept in ImportedScene::instancing, not drawn (copy them "
+                                    "into lanes with InstancedMeshNode::setLane to read them in a shader)");
         }
         return set;
     }

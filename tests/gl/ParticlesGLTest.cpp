@@ -3,10 +3,12 @@
 // and wind that bends a blade's tip but not its root.
 #include "support/GlTest.h"
 
+#include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Particles.h"
 #include "myriad/core/Scatter.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/SurfaceShader.h"
+#include "myriad/core/Shapes.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
 
@@ -113,6 +115,26 @@ SurfaceOutput surface(SurfaceInput s) {
     const Image image = draw(scene, wideCamera());
     CHECK(near(pixelAt(image, 32, 32), kGreen));
     CHECK(near(pixelAt(image, 2, 2), kBlack));
+}
+
+TEST_CASE("FrameStats counts particles in particles only, not in instances", "[gl][particles][stats]") {
+    context();
+    Scene scene;
+    auto& pool = scene.root().emplace<ParticlePool>(4, ParticleMaterial::billboard(), "pool");
+    pool.spawn(particleAt({-1, 0, 0}, 0.2f));
+    pool.spawn(particleAt({1, 0, 0}, 0.2f));
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::quad(0.2f, 0.2f)), unlit(), 3);
+    for (int i = 0; i < 3; ++i) {
+        batch.addInstance(at(static_cast<float>(i) * 0.5f, 1.0f));
+    }
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    renderer.render(scene, wideCamera(), target);
+    const gl::FrameStats& stats = renderer.lastFrameStats();
+    CHECK(stats.particles == 2);
+    CHECK(stats.instances == 3);  // the batch's only: adding particles does not count them twice
+    CHECK(stats.drawCalls == 2);
+    CHECK(stats.triangles == 2 * 3 + 2 * 2);
 }
 
 TEST_CASE("a particle of size 1 spans 2 metres and heights and spin shape it", "[gl][particles]") {

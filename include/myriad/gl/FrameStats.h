@@ -1,27 +1,57 @@
 #pragma once
 /** @file
- *  What one Renderer::render call did. */
+ *  What one Renderer::render call did, and to_string / operator<< to print it. */
 #include <array>
 #include <cstdint>
+#include <iosfwd>
+#include <string>
 
 namespace myriad::gl {
 
-/** Counters for one frame, reset at the start of each Renderer::render (and Renderer::prepare). */
-struct FrameStats {
-    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count)
-    std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views
-    /** Instances drawn, summed over draws (a MeshNode is 1); GPU-culled batches count their
-     *  tested instances (an upper bound, see instancesGpuCulled). */
+/** What the GPU-culled draws of one earlier frame drew, as the GPU counted it
+ *  (RendererDesc::gpuCullingCounts). All zero until the first such frame has been read. */
+struct GpuCulledCounts {
+    /** The FrameStats::frame these counts are of; 0: none read yet. */
+    std::uint64_t frame = 0;
+    /** Instances the GPU-culled draws of that frame drew, summed over draws as `instances` is
+     *  (a batch of two primitives counts each visible instance twice), its views included. */
     std::uint64_t instances = 0;
-    std::uint64_t triangles = 0;        ///< triangles submitted (index count / 3 * instances; upper bound likewise)
+    /** What that frame's `instances` counted for the same draws (their tested instances): the
+     *  frame's exact count is `instances - upperBound + gpuCulled.instances`. */
+    std::uint64_t upperBound = 0;
+    std::uint64_t triangles = 0;            ///< triangles those draws submitted, by the GPU's counts
+    std::uint64_t trianglesUpperBound = 0;  ///< what that frame's `triangles` counted for them
+};
+
+/** Counters for one frame, reset at the start of each Renderer::render (and Renderer::prepare,
+ *  which fills what it did: compiles and uploads). Print them with
+ *  to_string() or operator<< (below). */
+struct FrameStats {
+    /** This renderer's render() call number, 1 for the first (every call counts, also one
+     *  that drew nothing or threw; Renderer::prepare() keeps the last render()'s number).
+     *  GpuCulledCounts::frame refers to it. */
+    std::uint64_t frame = 0;
+    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count)
+    std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views (particles and scatter included)
+    /** Instances drawn by mesh draws, summed over draws (a MeshNode is 1; a batch of two
+     *  primitives counts each instance twice, one per draw; scatter blades and populations
+     *  count here). Particles do not: they are in `particles` only, so `instances + particles`
+     *  is everything instanced that was drawn. GPU-culled batches count their tested
+     *  instances per draw (an upper bound, see instancesGpuCulled and gpuCulled). */
+    std::uint64_t instances = 0;
+    /** Triangles submitted (index count / 3 * instances per draw, particles' two per particle
+     *  included; an upper bound for GPU-culled draws likewise). */
+    std::uint64_t triangles = 0;
     std::uint64_t bytesUploaded = 0;    ///< bytes sent to GPU buffers and textures this frame
     /** Of bytesUploaded, the records of UploadMode::Streaming batches rewritten in bulk that
      *  were copied before culling, by the one pass that also derives their bounds (a batch
      *  drawn last frame); the rest of a streaming batch's bytes went in prepare, after a bounds
      *  pass of their own. */
     std::uint64_t bytesStreamedAhead = 0;
-    std::uint32_t batches = 0;          ///< InstancedMeshNodes drawn
-    std::uint32_t meshNodes = 0;        ///< MeshNodes drawn
+    /** Draws of InstancedMeshNodes: one per primitive and LOD level drawn, summed over views
+     *  (a batch of two primitives seen in one view counts 2). */
+    std::uint32_t batches = 0;
+    std::uint32_t meshNodes = 0;        ///< draws of MeshNodes: one per primitive, summed over views
     std::uint32_t programBinds = 0;     ///< glUseProgram calls (redundant ones are skipped)
     std::uint32_t vertexArrayBinds = 0; ///< glBindVertexArray calls
     std::uint32_t culledNodes = 0;      ///< mesh nodes and batches outside the view frustum
@@ -37,12 +67,19 @@ struct FrameStats {
      *  counts stay there (it draws every level, one draw call each; `instances` counts its
      *  tested instances once). */
     std::array<std::uint64_t, 8> lodInstances{};
-    /** Of instancesTested, those tested on the GPU (InstanceCulling::Gpu). How many of them were
-     *  drawn stays on the GPU (no readback): `instances` and `triangles` count every one of them
-     *  as drawn, so for a frame with GPU-culled batches both are upper bounds, and
-     *  `instances - instancesGpuCulled` is the exact count of the rest. */
+    /** Of instancesTested, those tested on the GPU (InstanceCulling::Gpu), once per view and
+     *  batch. How many of them were drawn is counted on the GPU: `instances` and `triangles`
+     *  count every tested one as drawn, in each of the batch's draws, so for a frame with
+     *  GPU-culled batches both are upper bounds. For the drawn counts, opt in to
+     *  RendererDesc::gpuCullingCounts and read `gpuCulled`, a frame or more later. */
     std::uint64_t instancesGpuCulled = 0;
-    std::uint64_t particles = 0;        ///< particles drawn, summed over views
+    /** With RendererDesc::gpuCullingCounts: the newest GPU-culled counts the GPU had finished
+     *  when this frame began, of frame `gpuCulled.frame` (an earlier one: at least one frame
+     *  late, more when the GPU runs behind; the same counts repeat until a newer frame's are
+     *  done). Read from a mapped copy without waiting. All zero without the option, and in a
+     *  frame that drew nothing (no view with a viewport). */
+    GpuCulledCounts gpuCulled;
+    std::uint64_t particles = 0;        ///< particles drawn, summed over views (not in `instances`)
     std::uint64_t particlesSorted = 0;  ///< particles sorted back to front, summed over views
     /** Shader programs this call compiled from source (variants no earlier frame needed).
      *  0 in a frame after Renderer::prepare() with the same scene and views. */
@@ -70,5 +107,17 @@ struct FrameStats {
     /** myriad's own CPU time in this frame, driver work excluded. */
     [[nodiscard]] double myriadMs() const noexcept { return cullMs + uploadMs + submitMs - drawMs; }
 };
+
+/** @p stats on one line, for logs and overlays: the frame number, the counters (views, draw
+ *  calls and instances always, every other one only when not zero: what was drawn and culled,
+ *  lodInstances as "lod level:count ...", then binds and uploads), then the phase times in milliseconds, e.g.
+ *  "frame 12: 1 views, 3 draw calls, 2000 instances, 50 particles, 24000 triangles, 3 batches,
+ *  gpu-culled drawn 812 of 2000 (frame 11), frame 0.410 ms (cull 0.020, upload 0.050,
+ *  submit 0.300, draw 0.210, sort 0.000)" (the "gpu-culled drawn" part only once
+ *  gpuCulled holds a reading). No trailing newline. Throws only std::bad_alloc. */
+[[nodiscard]] std::string to_string(const FrameStats& stats);
+
+/** Writes to_string(@p stats) to @p out (no newline). */
+std::ostream& operator<<(std::ostream& out, const FrameStats& stats);
 
 } // namespace myriad::gl

@@ -50,6 +50,14 @@ struct RendererDesc {
      *  through a temporary file and a rename. Empty (default): no cache. Ignored when the driver
      *  has no program binary format. Several renderers and processes may share one folder. */
     std::filesystem::path programCacheFolder{};
+    /** Count what batches with InstanceCulling::Gpu really drew, into FrameStats::gpuCulled,
+     *  a frame or more late. After each frame's draws the renderer copies the instance count
+     *  of every indirect draw (4 bytes each, one glMemoryBarrier, one fence) into a small
+     *  persistently mapped buffer; a later frame reads it once the GPU has passed the fence,
+     *  polled with a zero timeout, so nothing waits and no glGet* is issued. If the GPU falls
+     *  three frames behind, frames are skipped rather than waited for. Off: no copies, and
+     *  FrameStats::gpuCulled stays zero. */
+    bool gpuCullingCounts = false;
 };
 
 /** Draws scenes into any framebuffer: the game's (HDR float or sRGB, after its own passes, with

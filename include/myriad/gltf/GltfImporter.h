@@ -68,8 +68,10 @@ struct ImportOptions {
 [[nodiscard]] ImportedModel importModel(const std::string& path, const ImportOptions& options = {});
 
 /** A custom per-instance attribute of an EXT_mesh_gpu_instancing node (any attribute whose
- *  name starts with '_' other than _COLOR_0, e.g. _ID, _LANE0.._LANE3). myriad has no
- *  per-instance shader data for them yet, so they are kept here instead of being dropped. */
+ *  name starts with '_' other than _COLOR_0, e.g. _ID, _LANE0.._LANE3). The importer gives
+ *  them no meaning and draws nothing with them: they are kept here, and a shader sees one once
+ *  the game copies it into a lane of the batch (InstancedMeshNode::setLane, read as
+ *  s.lanes[0..3]; docs/lanes.md, docs/gltf.md shows the loop). */
 struct InstanceAttribute {
     std::string name;               ///< as in the file, e.g. "_ID"
     int components = 1;             ///< 1 (SCALAR) to 4 (VEC4)
@@ -83,9 +85,10 @@ struct InstanceAttribute {
 struct ImportedInstancing {
     std::string nodeName;  ///< the glTF node's name, or "node<index>"
     int gltfNode = -1;     ///< index into the file's nodes array
-    /** Non-owning, inside ImportedScene::root: one batch per triangle primitive of the node's
-     *  mesh, all holding the same records (same transforms, same colours). Valid while the
-     *  nodes live (moving ImportedScene::root, or adding it under another node, keeps them). */
+    /** Non-owning, inside ImportedScene::root: the node's one batch, whose primitives are the
+     *  triangle primitives of the node's mesh, all drawn with its records (stored once); empty
+     *  when the mesh has no triangle primitive. Valid while the nodes live (moving
+     *  ImportedScene::root, or adding it under another node, keeps them). */
     std::vector<InstancedMeshNode*> batches;
     std::vector<InstanceAttribute> attributes;  ///< custom attributes, sorted by name
 };
@@ -93,7 +96,9 @@ struct ImportedInstancing {
 /** A morph-weights animation and the nodes it drives in an ImportedScene. */
 struct SceneMorphAnimation {
     MorphAnimation animation;      ///< its `primitives` member is empty here; see `nodes`
-    std::vector<MeshNode*> nodes;  ///< non-owning, inside ImportedScene::root; one per primitive
+    /** Non-owning, inside ImportedScene::root: one per glTF node the channel drives (the node
+     *  drawing all of its mesh's primitives). */
+    std::vector<MeshNode*> nodes;
 };
 
 /** A glTF scene as a myriad node tree. See importScene(). */
@@ -116,8 +121,9 @@ struct ImportedScene {
  *  - no mesh: a SceneNode (group);
  *  - a mesh with one triangle primitive: a MeshNode, or with EXT_mesh_gpu_instancing an
  *    InstancedMeshNode with one record per instance;
- *  - a mesh with several triangle primitives: a group holding one such node per primitive,
- *    named "<node>/<mesh>#<primitive>", at identity (instanced ones all get the same records).
+ *  - a mesh with several triangle primitives: one such node drawing all of them
+ *    (MeshNode::primitiveCount(), each primitive with its own material); instanced, one batch
+ *    whose primitives share its records. No group is made.
  *  glTF children go under their parent's node. Mesh data stays in mesh space (the transforms
  *  live on the nodes), and one glTF mesh primitive becomes one MeshGeometry shared by every node
  *  that uses it.
@@ -128,7 +134,8 @@ struct ImportedScene {
  *  node space: its world placement is the node's world matrix times the record, parents
  *  included. The record's colour comes from _COLOR_0 (VEC3 or VEC4, float or normalized
  *  unsigned byte/short; alpha 1 for VEC3), white without it. Other attributes starting with
- *  '_' go to ImportedScene::instancing (logged at Info level); any other name is refused.
+ *  '_' go to ImportedScene::instancing (logged at Info level), not drawn; any other name is
+ *  refused.
  *
  *  Skinned nodes (3.7.3.2: their own transform MUST be ignored): the mesh is drawn in its bind
  *  pose at identity. A skinned node that is a scene root without children becomes a MeshNode
