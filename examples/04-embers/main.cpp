@@ -81,8 +81,7 @@ int main(int argc, char** argv) try {
     // The ground and a ring of stones around the fire.
     Material soil;
     soil.baseColor = glm::vec4(0.12f, 0.09f, 0.07f, 1.0f);
-    auto& ground = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(20.0f, 20.0f), "ground"), soil, "ground");
-    ground.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
+    scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::plane(20.0f, 20.0f), "ground"), soil, "ground");
     Material stone;
     stone.baseColor = glm::vec4(0.35f, 0.33f, 0.3f, 1.0f);
     auto stoneMesh = MeshGeometry::create(shapes::box(0.35f), "stone");
