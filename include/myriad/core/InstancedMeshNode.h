@@ -320,9 +320,11 @@ public:
     void setInstanceCulling(InstanceCulling culling) noexcept { m_visibility.culling = culling; }
     /** Back-to-front sort of the instances of a blended batch (default off: record order). */
     void setSortInstances(bool sort) noexcept { m_visibility.sortBackToFront = sort; }
-    /** What Scene::pick() tests (default PickMode::Bounds: the node's box). */
+    /** What Scene::pick() tests (default PickMode::Instances: each drawn instance's box, then
+     *  its triangles, and the hit names the instance; PickMode::Bounds: the node's box only,
+     *  cheaper for a large batch where which instance does not matter). */
     void setPickMode(PickMode mode) noexcept { m_visibility.pickMode = mode; }
-    /** The batch's visibility opt-ins as the three setters above left them. */
+    /** The batch's visibility settings as the three setters above left them. */
     [[nodiscard]] const InstanceVisibility& visibility() const noexcept { return m_visibility; }
     /** The handle that finds instance @p index, or a null handle when it was placed by index.
      *  @throws OutOfRange if index >= count(). (Defined in src/core/Picking.cpp.) */
@@ -469,7 +471,7 @@ private:
     std::vector<std::uint8_t> m_shadowMask;  ///< 1: casts no shadow; empty until first used
     std::size_t m_shadowMasked = 0;          ///< drawn instances with a 1 in m_shadowMask
     mutable bool m_mirroredValid = true;
-    InstanceVisibility m_visibility;  ///< visibility opt-ins, all off by default
+    InstanceVisibility m_visibility;  ///< culling, sorting and picking settings (see InstanceVisibility)
     LodChain m_lodChain;              ///< levels of detail; none by default (src/core/Lod.cpp)
 };
 
