@@ -191,6 +191,19 @@ public:
      *  @throws OutOfRange if index >= count(); InvalidArgument if there are more weights than
      *  the mesh has morph targets (at most kMaxMorphTargets), or one is NaN/Inf. */
     void setMorphWeights(std::size_t index, std::span<const float> weights);
+    /** Bulk form of setMorphWeights(index, weights), for a crowd that animates every instance
+     *  each frame: gives instances [@p first, @p first + n) weights of their own, where n =
+     *  weights.size() / @p weightsPerInstance. @p weights holds n rows one after another,
+     *  @p weightsPerInstance floats each (row k is instance first + k's weights, one per morph
+     *  target; missing trailing ones are 0), as three.js's morphTexture holds one row per
+     *  instance. Checks everything first, then writes; the range is logged as one change
+     *  (one dirty range, one dataVersion() bump). Not kept: the span may go once the call
+     *  returns. n = 0 with first <= count() does nothing.
+     *  @throws InvalidArgument if weightsPerInstance is 0 or more than the mesh's morph targets,
+     *  weights.size() is not a multiple of it, or a weight is NaN/Inf; OutOfRange if
+     *  first + n > count(); std::bad_alloc on the first per-instance weights. Nothing changes
+     *  then. */
+    void setMorphWeights(std::size_t first, std::span<const float> weights, std::size_t weightsPerInstance);
     /** Makes instance @p index use the node's weights again. @throws OutOfRange. */
     void clearMorphWeights(std::size_t index);
     /** The weights instance @p index is drawn with: its own, or the node's. One per morph target.
