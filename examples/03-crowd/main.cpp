@@ -3,10 +3,10 @@
 // faces, not one face repeated.
 //
 // Shows: per-instance morph weights (InstancedMeshNode::setMorphWeights, every copy's weights
-// in one call, a texture read by instance id), sampling a glTF weights animation (MorphAnimation::sample), bytes uploaded per
-// frame, the light's shadow map (--shadows on|off, default on: every copy casts its own shadow
-// on the plaza from the one instanced draw). --model PATH (default AnimatedMorphSphere; any
-// model with morph targets).
+// in one call, a texture read by instance id), sampling a glTF weights animation
+// (MorphAnimation::sample), bytes uploaded per frame, the light's shadow map (--shadows
+// on|off, default on: every copy casts its own shadow on the plaza from the one instanced
+// draw). --model PATH (default AnimatedMorphSphere; any model with morph targets).
 // Controls: orbit / fly camera (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
