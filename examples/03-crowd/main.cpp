@@ -2,11 +2,11 @@
 // with its own morph weights animated at its own phase and its own colour: a crowd with
 // faces, not one face repeated.
 //
-// Shows: per-instance morph weights (InstancedMeshNode::setMorphWeights, a texture read by
-// instance id), sampling a glTF weights animation (MorphAnimation::sample), bytes uploaded per
-// frame, the light's shadow map (--shadows on|off, default on: every copy casts its own shadow
-// on the plaza from the one instanced draw). --model PATH (default AnimatedMorphSphere; any
-// model with morph targets).
+// Shows: per-instance morph weights (InstancedMeshNode::setMorphWeights, every copy's weights
+// in one call, a texture read by instance id), sampling a glTF weights animation
+// (MorphAnimation::sample), bytes uploaded per frame, the light's shadow map (--shadows
+// on|off, default on: every copy casts its own shadow on the plaza from the one instanced
+// draw). --model PATH (default AnimatedMorphSphere; any model with morph targets).
 // Controls: orbit / fly camera (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
@@ -114,21 +114,29 @@ int main(int argc, char** argv) try {
     runner.setCameraController(&controller);
 
     // ---- Update: every copy samples the animation at its own phase ----
-    std::vector<float> weights(targets);
+    std::vector<float> weights(count * targets);  // row i: copy i's weights, targets floats
     examples::FrameCallbacks callbacks;
     callbacks.update = [&](int frame, double /*seconds*/) {
         const float t = static_cast<float>(frame) / 30.0f;  // 30 frames per animated second
         for (std::size_t i = 0; i < count; ++i) {
             const float local = std::fmod(t + phases[i], duration);
+            const std::span<float> row(weights.data() + i * targets, targets);
             if (animation != nullptr) {
-                animation->sample(local, weights);
+                animation->sample(local, row);
             } else {
                 for (std::size_t k = 0; k < targets; ++k) {
-                    weights[k] = 0.5f + 0.5f * std::sin(6.2832f * local / duration + static_cast<float>(k));
+                    row[k] = 0.5f + 0.5f * std::sin(6.2832f * local / duration + static_cast<float>(k));
                 }
             }
-            for (InstancedMeshNode* batch : batches) {
-                batch->setMorphWeights(i, std::span<const float>(weights.data(), batch->mesh()->morphTargetCount()));
+        }
+        for (InstancedMeshNode* batch : batches) {
+            const std::size_t own = batch->mesh()->morphTargetCount();
+            if (own == targets) {
+                batch->setMorphWeights(0, weights, targets);  // every copy in one call: one change
+            } else {  // a primitive with fewer targets takes the first ones of each row
+                for (std::size_t i = 0; i < count; ++i) {
+                    batch->setMorphWeights(i, std::span<const float>(weights.data() + i * targets, own));
+                }
             }
         }
     };

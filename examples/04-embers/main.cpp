@@ -1,8 +1,9 @@
 // 04-embers: sparks rising from a fire (additive streaks) under a column of smoke (a sprite
 // flipbook with real alpha, sorted back to front), both from the CPU ParticleEmitter.
 //
-// Shows: ParticlePool, ParticleEmitter (rate, lifetime, velocity cone, gravity, drag, curves
-// over life), the streak and sprite materials, alpha that fades instead of darkening.
+// Shows: ParticlePool, ParticleEmitter from the EmitterDesc::embers() and smoke() presets
+// (rate, lifetime, velocity cone, gravity, drag, curves over life) with a few fields changed,
+// the streak and sprite materials, alpha that fades instead of darkening.
 // --atlas PATH: a flipbook image (stb_image: PNG, JPEG, ...) of --cells x --cells smoke puffs;
 // default: one drawn here, 4 x 4 soft puffs. The simulation starts 3 seconds in, so frame 1
 // (and a headless --out picture) already shows sparks and smoke.
@@ -81,8 +82,7 @@ int main(int argc, char** argv) try {
     // The ground and a ring of stones around the fire.
     Material soil;
     soil.baseColor = glm::vec4(0.12f, 0.09f, 0.07f, 1.0f);
-    auto& ground = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(20.0f, 20.0f), "ground"), soil, "ground");
-    ground.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
+    scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::plane(20.0f, 20.0f), "ground"), soil, "ground");
     Material stone;
     stone.baseColor = glm::vec4(0.35f, 0.33f, 0.3f, 1.0f);
     auto stoneMesh = MeshGeometry::create(shapes::box(0.35f), "stone");
@@ -97,23 +97,11 @@ int main(int argc, char** argv) try {
     ParticleMaterial smokeLook = ParticleMaterial::sprite(atlas, cells, cells, true);
     smokeLook.name = "smoke";
     auto& smoke = scene.root().emplace<ParticlePool>(600, smokeLook, "smoke");
-    EmitterDesc smokeDesc;
+    EmitterDesc smokeDesc = EmitterDesc::smoke();  // buoyant, growing, fading in and out
     smokeDesc.position = glm::vec3(0.0f, 0.8f, 0.0f);
-    smokeDesc.spawnExtent = glm::vec3(0.25f, 0.1f, 0.25f);
-    smokeDesc.rate = 40.0f;
-    smokeDesc.lifetimeMin = 4.0f;
-    smokeDesc.lifetimeMax = 6.0f;
-    smokeDesc.coneAngle = 0.25f;
-    smokeDesc.speedMin = 0.6f;
-    smokeDesc.speedMax = 1.0f;
-    smokeDesc.gravity = glm::vec3(0.25f, 0.15f, 0.0f);  // buoyant, drifting with a light breeze
-    smokeDesc.drag = 0.3f;
-    smokeDesc.spinSpeed = 0.3f;
-    smokeDesc.frameRate = 3.0f;
+    smokeDesc.gravity.x = 0.25f;  // drifting with a light breeze
+    smokeDesc.frameRate = 3.0f;   // through the flipbook
     smokeDesc.frameCount = static_cast<float>(cells * cells);
-    smokeDesc.colorOverLife.keys = {{0.0f, glm::vec3(0.35f, 0.3f, 0.28f)}, {1.0f, glm::vec3(0.2f, 0.2f, 0.22f)}};
-    smokeDesc.alphaOverLife.keys = {{0.0f, 0.0f}, {0.15f, 0.55f}, {1.0f, 0.0f}};
-    smokeDesc.sizeOverLife.keys = {{0.0f, 0.3f}, {1.0f, 1.6f}};
     ParticleEmitter smokeEmitter(smokeDesc, 11);
 
     // Sparks: hot streaks, added light, fading by alpha as they cool.
@@ -121,21 +109,8 @@ int main(int argc, char** argv) try {
     sparkLook.name = "sparks";
     sparkLook.round = true;
     auto& sparks = scene.root().emplace<ParticlePool>(static_cast<std::size_t>(options.number("--sparks")), sparkLook, "sparks");
-    EmitterDesc sparkDesc;
+    EmitterDesc sparkDesc = EmitterDesc::embers();  // carried up by the hot air, cooling
     sparkDesc.position = glm::vec3(0.0f, 0.3f, 0.0f);
-    sparkDesc.spawnExtent = glm::vec3(0.3f, 0.05f, 0.3f);
-    sparkDesc.rate = 250.0f;
-    sparkDesc.lifetimeMin = 0.8f;
-    sparkDesc.lifetimeMax = 2.0f;
-    sparkDesc.coneAngle = 0.45f;
-    sparkDesc.speedMin = 2.0f;
-    sparkDesc.speedMax = 4.5f;
-    sparkDesc.gravity = glm::vec3(0.0f, 1.5f, 0.0f);  // carried up by the hot air
-    sparkDesc.drag = 0.8f;
-    sparkDesc.size = 0.02f;
-    sparkDesc.colorOverLife.keys = {{0.0f, glm::vec3(4.0f, 2.2f, 0.6f)}, {0.6f, glm::vec3(2.0f, 0.6f, 0.1f)},
-                                    {1.0f, glm::vec3(0.8f, 0.15f, 0.02f)}};
-    sparkDesc.alphaOverLife.keys = {{0.0f, 1.0f}, {0.7f, 0.8f}, {1.0f, 0.0f}};
     ParticleEmitter sparkEmitter(sparkDesc, 5);
 
     // Start 3 seconds in: the smoke column has risen.

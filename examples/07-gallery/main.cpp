@@ -1,14 +1,15 @@
 // 07-gallery: any glTF model from the command line, its first primitive instanced N times on a
-// grid (one draw call per level of detail), with the per-instance features a batch can opt into:
-// a LOD chain generated from the model, per-instance culling, picking, translucency sorted back
-// to front.
+// grid (one draw call per level of detail), with the per-instance features of a batch: a LOD
+// chain generated from the model, per-instance culling, picking (per instance by default),
+// translucency sorted back to front.
 //
 // Shows: importing an arbitrary model, normalising its size, rebuilding a batch at a new count
 // (clear + ensureCapacity + addInstance), generateLodChain() + setLodChain(),
-// setInstanceCulling(), setPickMode(PickMode::Instances) + Scene::pick() with a ray through a
-// pixel, setSortInstances() for a blended material. --model PATH (default: the glTF sample Fox),
-// --count N (default 100), --lod on|off (default on), --culling off|batch|cpu|gpu (default
-// batch), --pick X,Y (pick after the frames), --opacity P (default 100: opaque).
+// setInstanceCulling(), Scene::pick() with a ray through a pixel (a batch is picked per
+// instance by default: the hit names the copy), setSortInstances() for a blended material.
+// --model PATH (default: the glTF sample Fox), --count N (default 100), --lod on|off (default
+// on), --culling off|batch|cpu|gpu (default batch), --pick X,Y (pick after the frames),
+// --opacity P (default 100: opaque).
 // Controls: + / - double or halve N, C cycles culling, a left click picks and tints a copy,
 // orbit / fly camera (see --help).
 #include "common/CameraController.h"
@@ -247,7 +248,6 @@ int main(int argc, char** argv) try {
     auto& batch = scene.root().emplace<InstancedMeshNode>(primitive.mesh, material, count, "gallery");
     setCulling(batch, culling);
     batch.setSortInstances(true);  // only a blended material (--opacity, or the model's own) sorts
-    batch.setPickMode(PickMode::Instances);
     layOut(batch, count, bounds, scale);
     std::optional<LodChain> lodChain;
     if (options.text("--lod") == "on") {

@@ -209,6 +209,56 @@ void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float
     ++m_dataVersion;
 }
 
+void InstancedMeshNode::setMorphWeights(std::size_t first, std::span<const float> weights,
+                                        std::size_t weightsPerInstance) {
+    constexpr const char* kFunction = "InstancedMeshNode::setMorphWeights";
+    const std::size_t targets = mesh()->morphTargetCount();
+    if (weightsPerInstance == 0 || weightsPerInstance > targets) {
+        throw InvalidArgument(std::string(kFunction) + ": " + std::to_string(weightsPerInstance) +
+                              " weights per instance for a mesh with " + std::to_string(targets) +
+                              " morph targets (need 1 to " + std::to_string(targets) + ")");
+    }
+    if (weights.size() % weightsPerInstance != 0) {
+        throw InvalidArgument(std::string(kFunction) + ": " + std::to_string(weights.size()) +
+                              " weights are not whole rows of " + std::to_string(weightsPerInstance));
+    }
+    const std::size_t rows = weights.size() / weightsPerInstance;
+    if (first > m_count || rows > m_count - first) {
+        throw OutOfRange(std::string(kFunction) + ": instances [" + std::to_string(first) + ", +" +
+                         std::to_string(rows) + ") run past count " + std::to_string(m_count));
+    }
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        if (!std::isfinite(weights[i])) {
+            throw InvalidArgument(std::string(kFunction) + ": weight " + std::to_string(i % weightsPerInstance) +
+                                  " of instance " + std::to_string(first + i / weightsPerInstance) +
+                                  " is NaN or Inf");
+        }
+    }
+    if (rows == 0) {
+        return;
+    }
+    InstanceStream& stream = m_streams[InstanceStreamId::MorphWeights];
+    stream.allocate(m_capacity);  // may throw: nothing changed
+    bool outside = false;
+    std::size_t gained = 0;
+    for (std::size_t k = 0; k < rows; ++k) {
+        gained += hasOwnWeights(first + k) ? 0 : 1;
+        const std::span<float> row = stream.row(first + k);
+        const std::span<const float> given = weights.subspan(k * weightsPerInstance, weightsPerInstance);
+        std::copy(given.begin(), given.end(), row.begin());
+        std::fill(row.begin() + static_cast<std::ptrdiff_t>(weightsPerInstance), row.end(), 0.0f);
+        for (std::size_t t = 0; t < targets; ++t) {
+            outside = outside || row[t] < m_morphWeightLow[t] || row[t] > m_morphWeightHigh[t];
+        }
+    }
+    if (outside) {
+        m_boundsValid = false;  // outside the range the instance box covers: recompute
+    }
+    stream.markChanged(first, first + rows);
+    m_ownWeights += gained;
+    ++m_dataVersion;
+}
+
 void InstancedMeshNode::clearMorphWeights(std::size_t index) {
     checkIndex(index, "InstancedMeshNode::clearMorphWeights");
     if (hasOwnWeights(index)) {

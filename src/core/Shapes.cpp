@@ -5,6 +5,8 @@
 #include <glm/gtc/constants.hpp>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace myriad::shapes {
 
@@ -25,6 +27,56 @@ MeshData quad(float width, float height) {
     data.normals.assign(4, glm::vec3(0.0f, 0.0f, 1.0f));
     data.uv0 = {{0.0f, 1.0f}, {1.0f, 1.0f}, {1.0f, 0.0f}, {0.0f, 0.0f}};
     data.indices16 = {0, 1, 2, 0, 2, 3};
+    return data;
+}
+
+MeshData plane(float width, float depth, int subdivisionsX, int subdivisionsZ) {
+    constexpr int kMaxSubdivisions = 4095;
+    if (!(std::isfinite(width) && width > 0.0f) || !(std::isfinite(depth) && depth > 0.0f)) {
+        throw InvalidArgument("shapes::plane: width " + std::to_string(width) + " and depth " +
+                              std::to_string(depth) + " must be finite and above 0");
+    }
+    if (subdivisionsX < 0 || subdivisionsZ < 0 || subdivisionsX > kMaxSubdivisions ||
+        subdivisionsZ > kMaxSubdivisions) {
+        throw InvalidArgument("shapes::plane: subdivisions " + std::to_string(subdivisionsX) + " x " +
+                              std::to_string(subdivisionsZ) + " must each be in [0, " +
+                              std::to_string(kMaxSubdivisions) + "]");
+    }
+    const auto cellsX = static_cast<std::uint32_t>(subdivisionsX) + 1;
+    const auto cellsZ = static_cast<std::uint32_t>(subdivisionsZ) + 1;
+    const std::uint32_t rowLength = cellsX + 1;
+    const std::size_t vertexCount = std::size_t{rowLength} * (cellsZ + 1);
+    MeshData data;
+    data.positions.reserve(vertexCount);
+    data.uv0.reserve(vertexCount);
+    for (std::uint32_t row = 0; row <= cellsZ; ++row) {
+        const float v = static_cast<float>(row) / static_cast<float>(cellsZ);
+        for (std::uint32_t column = 0; column <= cellsX; ++column) {
+            const float u = static_cast<float>(column) / static_cast<float>(cellsX);
+            data.positions.emplace_back((u - 0.5f) * width, 0.0f, (v - 0.5f) * depth);
+            data.uv0.emplace_back(u, v);
+        }
+    }
+    data.normals.assign(vertexCount, glm::vec3(0.0f, 1.0f, 0.0f));
+    std::vector<std::uint32_t> indices;
+    indices.reserve(std::size_t{6} * cellsX * cellsZ);
+    for (std::uint32_t row = 0; row < cellsZ; ++row) {
+        for (std::uint32_t column = 0; column < cellsX; ++column) {
+            // near: the corner at +Z of far; right: at +X. (far, near, near right) and
+            // (far, near right, far right) turn counter-clockwise seen from +Y.
+            const std::uint32_t far = row * rowLength + column;
+            const std::uint32_t near = far + rowLength;
+            indices.insert(indices.end(), {far, near, near + 1, far, near + 1, far + 1});
+        }
+    }
+    if (vertexCount <= 65536) {
+        data.indices16.reserve(indices.size());
+        for (const std::uint32_t index : indices) {
+            data.indices16.push_back(static_cast<std::uint16_t>(index));
+        }
+    } else {
+        data.indices32 = std::move(indices);
+    }
     return data;
 }
 

@@ -245,6 +245,81 @@ TEST_CASE("morph weights: node defaults, per-instance weights, limits", "[morph]
     CHECK_THROWS_AS(MeshGeometry(tooManyTargets), InvalidArgument);
 }
 
+TEST_CASE("bulk morph weights: many instances in one call, one change, all-or-nothing", "[morph]") {
+    auto mesh = morphingTriangle(3);
+    InstancedMeshNode batch(mesh, Material{}, 16, "crowd");
+    for (int i = 0; i < 10; ++i) {
+        batch.addInstance(at(static_cast<float>(i)));
+    }
+    const float before[] = {0.5f, 0.0f, 0.0f};
+    batch.setMorphWeights(2, before);  // instance 2 already has weights of its own
+    const std::uint64_t version = batch.dataVersion();
+    const std::uint64_t streamVersion = batch.streams()[InstanceStreamId::MorphWeights].version();
+    const float localTop = batch.localBounds().max.y;
+
+    // Instances 2..5, two weights each (target 2 left at 0).
+    const float rows[] = {0.1f, 0.2f, 0.3f, 0.4f, 2.0f, 0.6f, 0.7f, 0.8f};
+    batch.setMorphWeights(2, rows, 2);
+    for (std::size_t k = 0; k < 4; ++k) {
+        const std::span<const float> w = batch.morphWeightsOf(2 + k);
+        REQUIRE(w.size() == 3);
+        CHECK(w[0] == rows[2 * k]);
+        CHECK(w[1] == rows[2 * k + 1]);
+        CHECK(w[2] == 0.0f);
+    }
+    CHECK(batch.morphWeightsOf(1)[0] == 0.25f);  // outside the range: the node's weights
+    CHECK(batch.morphWeightsOf(6)[0] == 0.25f);
+    CHECK(batch.dataVersion() == version + 1);  // one write
+    const InstanceStream& stream = batch.streams()[InstanceStreamId::MorphWeights];
+    CHECK(stream.version() == streamVersion + 1);  // one change-log entry for the range
+    const std::vector<IndexRange> pending = stream.changes().pendingRanges();
+    REQUIRE_FALSE(pending.empty());
+    CHECK(pending.back() == IndexRange{2, 6});
+    // The box covers the widest weights per target (2.0 on target 0, 0.8 on target 1): outside
+    // the old range, so it grew.
+    CHECK(localTop == Approx(0.5f + 0.5f * 1.0f));
+    CHECK(batch.localBounds().max.y == Approx(0.5f + 2.0f * 1.0f + 0.8f * 2.0f));
+    batch.clear();
+    CHECK_FALSE(batch.hasInstanceMorphWeights());  // every own row counted once (2 was already own)
+    for (int i = 0; i < 10; ++i) {
+        batch.addInstance(at(static_cast<float>(i)));
+    }
+
+    // Refusals change nothing: not the weights, the versions, the count of own rows.
+    batch.setMorphWeights(0, rows, 2);
+    const std::vector<float> data(batch.instanceMorphWeightData().begin(), batch.instanceMorphWeightData().end());
+    const std::uint64_t refusedVersion = batch.dataVersion();
+    const std::uint64_t refusedStream = stream.version();
+    float lastNaN[] = {0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f};
+    lastNaN[5] = std::numeric_limits<float>::quiet_NaN();  // the last row: nothing before it is written
+    CHECK_THROWS_AS(batch.setMorphWeights(0, lastNaN, 3), InvalidArgument);
+    lastNaN[5] = std::numeric_limits<float>::infinity();
+    CHECK_THROWS_AS(batch.setMorphWeights(0, lastNaN, 3), InvalidArgument);
+    CHECK_THROWS_AS(batch.setMorphWeights(8, rows, 2), OutOfRange);  // 4 rows from 8 of count 10
+    CHECK_THROWS_AS(batch.setMorphWeights(11, std::span<const float>(), 2), OutOfRange);
+    CHECK_THROWS_AS(batch.setMorphWeights(SIZE_MAX, rows, 2), OutOfRange);  // no wrap-around
+    CHECK_THROWS_AS(batch.setMorphWeights(0, rows, 0), InvalidArgument);
+    CHECK_THROWS_AS(batch.setMorphWeights(0, rows, 4), InvalidArgument);  // the mesh has 3 targets
+    CHECK_THROWS_AS(batch.setMorphWeights(0, std::span<const float>(rows, 7), 2), InvalidArgument);  // 3.5 rows
+    CHECK_THROWS_WITH(batch.setMorphWeights(0, lastNaN, 3), Catch::Contains("instance 1"));
+    CHECK(std::vector<float>(batch.instanceMorphWeightData().begin(), batch.instanceMorphWeightData().end()) == data);
+    CHECK(batch.dataVersion() == refusedVersion);
+    CHECK(stream.version() == refusedStream);
+    batch.setMorphWeights(10, std::span<const float>(), 2);  // empty at the end: nothing to do
+    CHECK(batch.dataVersion() == refusedVersion);
+
+    // A batch with no own weights yet allocates the stream on the first bulk call.
+    InstancedMeshNode fresh(mesh, Material{}, 4, "fresh");
+    fresh.addInstance(at(0.0f));
+    fresh.addInstance(at(1.0f));
+    CHECK_THROWS_AS(fresh.setMorphWeights(0, rows, 2), OutOfRange);
+    CHECK(fresh.instanceMorphWeightData().empty());
+    fresh.setMorphWeights(0, std::span<const float>(rows, 4), 2);
+    CHECK(fresh.hasInstanceMorphWeights());
+    CHECK(fresh.morphWeightsOf(1)[1] == 0.4f);
+    CHECK(fresh.streams()[InstanceStreamId::MorphWeights].changes().pendingRanges() == std::vector<IndexRange>{{0, 2}});
+}
+
 TEST_CASE("morph weights stay with their instance through release, adds and growth", "[morph]") {
     auto mesh = morphingTriangle(2);
     InstancedMeshNode batch(mesh, Material{}, 4, "crowd", {.growth = Growth::Double});

@@ -1,5 +1,6 @@
 // ParticlePool and ParticleEmitter on the CPU: spawn, swap-remove kill, refusals that change
-// nothing, change tracking, and an emitter's lifetimes, gravity and curves.
+// nothing, change tracking, an emitter's lifetimes, gravity and curves, its neutral defaults and
+// the embers, smoke and sparks presets.
 #include "myriad/core/Particles.h"
 #include "myriad/core/Scatter.h"
 #include "myriad/core/Shapes.h"
@@ -9,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 using namespace myriad;
 
@@ -110,4 +112,119 @@ TEST_CASE("ScatterNode stores 32 bytes per plant and refuses bad input", "[scatt
     Material blended;
     blended.alphaMode = AlphaMode::Blend;
     CHECK_THROWS_AS(ScatterNode(mesh, blended, 1), InvalidArgument);
+}
+
+namespace {
+/** Runs @p desc for @p seconds in 1/30 s steps into a pool large enough for all of it, and
+ *  returns the live particles. */
+std::vector<Particle> simulate(const EmitterDesc& desc, float seconds, std::uint32_t seed = 3) {
+    ParticlePool pool(20000, ParticleMaterial::additive());
+    ParticleEmitter emitter(desc, seed);
+    for (int step = 0; step < static_cast<int>(seconds * 30.0f); ++step) {
+        emitter.update(pool, 1.0f / 30.0f);
+    }
+    REQUIRE(emitter.dropped() == 0);
+    std::vector<Particle> live;
+    for (std::size_t i = 0; i < pool.count(); ++i) {
+        live.push_back(pool.particle(i));
+    }
+    return live;
+}
+float lifetimeOf(const EmitterDesc& desc, const Particle& p) {
+    return desc.lifetimeMin + (desc.lifetimeMax - desc.lifetimeMin) * p.seed;
+}
+} // namespace
+
+TEST_CASE("EmitterDesc defaults are neutral: straight lines at the spawn speed, nothing over life",
+          "[particles]") {
+    const EmitterDesc desc;
+    CHECK(desc.gravity == glm::vec3(0.0f));  // no falling default for rising effects to undo
+    CHECK(desc.drag == 0.0f);
+    CHECK(desc.colorOverLife.empty());
+    CHECK(desc.alphaOverLife.empty());
+    CHECK(desc.sizeOverLife.empty());
+    const std::vector<Particle> particles = simulate(desc, 0.9f);
+    REQUIRE_FALSE(particles.empty());
+    for (const Particle& p : particles) {
+        CHECK(glm::length(p.velocity) == Approx(1.0f));  // speedMin = speedMax = 1, unchanged
+        CHECK(p.velocity.y > 0.9f);                      // still rising: cos(0.3) = 0.955
+        CHECK(p.color == glm::vec3(1.0f));
+        CHECK(p.alpha == 1.0f);
+        CHECK(p.size == 0.1f);
+    }
+}
+
+TEST_CASE("EmitterDesc::embers() rises, cools from yellow-white to red and fades out", "[particles]") {
+    const EmitterDesc desc = EmitterDesc::embers();
+    REQUIRE_NOTHROW(ParticleEmitter(desc));
+    const std::vector<Particle> particles = simulate(desc, 3.0f);
+    REQUIRE(particles.size() > 200);
+    std::size_t young = 0, old = 0;
+    for (const Particle& p : particles) {
+        CHECK(p.velocity.y > 0.0f);  // buoyant: never falls
+        CHECK(p.position.y >= -0.05f);
+        CHECK(p.size == 0.02f);
+        if (p.age < 0.1f) {
+            ++young;
+            CHECK(p.color.r > 3.0f);  // yellow-white, brighter than 1: additive glow
+            CHECK(p.color.g > 1.5f);
+            CHECK(p.alpha > 0.9f);
+        } else if (p.age > 0.95f) {
+            ++old;
+            CHECK(p.color.r < 1.0f);  // dull red
+            CHECK(p.color.g < 0.2f * p.color.r + 0.05f);
+            CHECK(p.alpha < 0.15f);  // fading out
+        }
+        if (p.age > 0.9f) {
+            CHECK(p.position.y > 0.5f);  // risen well above the source
+        }
+    }
+    CHECK(young > 0);
+    CHECK(old > 0);
+}
+
+TEST_CASE("EmitterDesc::smoke() rises slowly, grows and fades in then out", "[particles]") {
+    const EmitterDesc desc = EmitterDesc::smoke();
+    REQUIRE_NOTHROW(ParticleEmitter(desc));
+    const std::vector<Particle> particles = simulate(desc, 8.0f);
+    REQUIRE(particles.size() > 100);
+    bool sawYoung = false, sawMiddle = false, sawOld = false;
+    for (const Particle& p : particles) {
+        CHECK(p.velocity.y > 0.0f);
+        CHECK(glm::length(p.velocity) < 1.5f);  // slow
+        if (p.age < 0.03f) {
+            sawYoung = true;
+            CHECK(p.alpha < 0.15f);  // fading in
+            CHECK(p.size < 0.35f);
+        } else if (p.age > 0.12f && p.age < 0.2f) {
+            sawMiddle = true;
+            CHECK(p.alpha > 0.45f);
+        } else if (p.age > 0.9f) {
+            sawOld = true;
+            CHECK(p.alpha < 0.1f);  // fading out
+            CHECK(p.size > 1.4f);   // grown
+            CHECK(p.position.y > 2.0f);
+        }
+    }
+    CHECK(sawYoung);
+    CHECK(sawMiddle);
+    CHECK(sawOld);
+}
+
+TEST_CASE("EmitterDesc::sparks() are thrown up and fall back under gravity", "[particles]") {
+    const EmitterDesc desc = EmitterDesc::sparks();
+    REQUIRE_NOTHROW(ParticleEmitter(desc));
+    const std::vector<Particle> particles = simulate(desc, 2.0f);
+    REQUIRE(particles.size() > 100);
+    std::size_t falling = 0;
+    for (const Particle& p : particles) {
+        if (p.age * lifetimeOf(desc, p) > 0.5f) {
+            CHECK(p.velocity.y < 0.0f);  // older than 0.5 s: falling
+            ++falling;
+        }
+        if (p.age > 0.97f) {
+            CHECK(p.alpha < 0.1f);
+        }
+    }
+    CHECK(falling > 0);
 }

@@ -1,5 +1,6 @@
-// Scene::pick() and pickAll(): node boxes by default; per instance, each instance's
-// triangles wherever it is now (moved, mirrored, non-uniformly scaled, morph-displaced).
+// Scene::pick() and pickAll(): MeshNodes by their boxes; batches per instance by default, each
+// instance's triangles wherever it is now (moved, mirrored, non-uniformly scaled,
+// morph-displaced), or as one box in PickMode::Bounds.
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Picking.h"
@@ -26,19 +27,39 @@ namespace {
 Ray down(double x, double y) { return Ray{{x, y, 10.0}, {0.0, 0.0, -1.0}}; }
 
 
-/** Three unit quads (in the XY plane, facing +Z) at x = -2, 0, 2, picked per instance. */
+/** Three unit quads (in the XY plane, facing +Z) at x = -2, 0, 2, picked as the default does:
+ *  per instance. */
 InstancedMeshNode& threeQuads(Scene& scene) {
     auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(1.0f), Material{}, 8, "quads");
     batch.addInstance(at(-2.0f, 0.0f));
     batch.addInstance(at(0.0f, 0.0f));
     batch.addInstance(at(2.0f, 0.0f));
-    batch.setPickMode(PickMode::Instances);
     return batch;
 }
 
 } // namespace
 
-TEST_CASE("pick: by default a node is hit at its box, nearest first", "[pick]") {
+TEST_CASE("pick: by default a batch names the instance hit, as three.js's instanceId", "[pick]") {
+    Scene scene;
+    InstancedMeshNode& batch = threeQuads(scene);  // no setPickMode(): the default
+    CHECK(batch.visibility().pickMode == PickMode::Instances);
+    const InstanceHandle handle = batch.acquire({at(0.0f, 3.0f)});  // instance 3, with a handle
+    const auto hit = scene.pick(down(-1.8, 0.2));  // through instance 0 only
+    REQUIRE(hit);
+    CHECK(hit->node == &batch);
+    REQUIRE(hit->instance);
+    CHECK(*hit->instance == 0);
+    CHECK(hit->handle.isNull());  // placed by index
+    CHECK(hit->distance == Approx(10.0));
+    const auto byHandle = scene.pick(down(0.1, 3.1));
+    REQUIRE(byHandle);
+    REQUIRE(byHandle->instance);
+    CHECK(*byHandle->instance == 3);
+    CHECK(byHandle->handle == handle);
+    CHECK_FALSE(scene.pick(down(1.0, 0.0)));  // between instances, inside the node's box
+}
+
+TEST_CASE("pick: a MeshNode is hit at its box, nearest first", "[pick]") {
     Scene scene;
     auto& near = scene.root().emplace<MeshNode>(quadMesh(1.0f), Material{}, "near");
     near.setPosition({0.0, 0.0, 3.0});
@@ -58,7 +79,7 @@ TEST_CASE("pick: by default a node is hit at its box, nearest first", "[pick]") 
     CHECK_FALSE(scene.pick(down(3.0, 0.0)));
 }
 
-TEST_CASE("pick: a batch in Bounds mode is one box, in Instances mode each instance", "[pick]") {
+TEST_CASE("pick: a batch in Bounds mode (the opt-in) is one box, in Instances mode each instance", "[pick]") {
     Scene scene;
     InstancedMeshNode& batch = threeQuads(scene);
     // Between two instances: inside the node's box, on no instance.
@@ -66,7 +87,9 @@ TEST_CASE("pick: a batch in Bounds mode is one box, in Instances mode each insta
     batch.setPickMode(PickMode::Bounds);
     const auto boxHit = scene.pick(down(1.0, 0.0));
     REQUIRE(boxHit);
+    CHECK(boxHit->node == &batch);
     CHECK_FALSE(boxHit->instance);
+    CHECK(boxHit->handle.isNull());
     batch.setPickMode(PickMode::Instances);
 
     const auto hit = scene.pick(down(2.2, 0.3));
@@ -82,7 +105,6 @@ TEST_CASE("pick: a batch in Bounds mode is one box, in Instances mode each insta
 TEST_CASE("pick: the nearest instance wins, pickAll lists every instance hit by distance", "[pick]") {
     Scene scene;
     auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(1.0f), Material{}, 8, "stack");
-    batch.setPickMode(PickMode::Instances);
     batch.addInstance(at(0.0f, 0.0f, -1.0f));
     const InstanceHandle top = batch.acquire({at(0.0f, 0.0f, 2.0f)});
     batch.addInstance(at(0.0f, 0.0f, 1.0f));
@@ -119,7 +141,6 @@ TEST_CASE("pick: a moved instance is hit at its new place right after setTransfo
 TEST_CASE("pick: mirrored, non-uniformly scaled instances under a moved, scaled node", "[pick]") {
     Scene scene;
     auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(1.0f), Material{}, 4, "scaled");
-    batch.setPickMode(PickMode::Instances);
     // 3 wide, mirrored in x, 0.2 high.
     batch.addInstance(glm::scale(glm::mat4(1.0f), glm::vec3(-3.0f, 0.2f, 1.0f)));
     batch.setPosition({10.0, 0.0, 0.0});
@@ -140,7 +161,6 @@ TEST_CASE("pick: morph targets move the surface that is hit", "[pick]") {
     data.morphTargets.push_back(lift);
     Scene scene;
     auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(std::move(data)), Material{}, 4);
-    batch.setPickMode(PickMode::Instances);
     batch.addInstance(at(0.0f, 0.0f));
     batch.addInstance(at(2.0f, 0.0f));
     const float half[] = {0.5f};

@@ -162,3 +162,26 @@ TEST_CASE("alpha-blend nodes draw after opaque ones, back to front", "[pixels]")
     CHECK(centre[0] > 100);  // red shows through
     CHECK(centre[2] > 100);  // and blue is blended over it
 }
+
+TEST_CASE("shapes::plane is a floor: lit seen from above, back-face culled from below", "[pixels][shapes]") {
+    Fixture f;
+    Material lit;  // single-sided
+    lit.baseColor = glm::vec4(1, 1, 1, 1);
+    f.scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::plane(1.0f, 1.0f, 3, 2), "floor"), lit, "floor");
+    f.scene.light.direction = glm::vec3(0, -1, 0);  // straight down onto the +Y-facing plane
+    f.scene.light.color = glm::vec3(1.0f);
+    f.scene.ambient = glm::vec3(0.0f);
+    // From above, -Z up the picture: the plane spans [-0.5, 0.5] in x and z.
+    f.camera.lookAt(glm::dvec3(0.0, 10.0, 0.0), glm::dvec3(0.0), glm::dvec3(0.0, 0.0, -1.0));
+    const Image above = f.render();
+    MYRIAD_CHECK_PIXEL(above, pixelX(0.0f, kSize), pixelY(0.0f, kSize), kWhite);
+    MYRIAD_CHECK_PIXEL(above, pixelX(0.4f, kSize), pixelY(0.4f, kSize), kWhite);
+    MYRIAD_CHECK_PIXEL(above, pixelX(-0.4f, kSize), pixelY(-0.4f, kSize), kWhite);
+    MYRIAD_CHECK_PIXEL(above, pixelX(0.7f, kSize), pixelY(0.0f, kSize), kBlack);
+    // From below it shows its back: culled, the clear colour everywhere.
+    f.camera.lookAt(glm::dvec3(0.0, -10.0, 0.0), glm::dvec3(0.0), glm::dvec3(0.0, 0.0, -1.0));
+    const Image below = f.render();
+    MYRIAD_CHECK_PIXEL(below, pixelX(0.0f, kSize), pixelY(0.0f, kSize), kBlack);
+    MYRIAD_CHECK_PIXEL(below, pixelX(0.4f, kSize), pixelY(0.4f, kSize), kBlack);
+    CHECK(f.renderer.lastFrameStats().culledNodes == 0);  // drawn and back-face culled, not frustum culled
+}

@@ -191,6 +191,19 @@ public:
      *  @throws OutOfRange if index >= count(); InvalidArgument if there are more weights than
      *  the mesh has morph targets (at most kMaxMorphTargets), or one is NaN/Inf. */
     void setMorphWeights(std::size_t index, std::span<const float> weights);
+    /** Bulk form of setMorphWeights(index, weights), for a crowd that animates every instance
+     *  each frame: gives instances [@p first, @p first + n) weights of their own, where n =
+     *  weights.size() / @p weightsPerInstance. @p weights holds n rows one after another,
+     *  @p weightsPerInstance floats each (row k is instance first + k's weights, one per morph
+     *  target; missing trailing ones are 0), as three.js's morphTexture holds one row per
+     *  instance. Checks everything first, then writes; the range is logged as one change
+     *  (one dirty range, one dataVersion() bump). Not kept: the span may go once the call
+     *  returns. n = 0 with first <= count() does nothing.
+     *  @throws InvalidArgument if weightsPerInstance is 0 or more than the mesh's morph targets,
+     *  weights.size() is not a multiple of it, or a weight is NaN/Inf; OutOfRange if
+     *  first + n > count(); std::bad_alloc on the first per-instance weights. Nothing changes
+     *  then. */
+    void setMorphWeights(std::size_t first, std::span<const float> weights, std::size_t weightsPerInstance);
     /** Makes instance @p index use the node's weights again. @throws OutOfRange. */
     void clearMorphWeights(std::size_t index);
     /** The weights instance @p index is drawn with: its own, or the node's. One per morph target.
@@ -320,9 +333,11 @@ public:
     void setInstanceCulling(InstanceCulling culling) noexcept { m_visibility.culling = culling; }
     /** Back-to-front sort of the instances of a blended batch (default off: record order). */
     void setSortInstances(bool sort) noexcept { m_visibility.sortBackToFront = sort; }
-    /** What Scene::pick() tests (default PickMode::Bounds: the node's box). */
+    /** What Scene::pick() tests (default PickMode::Instances: each drawn instance's box, then
+     *  its triangles, and the hit names the instance; PickMode::Bounds: the node's box only,
+     *  cheaper for a large batch where which instance does not matter). */
     void setPickMode(PickMode mode) noexcept { m_visibility.pickMode = mode; }
-    /** The batch's visibility opt-ins as the three setters above left them. */
+    /** The batch's visibility settings as the three setters above left them. */
     [[nodiscard]] const InstanceVisibility& visibility() const noexcept { return m_visibility; }
     /** The handle that finds instance @p index, or a null handle when it was placed by index.
      *  @throws OutOfRange if index >= count(). (Defined in src/core/Picking.cpp.) */
@@ -469,7 +484,7 @@ private:
     std::vector<std::uint8_t> m_shadowMask;  ///< 1: casts no shadow; empty until first used
     std::size_t m_shadowMasked = 0;          ///< drawn instances with a 1 in m_shadowMask
     mutable bool m_mirroredValid = true;
-    InstanceVisibility m_visibility;  ///< visibility opt-ins, all off by default
+    InstanceVisibility m_visibility;  ///< culling, sorting and picking settings (see InstanceVisibility)
     LodChain m_lodChain;              ///< levels of detail; none by default (src/core/Lod.cpp)
 };
 

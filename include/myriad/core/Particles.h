@@ -241,7 +241,17 @@ struct LifeCurve {
     }
 };
 
-/** What an emitter spawns and how its particles move. Units: metres, seconds, radians. */
+/** What an emitter spawns and how its particles move. Units: metres, seconds, radians.
+ *
+ *  The defaults are neutral, so a preset or a game sets only what it means: 10 white, opaque
+ *  particles a second of half-width 0.1 m, born at the origin, living 1 s, leaving up (+Y)
+ *  within 0.3 rad at 1 m/s in a straight line: no gravity, no drag, no spin, no flipbook and
+ *  no curves (colour, alpha and size stay as born). Gravity in particular defaults to 0, not
+ *  -9.81: embers and smoke rise, and a falling default had to be undone by every rising effect.
+ *
+ *  The named presets (embers(), smoke(), sparks()) are starting points at the origin, sized
+ *  for a campfire; set position (and spawnExtent, rate) for the scene. Each says which
+ *  ParticleMaterial it is made for. */
 struct EmitterDesc {
     glm::vec3 position{0.0f};       ///< world space: where particles are born
     glm::vec3 spawnExtent{0.0f};    ///< half-size of the box around position they are born in
@@ -252,7 +262,7 @@ struct EmitterDesc {
     float coneAngle = 0.3f;         ///< half-angle of the cone, radians
     float speedMin = 1.0f;          ///< initial speed, m/s, picked in [min, max]
     float speedMax = 1.0f;          ///< m/s; upper end of the initial speed range
-    glm::vec3 gravity{0.0f, -9.81f, 0.0f};  ///< m/s^2
+    glm::vec3 gravity{0.0f};        ///< m/s^2, world space (default none; sparks() uses -9.81 in y)
     float drag = 0.0f;              ///< 1/s: velocity *= exp(-drag * dt)
     float spinSpeed = 0.0f;         ///< radians/s, signed by the seed (half turn each way)
     float frameRate = 0.0f;         ///< flipbook cells per second of life (0: frame stays)
@@ -264,6 +274,74 @@ struct EmitterDesc {
     LifeCurve<glm::vec3> colorOverLife;  ///< linear RGB over life; empty: color kept
     LifeCurve<float> alphaOverLife;      ///< opacity 0..1 over life; empty: alpha kept
     LifeCurve<float> sizeOverLife;       ///< half-width (m) over life; empty: size kept
+
+    /** Glowing bits carried up by hot air off a fire: 250 a second from a 0.6 x 0.1 x 0.6 m
+     *  box, 0.8 to 2 s lives, up within 0.45 rad at 2 to 4.5 m/s, buoyed up (gravity +1.5 m/s^2
+     *  in y) against drag 0.8/s, half-width 0.02 m; cooling from yellow-white (linear
+     *  (4, 2.2, 0.6), brighter than 1 for additive glow) through orange to dull red, fading out
+     *  over the last 30% of life. Made for ParticleMaterial::streak(0.06f) with round = true
+     *  (additive, so the colour adds light). What 04-embers draws as its sparks. */
+    [[nodiscard]] static EmitterDesc embers() {
+        EmitterDesc d;
+        d.spawnExtent = glm::vec3(0.3f, 0.05f, 0.3f);
+        d.rate = 250.0f;
+        d.lifetimeMin = 0.8f;
+        d.lifetimeMax = 2.0f;
+        d.coneAngle = 0.45f;
+        d.speedMin = 2.0f;
+        d.speedMax = 4.5f;
+        d.gravity = glm::vec3(0.0f, 1.5f, 0.0f);
+        d.drag = 0.8f;
+        d.size = 0.02f;
+        d.colorOverLife.keys = {{0.0f, glm::vec3(4.0f, 2.2f, 0.6f)}, {0.6f, glm::vec3(2.0f, 0.6f, 0.1f)},
+                                {1.0f, glm::vec3(0.8f, 0.15f, 0.02f)}};
+        d.alphaOverLife.keys = {{0.0f, 1.0f}, {0.7f, 0.8f}, {1.0f, 0.0f}};
+        return d;
+    }
+    /** A slow column of grey smoke: 40 puffs a second from a 0.5 x 0.2 x 0.5 m box, 4 to 6 s
+     *  lives, up within 0.25 rad at 0.6 to 1 m/s, buoyant (+0.15 m/s^2 in y) with drag 0.3/s
+     *  and a slow spin (0.3 rad/s); growing from half-width 0.3 to 1.6 m, warm grey darkening
+     *  to cool grey, fading in to alpha 0.55 by 15% of life and out to 0 at the end. Made for
+     *  ParticleMaterial::sprite() with a soft puff atlas (alpha-blended, sorted); for a
+     *  flipbook set frameRate and frameCount (the preset keeps frame 0). Add x or z to
+     *  gravity for a breeze. 04-embers' smoke. */
+    [[nodiscard]] static EmitterDesc smoke() {
+        EmitterDesc d;
+        d.spawnExtent = glm::vec3(0.25f, 0.1f, 0.25f);
+        d.rate = 40.0f;
+        d.lifetimeMin = 4.0f;
+        d.lifetimeMax = 6.0f;
+        d.coneAngle = 0.25f;
+        d.speedMin = 0.6f;
+        d.speedMax = 1.0f;
+        d.gravity = glm::vec3(0.0f, 0.15f, 0.0f);
+        d.drag = 0.3f;
+        d.spinSpeed = 0.3f;
+        d.colorOverLife.keys = {{0.0f, glm::vec3(0.35f, 0.3f, 0.28f)}, {1.0f, glm::vec3(0.2f, 0.2f, 0.22f)}};
+        d.alphaOverLife.keys = {{0.0f, 0.0f}, {0.15f, 0.55f}, {1.0f, 0.0f}};
+        d.sizeOverLife.keys = {{0.0f, 0.3f}, {1.0f, 1.6f}};
+        return d;
+    }
+    /** Hot sparks thrown up and falling back (a grinder, a hit, a firework's tail): 200 a
+     *  second from a point, 0.6 to 1.2 s lives, up within 0.8 rad at 2 to 4 m/s, falling
+     *  under gravity (-9.81 m/s^2 in y) with drag 0.5/s, half-width 0.015 m; yellow-white
+     *  cooling to orange, fading out over the last half of life. Every spark older than 0.5 s
+     *  is falling. Made for ParticleMaterial::streak() (additive). */
+    [[nodiscard]] static EmitterDesc sparks() {
+        EmitterDesc d;
+        d.rate = 200.0f;
+        d.lifetimeMin = 0.6f;
+        d.lifetimeMax = 1.2f;
+        d.coneAngle = 0.8f;
+        d.speedMin = 2.0f;
+        d.speedMax = 4.0f;
+        d.gravity = glm::vec3(0.0f, -9.81f, 0.0f);
+        d.drag = 0.5f;
+        d.size = 0.015f;
+        d.colorOverLife.keys = {{0.0f, glm::vec3(4.0f, 3.0f, 1.2f)}, {1.0f, glm::vec3(1.5f, 0.4f, 0.05f)}};
+        d.alphaOverLife.keys = {{0.0f, 1.0f}, {0.5f, 1.0f}, {1.0f, 0.0f}};
+        return d;
+    }
 };
 
 /** A CPU simulation helper: ages, moves, recolours and kills a pool's particles and spawns new

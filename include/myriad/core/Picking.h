@@ -23,12 +23,15 @@ struct Ray {
     glm::dvec3 direction{0.0, 0.0, -1.0};  ///< world space, any non-zero finite length (else InvalidArgument)
 };
 
-/** One hit. For a node picked by its bounds, the point where the ray enters its world box
- *  (the origin when it starts inside). For an instance of a batch in PickMode::Instances, the
- *  nearest triangle hit of that instance. */
+/** One hit. For an instance of a batch (PickMode::Instances, the default), the nearest
+ *  triangle hit of that instance. For a node picked by its bounds (a MeshNode, or a batch in
+ *  PickMode::Bounds), the point where the ray enters its world box (the origin when it starts
+ *  inside). */
 struct PickHit {
     const MeshNode* node = nullptr;  ///< the node hit; owned by the scene
-    /** The instance hit, when the node is a batch picked per instance; empty otherwise. */
+    /** The instance hit (its index, < count()), when the node is a batch picked per instance
+     *  (the default); empty for a MeshNode or a batch in PickMode::Bounds. The index is
+     *  current until the batch's next release() or smaller count; keep handle instead. */
     std::optional<std::size_t> instance;
     /** The instance's handle, when it has one (InstancedMeshNode::handleAt()); null otherwise. */
     InstanceHandle handle;

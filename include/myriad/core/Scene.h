@@ -86,18 +86,20 @@ public:
     /** Read-only root(). */
     [[nodiscard]] const SceneNode& root() const noexcept { return m_root; }
 
-    /** The nearest thing @p ray hits among the visible mesh nodes (a hidden node hides its
-     *  subtree, as when drawing; layer masks are not consulted), or nothing. A node is tested
-     *  against its world bounding box, except a batch in PickMode::Instances
-     *  (InstancedMeshNode::setPickMode()), whose drawn instances are tested against their own
-     *  boxes and then the mesh's triangles in each instance's space (Moller and Trumbore, "Fast,
-     *  Minimum Storage Ray/Triangle Intersection", 1997), both faces, with morph targets at the
-     *  weights drawn (the node's, or the instance's own). Reads the instances as they are now:
-     *  nothing to recompute after a write. Mirrored, sheared and non-uniformly scaled
-     *  instances hit where they are drawn; an instance with a singular matrix is never hit.
-     *  O(nodes + instances tested * triangles), no acceleration structure.
-     *  @throws InvalidArgument if the ray's direction is zero or not finite, or its origin is
-     *  not finite. (src/core/Picking.cpp) */
+    /** The nearest thing @p ray hits among the visible mesh nodes (a hidden node hides its subtree,
+     *  as when drawing; layer masks are not consulted), or nothing. A node is tested against its
+     *  world bounding box, except a batch (InstancedMeshNode) in PickMode::Instances, the default
+     *  (InstancedMeshNode::setPickMode()), whose drawn instances are tested against their own boxes
+     *  and then the mesh's triangles in each instance's space (Moller and Trumbore, "Fast, Minimum
+     *  Storage Ray/Triangle Intersection", 1997), both faces, with morph targets at the weights
+     *  drawn (the node's, or the instance's own). Reads the instances as they are now: nothing to
+     *  recompute after a write. Mirrored, sheared and non-uniformly scaled instances hit where they
+     *  are drawn; an instance with a singular matrix is never hit. The hit on a batch names the
+     *  instance (PickHit::instance, and PickHit::handle when it has one), as three.js's Raycaster
+     *  reports instanceId; a batch in PickMode::Bounds is one box and names none. O(nodes +
+     *  instances tested * triangles), no acceleration structure.
+     *  @throws InvalidArgument if the ray's direction is zero or not finite, or its origin is not
+     *  finite. (src/core/Picking.cpp) */
     [[nodiscard]] std::optional<PickHit> pick(const Ray& ray) const;
     /** Every hit of @p ray as pick() defines them (per batch in PickMode::Instances, one per
      *  instance hit), nearest first. @throws as pick(). */

@@ -1,8 +1,9 @@
 #pragma once
 /** @file
  *  Per-instance visibility opt-ins of an InstancedMeshNode: culling, back-to-front sorting and
- *  picking (docs/visibility.md). Every default keeps a batch what it always was: culled, sorted
- *  and picked as one. */
+ *  picking (docs/visibility.md). The drawing defaults keep a batch what it always was: culled
+ *  and sorted as one. Picking defaults to per instance, as three.js's Raycaster reports the
+ *  instanceId it hit; testing the batch as one box is the cheaper opt-in. */
 #include <cstdint>
 
 namespace myriad {
@@ -28,18 +29,25 @@ enum class InstanceCulling : std::uint8_t {
 
 /** What Scene::pick() tests a batch against. */
 enum class PickMode : std::uint8_t {
-    Bounds,     ///< the default: the node's world bounding box, like any MeshNode
-    Instances,  ///< each instance's box, then the mesh's triangles in that instance's space
+    /** The cheaper opt-in: the node's world bounding box, like any MeshNode; O(1) per batch,
+     *  and the hit names no instance (PickHit::instance empty). */
+    Bounds,
+    /** The default: each drawn instance's box, then the mesh's triangles in that instance's
+     *  space; the hit names the instance (PickHit::instance, PickHit::handle). O(drawn
+     *  instances) box tests per pick, plus the triangles of each instance whose box the ray
+     *  crosses. */
+    Instances,
 };
 
-/** The visibility opt-ins of one batch, all off by default. A value type, copied in. */
+/** The visibility opt-ins of one batch: culling and sorting off, picking per instance by
+ *  default. A value type, copied in. */
 struct InstanceVisibility {
     InstanceCulling culling = InstanceCulling::Off;  ///< per-instance frustum culling; Off: the batch as one
     /** In the blended pass, draw the batch's instances back to front by view depth (each frame,
      *  through the same visible-index list as culling), so overlapping translucent instances
      *  blend in order from any side. Ignored for opaque batches. Default: record order. */
     bool sortBackToFront = false;
-    PickMode pickMode = PickMode::Bounds;  ///< what Scene::pick() tests: the node's box or each instance
+    PickMode pickMode = PickMode::Instances;  ///< what Scene::pick() tests: each instance, or the node's box
 };
 
 } // namespace myriad
