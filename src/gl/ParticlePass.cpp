@@ -128,9 +128,9 @@ void ParticlePass::trim() {
     }
 }
 
-std::uint32_t ParticlePass::particleFeatures(const ParticlePool& pool) {
+std::uint32_t ParticlePass::particleFeatures(const ParticlePool& pool, const View& view) {
     (void)pool;
-    return kParticle;
+    return kParticle | outputFeatures(view);
 }
 
 std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View& view) {
@@ -143,7 +143,7 @@ std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View&
     } else if (node.material().shading == Shading::Lit) {
         features |= kLit;
     }
-    return features;
+    return features | outputFeatures(view);
 }
 
 void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shaders, GpuResources& resources) {
@@ -161,7 +161,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (pool.count() == 0 || pass.view().depthOnly) {
                     continue;
                 }
-                (void)shaders.get(particleFeatures(pool), pool.material().surface);
+                (void)shaders.get(particleFeatures(pool, pass.view()), pool.material().surface);
                 if (pool.material().atlas) {
                     Material atlas;
                     atlas.name = pool.material().name;
@@ -419,7 +419,7 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         } else {
             glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
         }
-        SurfaceProgram& chosen = shaders.get(particleFeatures(pool), material.surface);
+        SurfaceProgram& chosen = shaders.get(particleFeatures(pool, pass.view()), material.surface);
         const Program& program = chosen.program;
         const SurfaceUniforms& u = chosen.uniforms;
         program.use();

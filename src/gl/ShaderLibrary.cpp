@@ -19,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 13> kFeatureNames{{
+constexpr std::array<FeatureName, 14> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -33,6 +33,7 @@ constexpr std::array<FeatureName, 13> kFeatureNames{{
     {kParticle, "MYRIAD_PARTICLE"},  // particles and scatter
     {kScatter, "MYRIAD_SCATTER"},
     {kShadowReceive, "MYRIAD_SHADOW_RECEIVE"},  // shadows
+    {kEncodeSrgb, "MYRIAD_ENCODE_SRGB"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -153,6 +154,9 @@ SurfaceProgram& ShaderLibrary::get(std::uint32_t features, const std::shared_ptr
     }
     const std::string vertexDefines = featureDefines(features) + streamDeclarations(features);
     std::string fragmentDefines = featureDefines(features);
+    if ((features & kEncodeSrgb) != 0) {
+        fragmentDefines += kEncodeSrgbGlsl;  // one OETF for every fragment stage
+    }
     // particles and scatter (docs/particles.md): their own vertex stage, particles their own
     // fragment stage; both take the user surface function the same way.
     const char* vertexFile = (features & kParticle) != 0 ? "particle.vert"
