@@ -83,8 +83,39 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
 // particles and scatter (src/gl/ParticlePass.cpp)
 VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
 
+namespace {
+
+// GL 4.6 / ARB_texture_filter_anisotropic / EXT_texture_filter_anisotropic (one value for all
+// three); the loader is generated for 4.5 core without them.
+constexpr GLenum kTextureMaxAnisotropy = 0x84FE;
+constexpr GLenum kMaxTextureMaxAnisotropy = 0x84FF;
+
+/** The driver's most anisotropy, or 1 when it offers none (asked once, at construction). */
+float driverMaxAnisotropy() {
+    GLint major = 0;
+    GLint minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    bool supported = major > 4 || (major == 4 && minor >= 6);
+    GLint extensions = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
+    for (GLint i = 0; i < extensions && !supported; ++i) {
+        const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
+        supported = name != nullptr && (std::strcmp(name, "GL_ARB_texture_filter_anisotropic") == 0 ||
+                                        std::strcmp(name, "GL_EXT_texture_filter_anisotropic") == 0);
+    }
+    if (!supported) {
+        return 1.0f;
+    }
+    GLfloat most = 1.0f;
+    glGetFloatv(kMaxTextureMaxAnisotropy, &most);
+    return std::max(most, 1.0f);
+}
+
+} // namespace
+
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes)
-    : m_consumer(consumer), m_ring(stagingBytes) {
+    : m_consumer(consumer), m_ring(stagingBytes), m_maxAnisotropy(driverMaxAnisotropy()) {
     glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
     countObject(ObjectKind::Sampler, static_cast<int>(m_samplers.size()));
     for (std::size_t i = 0; i < m_samplers.size(); ++i) {
@@ -103,6 +134,10 @@ GpuResources::~GpuResources() {
     }
     glDeleteSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
     countObject(ObjectKind::Sampler, -static_cast<int>(m_samplers.size()));
+    for (const auto& [key, sampler] : m_anisotropicSamplers) {
+        glDeleteSamplers(1, &sampler);
+        countObject(ObjectKind::Sampler, -1);
+    }
 }
 
 void GpuResources::forgetBatch(BatchGpu& batch) noexcept {
@@ -230,7 +265,33 @@ const Texture2D* GpuResources::texture(const Material& material) {
     return &it->second.texture;
 }
 
-GLuint GpuResources::sampler(const Material& material) { return m_samplers[material.nearestFilter ? 1 : 0]; }
+GLuint GpuResources::sampler(const Material& material) {
+    const GLuint plain = m_samplers[material.nearestFilter ? 1 : 0];
+    // NaN fails the comparison and counts as 1, as documented on Material::maxAnisotropy.
+    const float anisotropy = material.maxAnisotropy > 1.0f ? std::min(material.maxAnisotropy, m_maxAnisotropy) : 1.0f;
+    if (anisotropy <= 1.0f) {
+        return plain;
+    }
+    const std::pair<bool, float> key{material.nearestFilter, anisotropy};
+    for (const auto& [known, sampler] : m_anisotropicSamplers) {
+        if (known == key) {
+            return sampler;
+        }
+    }
+    GLuint sampler = 0;
+    glCreateSamplers(1, &sampler);
+    countObject(ObjectKind::Sampler, 1);
+    glSamplerParameteri(sampler, GL_TEXTURE_MIN_FILTER, material.nearestFilter ? GL_NEAREST : GL_LINEAR_MIPMAP_LINEAR);
+    glSamplerParameteri(sampler, GL_TEXTURE_MAG_FILTER, material.nearestFilter ? GL_NEAREST : GL_LINEAR);
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glSamplerParameterf(sampler, kTextureMaxAnisotropy, anisotropy);
+    setLabel(GL_SAMPLER, sampler,
+             std::string(material.nearestFilter ? "myriad/Renderer.sampler-nearest" : "myriad/Renderer.sampler-linear") +
+                 "-anisotropic-" + std::to_string(static_cast<int>(anisotropy)));
+    m_anisotropicSamplers.emplace_back(key, sampler);
+    return sampler;
+}
 
 const BatchGpu* GpuResources::findBatch(const InstancedMeshNode& node) const noexcept {
     const auto it = m_batches.find(node.id());
