@@ -7,6 +7,7 @@
 
 #include <glad/gl.h>
 
+#include "myriad/core/Particles.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/gl/OffscreenTarget.h"
@@ -239,4 +240,25 @@ TEST_CASE("a view whose shaders encode draws with GL_FRAMEBUFFER_SRGB off, other
         }
     }
     CHECK(srgbAtDraw == std::vector<bool>{false, false, false, true, true, true});
+}
+
+TEST_CASE("particles are encoded for a linear RGBA8 target like for an sRGB one", "[colour][particles][pixels]") {
+    // particle.frag encodes before its alpha weighting: an opaque particle's centre matches.
+    context();
+    Scene scene;
+    scene.clearColor = {0, 0, 0, 1};
+    auto& pool = scene.root().emplace<ParticlePool>(1, ParticleMaterial::billboard(), "pool");
+    Particle particle;
+    particle.size = 1.5f;
+    particle.color = {0.2f, 0.5f, 0.0f};
+    particle.alpha = 1.0f;
+    pool.spawn(particle);
+    gl::Renderer renderer;
+    const Camera camera = orthoCamera();
+    for (const gl::TargetFormat format : {gl::TargetFormat::Rgba8, gl::TargetFormat::Srgb8Alpha8}) {
+        gl::OffscreenTarget target(kSize, kSize, "particles", format);
+        renderer.render(scene, camera, target);
+        INFO("format " << static_cast<int>(format));
+        MYRIAD_CHECK_PIXEL(target.readPixels(), kSize / 2, kSize / 2, Rgba{124, 188, 0, 255});  // encode(0.2), encode(0.5)
+    }
 }

@@ -113,7 +113,11 @@ struct View {
     /** Depth range the projection produces; must match it (Camera: NegativeOneToOne). */
     ClipDepth clipDepth = ClipDepth::NegativeOneToOne;
     /** Depth test GREATER and depth cleared to 0 (reversed-Z; pair with ClipDepth::ZeroToOne
-     *  and a projection mapping near to 1 and far to 0). */
+     *  and a projection mapping near to 1 and far to 0). It gains precision only with a float
+     *  depth buffer (OffscreenTarget's DepthFormat::Depth32Float, or the game's
+     *  GL_DEPTH_COMPONENT32F): there the float's dense values near 0 meet the projection's
+     *  crowding at the far plane (Reed, "Depth Precision Visualized", NVIDIA 2015); a 24-bit
+     *  buffer spaces its values evenly, so far surfaces fight as without it. */
     bool reversedDepth = false;
     /** Writes depth only (colour writes masked, no lighting): shadow maps, depth pre-passes. */
     bool depthOnly = false;
