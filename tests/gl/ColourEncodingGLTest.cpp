@@ -262,3 +262,33 @@ TEST_CASE("particles are encoded for a linear RGBA8 target like for an sRGB one"
         MYRIAD_CHECK_PIXEL(target.readPixels(), kSize / 2, kSize / 2, Rgba{124, 188, 0, 255});  // encode(0.2), encode(0.5)
     }
 }
+
+TEST_CASE("framebuffer 0's encoding is asked once, and not of a default framebuffer that does not exist", "[colour][state]") {
+    // A surfaceless context has no default framebuffer (GL_FRAMEBUFFER_UNDEFINED): nothing is
+    // encoded for it and no attachment is asked about (that would be GL_INVALID_OPERATION); a
+    // pbuffer or window has GL_BACK_LEFT (or GL_FRONT_LEFT) to ask.
+    context();
+    Scene scene;
+    buildScene(scene);
+    gl::Renderer renderer;
+    GlCallLog log;
+    MYRIAD_GL_CALL_LOG_HOOK(log, glCheckNamedFramebufferStatus);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glGetNamedFramebufferAttachmentParameteriv);
+    renderer.render(scene, orthoCamera(), kSize, kSize);
+    const auto status = log.callsTo("glCheckNamedFramebufferStatus");
+    REQUIRE(status.size() == 1);
+    const auto asked = log.callsTo("glGetNamedFramebufferAttachmentParameteriv");
+    if (status.front().resultAs<GLenum>() == GL_FRAMEBUFFER_UNDEFINED) {
+        CHECK(asked.empty());
+    } else {
+        CHECK(asked.size() >= 3);
+        for (const GlCall& call : asked) {
+            CHECK(call.argument<GLuint>(0) == 0);
+            CHECK((call.argument<GLenum>(1) == GL_BACK_LEFT || call.argument<GLenum>(1) == GL_FRONT_LEFT));
+        }
+    }
+    log.clear();
+    renderer.render(scene, orthoCamera(), kSize, kSize);
+    CHECK(log.callsTo("glCheckNamedFramebufferStatus").empty());  // remembered
+    CHECK(log.callsTo("glGetNamedFramebufferAttachmentParameteriv").empty());
+}

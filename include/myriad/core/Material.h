@@ -28,7 +28,8 @@ enum class AlphaMode : std::uint8_t {
  *  Opaque, cutoff 0.5, single-sided, linear filtering, no anisotropic filtering, the built-in
  *  surface. Final colour =
  *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear),
- *  then lighting; blending happens in linear light and the framebuffer encodes once. */
+ *  then lighting; blending happens in linear light and the framebuffer encodes once (in a
+ *  linear 8-bit target the shaders encode, and blending mixes encoded values: gl::View). */
 struct Material {
     std::string name;                               ///< free text, used in GL labels
     glm::vec4 baseColor{1.0f};                      ///< linear RGBA factor
