@@ -3,7 +3,10 @@
 // (built in: particle colour * flipbook cell), then the node's tint, then premultiplied output
 // in linear light: rgb * alpha, alpha. Alpha pools blend ONE, ONE_MINUS_SRC_ALPHA ("over"),
 // additive ones ONE, ONE, so both fade by alpha, never by darkening to a black square.
-// Feature switch: MYRIAD_USER_SURFACE (the material's SurfaceShader replaces the built-in).
+// Feature switches: MYRIAD_USER_SURFACE (the material's SurfaceShader replaces the built-in);
+// MYRIAD_ENCODE_SRGB (rgb encoded by myriad_encodeSrgb() before the alpha weighting, for a
+// linear 8-bit target the view wants display-encoded: "over" and additive blending then mix
+// encoded values).
 in vec2 v_uv0;
 in vec4 v_color;
 in vec3 v_relativePosition;
@@ -81,5 +84,9 @@ void main() {
         float r = length(v_uv0 - 0.5) * 2.0;
         albedo.a *= 1.0 - smoothstep(0.6, 1.0, r);
     }
-    o_color = vec4(albedo.rgb * albedo.a, albedo.a);
+    vec3 rgb = albedo.rgb;
+#ifdef MYRIAD_ENCODE_SRGB
+    rgb = myriad_encodeSrgb(rgb);
+#endif
+    o_color = vec4(rgb * albedo.a, albedo.a);
 }

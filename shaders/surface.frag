@@ -2,7 +2,7 @@
 // The fragment stage of every MeshNode and InstancedMeshNode: the surface function decides base
 // colour and alpha, then optional Lambert + ambient lighting, all in linear light. The output
 // is linear: the framebuffer encodes it once (GL_FRAMEBUFFER_SRGB on an sRGB target) or stores
-// it as is (a float target). Feature switches:
+// it as is (a float target), unless MYRIAD_ENCODE_SRGB encodes it here. Feature switches:
 //   MYRIAD_LIT               Lambert from the scene's directional light, plus ambient
 //   MYRIAD_ALPHA_MASK        discard below u_alphaCutoff (glTF alphaMode MASK)
 //   MYRIAD_BLEND             alpha is written (alpha-blended pass); otherwise 1
@@ -12,6 +12,9 @@
 //   MYRIAD_USER_SURFACE      the material's SurfaceShader replaces the built-in surface
 //   MYRIAD_SHADOW_RECEIVE    (with MYRIAD_LIT) the light's term is scaled by the shadow map
 //                            (docs/shadows.md, src/gl/ShadowPass.cpp)
+//   MYRIAD_ENCODE_SRGB       rgb encoded by myriad_encodeSrgb() (IEC 61966-2-1, defined by
+//                            ShaderLibrary before this text): a linear 8-bit target that the
+//                            view wants display-encoded; blending then mixes encoded values
 in vec3 v_normal;
 in vec2 v_uv0;
 in vec4 v_color;
@@ -176,6 +179,9 @@ void main() {
     }
 #endif
     rgb *= u_ambient + u_lightColor * lambert;
+#endif
+#ifdef MYRIAD_ENCODE_SRGB
+    rgb = myriad_encodeSrgb(rgb);
 #endif
 #ifdef MYRIAD_BLEND
     o_color = vec4(rgb, albedo.a);

@@ -3,6 +3,7 @@
 #include "myriad/util/Error.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace myriad::gl::detail {
 namespace {
@@ -33,6 +34,33 @@ std::int64_t integer(GLenum name) {
 
 } // namespace
 
+namespace {
+
+/** The driver's most anisotropy, or 1 when it offers none (asked once per Renderer). */
+float driverMaxAnisotropy() {
+    GLint major = 0;
+    GLint minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    bool supported = major > 4 || (major == 4 && minor >= 6);
+    GLint extensions = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
+    for (GLint i = 0; i < extensions && !supported; ++i) {
+        const auto* name = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
+        supported = name != nullptr && (std::strcmp(name, "GL_ARB_texture_filter_anisotropic") == 0 ||
+                                        std::strcmp(name, "GL_EXT_texture_filter_anisotropic") == 0);
+    }
+    if (!supported) {
+        return 1.0f;
+    }
+    GLfloat most = 1.0f;
+    glGetFloatv(kMaxTextureMaxAnisotropy, &most);
+    return std::max(most, 1.0f);
+}
+
+
+} // namespace
+
 GlLimits GlLimits::query() {
     GlLimits limits;
     limits.maxTextureBufferTexels = lowered(integer(GL_MAX_TEXTURE_BUFFER_SIZE), g_ceiling.maxTextureBufferTexels);
@@ -46,6 +74,7 @@ GlLimits GlLimits::query() {
         glGetInteger64i_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, axis, &groups);
         limits.maxComputeWorkGroups[axis] = lowered(groups, g_ceiling.maxComputeWorkGroups[axis]);
     }
+    limits.maxTextureAnisotropy = driverMaxAnisotropy();
     return limits;
 }
 

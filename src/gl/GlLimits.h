@@ -13,6 +13,11 @@
 
 namespace myriad::gl::detail {
 
+// GL 4.6 / ARB_texture_filter_anisotropic / EXT_texture_filter_anisotropic (one value for all
+// three); the loader is generated for 4.5 core without them.
+inline constexpr GLenum kTextureMaxAnisotropy = 0x84FE;
+inline constexpr GLenum kMaxTextureMaxAnisotropy = 0x84FF;
+
 /** Every field is 0 until query() fills it (a GlLimits made by hand is a test ceiling:
  *  lowerGlLimitsForTesting()). */
 struct GlLimits {
@@ -30,8 +35,11 @@ struct GlLimits {
     std::int64_t maxTextureSize = 0;
     /** GL_MAX_COMPUTE_WORK_GROUP_COUNT per axis: GPU culling's and Renderer::dispatch's groups. */
     std::array<std::int64_t, 3> maxComputeWorkGroups{};
+    /** GL_MAX_TEXTURE_MAX_ANISOTROPY: the most Material::maxAnisotropy a sampler gets; 1 without
+     *  GL 4.6 or GL_ARB/EXT_texture_filter_anisotropic. Not lowered by the test hook. */
+    float maxTextureAnisotropy = 1.0f;
 
-    /** Reads every limit above from the current context (seven glGet calls), each lowered to
+    /** Reads every limit above from the current context (seven glGet calls, and the extension list once for anisotropy), each lowered to
      *  the test ceiling if one is set (lowerGlLimitsForTesting). Once per Renderer. */
     [[nodiscard]] static GlLimits query();
 };

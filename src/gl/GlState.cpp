@@ -25,8 +25,11 @@ GlStateSnapshot GlStateSnapshot::capture() {
     GlStateSnapshot s;
     s.drawFramebuffer = integer(GL_DRAW_FRAMEBUFFER_BINDING);
     s.readFramebuffer = integer(GL_READ_FRAMEBUFFER_BINDING);
-    glGetIntegerv(GL_VIEWPORT, s.viewport.data());
+    s.viewport.emplace();
+    glGetIntegerv(GL_VIEWPORT, s.viewport->data());
     s.scissorTest = enabled(GL_SCISSOR_TEST);
+    s.scissorBox.emplace();
+    glGetIntegerv(GL_SCISSOR_BOX, s.scissorBox->data());
     glGetBooleanv(GL_COLOR_WRITEMASK, s.colorMask.data());
     s.depthTest = enabled(GL_DEPTH_TEST);
     s.depthFunc = integer(GL_DEPTH_FUNC);
@@ -93,10 +96,13 @@ GlStateSnapshot GlStateSnapshot::capture() {
 void GlStateSnapshot::apply() const {
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, static_cast<GLuint>(drawFramebuffer));
     glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(readFramebuffer));
-    if (captured) {
-        glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    if (viewport) {
+        glViewport((*viewport)[0], (*viewport)[1], (*viewport)[2], (*viewport)[3]);
     }
     setEnabled(GL_SCISSOR_TEST, scissorTest);
+    if (scissorBox) {
+        glScissor((*scissorBox)[0], (*scissorBox)[1], (*scissorBox)[2], (*scissorBox)[3]);
+    }
     glColorMask(colorMask[0], colorMask[1], colorMask[2], colorMask[3]);
     setEnabled(GL_DEPTH_TEST, depthTest);
     glDepthFunc(static_cast<GLenum>(depthFunc));
@@ -199,9 +205,10 @@ void applyRenderState() {
 
 GlStateSnapshot documentedExitState() {
     // GL's initial values (OpenGL 4.5 chapter 23 state tables) for everything render() touches,
-    // except the viewport (the last view's rectangle) and the active texture unit (the
-    // caller's: render() binds through DSA and never selects one). Both are left alone by
-    // apply() (captured is false), so nothing is read: no glGet in a steady frame.
+    // except the viewport and scissor box (left empty: they keep the last view's rectangle) and
+    // the active texture unit (the caller's: render() binds through DSA and never selects one).
+    // apply() leaves all three alone (captured is false), so nothing is read: no glGet in a
+    // steady frame.
     return GlStateSnapshot{};
 }
 

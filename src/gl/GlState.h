@@ -6,6 +6,7 @@
 #include "gl/GlCommon.h"
 
 #include <array>
+#include <optional>
 
 namespace myriad::gl::detail {
 
@@ -22,8 +23,14 @@ inline constexpr std::array<GLuint, 5> kCullBindings{1, 2, 3, 4, 5};
 struct GlStateSnapshot {
     GLint drawFramebuffer = 0;
     GLint readFramebuffer = 0;
-    std::array<GLint, 4> viewport{};
+    /** x, y, width, height (glViewport). Empty: left as render() set it (the documented exit
+     *  state keeps the last view's rectangle). */
+    std::optional<std::array<GLint, 4>> viewport;
     GLboolean scissorTest = GL_FALSE;
+    /** x, y, width, height (glScissor). Empty: left as render() set it (the documented exit
+     *  state keeps the last clearing view's viewport, as GL's initial box is the window's size,
+     *  which render() cannot know without a glGet). */
+    std::optional<std::array<GLint, 4>> scissorBox;
     std::array<GLboolean, 4> colorMask{GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
     GLboolean depthTest = GL_FALSE;
     GLint depthFunc = GL_LESS;

@@ -84,7 +84,7 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
 VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
 
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, const GlLimits& limits)
-    : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes) {
+    : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes), m_maxAnisotropy(limits.maxTextureAnisotropy) {
     glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
     countObject(ObjectKind::Sampler, static_cast<int>(m_samplers.size()));
     for (std::size_t i = 0; i < m_samplers.size(); ++i) {
@@ -103,6 +103,10 @@ GpuResources::~GpuResources() {
     }
     glDeleteSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
     countObject(ObjectKind::Sampler, -static_cast<int>(m_samplers.size()));
+    for (const auto& [key, sampler] : m_anisotropicSamplers) {
+        glDeleteSamplers(1, &sampler);
+        countObject(ObjectKind::Sampler, -1);
+    }
 }
 
 void GpuResources::forgetBatch(BatchGpu& batch) noexcept {
@@ -230,7 +234,33 @@ const Texture2D* GpuResources::texture(const Material& material) {
     return &it->second.texture;
 }
 
-GLuint GpuResources::sampler(const Material& material) { return m_samplers[material.nearestFilter ? 1 : 0]; }
+GLuint GpuResources::sampler(const Material& material) {
+    const GLuint plain = m_samplers[material.nearestFilter ? 1 : 0];
+    // NaN fails the comparison and counts as 1, as documented on Material::maxAnisotropy.
+    const float anisotropy = material.maxAnisotropy > 1.0f ? std::min(material.maxAnisotropy, m_maxAnisotropy) : 1.0f;
+    if (anisotropy <= 1.0f) {
+        return plain;
+    }
+    const std::pair<bool, float> key{material.nearestFilter, anisotropy};
+    for (const auto& [known, sampler] : m_anisotropicSamplers) {
+        if (known == key) {
+            return sampler;
+        }
+    }
+    GLuint sampler = 0;
+    glCreateSamplers(1, &sampler);
+    countObject(ObjectKind::Sampler, 1);
+    glSamplerParameteri(sampler, GL_TEXTURE_MIN_FILTER, material.nearestFilter ? GL_NEAREST : GL_LINEAR_MIPMAP_LINEAR);
+    glSamplerParameteri(sampler, GL_TEXTURE_MAG_FILTER, material.nearestFilter ? GL_NEAREST : GL_LINEAR);
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glSamplerParameterf(sampler, kTextureMaxAnisotropy, anisotropy);
+    setLabel(GL_SAMPLER, sampler,
+             std::string(material.nearestFilter ? "myriad/Renderer.sampler-nearest" : "myriad/Renderer.sampler-linear") +
+                 "-anisotropic-" + std::to_string(static_cast<int>(anisotropy)));
+    m_anisotropicSamplers.emplace_back(key, sampler);
+    return sampler;
+}
 
 const BatchGpu* GpuResources::findBatch(const InstancedMeshNode& node) const noexcept {
     const auto it = m_batches.find(node.id());

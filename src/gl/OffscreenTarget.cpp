@@ -77,7 +77,7 @@ Image readFramebuffer(GLuint framebuffer, std::uint32_t width, std::uint32_t hei
 } // namespace
 
 OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
-                                 std::string_view label, TargetFormat format) {
+                                 std::string_view label, TargetFormat format, DepthFormat depth) {
     if (width == 0 || height == 0 || width > 16384 || height > 16384) {
         throw InvalidArgument("gl::OffscreenTarget: size " + std::to_string(width) + "x" +
                               std::to_string(height) + " is outside 1..16384");
@@ -87,11 +87,12 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     detail::countObject(detail::ObjectKind::Framebuffer, 1);
     glCreateRenderbuffers(1, &m_color);
     glCreateRenderbuffers(1, &m_depth);
-    glNamedRenderbufferStorage(m_color, format == TargetFormat::Rgba16Float ? GL_RGBA16F : GL_SRGB8_ALPHA8,
-                               static_cast<GLsizei>(width),
-                               static_cast<GLsizei>(height));
-    glNamedRenderbufferStorage(m_depth, GL_DEPTH_COMPONENT24, static_cast<GLsizei>(width),
-                               static_cast<GLsizei>(height));
+    const GLenum colorFormat = format == TargetFormat::Rgba16Float ? GL_RGBA16F
+                               : format == TargetFormat::Rgba8     ? GL_RGBA8
+                                                                   : GL_SRGB8_ALPHA8;
+    glNamedRenderbufferStorage(m_color, colorFormat, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+    glNamedRenderbufferStorage(m_depth, depth == DepthFormat::Depth32Float ? GL_DEPTH_COMPONENT32F : GL_DEPTH_COMPONENT24,
+                               static_cast<GLsizei>(width), static_cast<GLsizei>(height));
     glNamedFramebufferRenderbuffer(m_framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
     glNamedFramebufferRenderbuffer(m_framebuffer, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth);
     const GLenum status = glCheckNamedFramebufferStatus(m_framebuffer, GL_FRAMEBUFFER);
@@ -108,6 +109,7 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     m_width = width;
     m_height = height;
     m_format = format;
+    m_depthFormat = depth;
     const std::string base = detail::labelOrDefault(label, "offscreen-target", m_framebuffer);
     detail::setLabel(GL_FRAMEBUFFER, m_framebuffer, base);
     detail::setLabel(GL_RENDERBUFFER, m_color, base + ".color");
@@ -133,7 +135,8 @@ OffscreenTarget::~OffscreenTarget() { destroy(); }
 OffscreenTarget::OffscreenTarget(OffscreenTarget&& other) noexcept
     : m_framebuffer(std::exchange(other.m_framebuffer, 0)), m_color(std::exchange(other.m_color, 0)),
       m_depth(std::exchange(other.m_depth, 0)), m_width(std::exchange(other.m_width, 0)),
-      m_height(std::exchange(other.m_height, 0)), m_format(other.m_format) {}
+      m_height(std::exchange(other.m_height, 0)), m_format(other.m_format),
+      m_depthFormat(other.m_depthFormat) {}
 
 OffscreenTarget& OffscreenTarget::operator=(OffscreenTarget&& other) noexcept {
     if (this != &other) {
@@ -144,6 +147,7 @@ OffscreenTarget& OffscreenTarget::operator=(OffscreenTarget&& other) noexcept {
         m_width = std::exchange(other.m_width, 0);
         m_height = std::exchange(other.m_height, 0);
         m_format = other.m_format;
+        m_depthFormat = other.m_depthFormat;
     }
     return *this;
 }

@@ -119,9 +119,9 @@ void ParticlePass::trim() {
     }
 }
 
-std::uint32_t ParticlePass::particleFeatures(const ParticlePool& pool) {
+std::uint32_t ParticlePass::particleFeatures(const ParticlePool& pool, const View& view) {
     (void)pool;
-    return kParticle;
+    return kParticle | outputFeatures(view);
 }
 
 std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View& view) {
@@ -134,7 +134,7 @@ std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View&
     } else if (node.material().shading == Shading::Lit) {
         features |= kLit;
     }
-    return features;
+    return features | outputFeatures(view);
 }
 
 void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shaders, GpuResources& resources) {
@@ -152,7 +152,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (pool.count() == 0 || pass.view().depthOnly) {
                     continue;
                 }
-                shaders.request(particleFeatures(pool), pool.material().surface);  // waited for by the renderer
+                shaders.request(particleFeatures(pool, pass.view()), pool.material().surface);  // waited for by the renderer
                 if (pool.material().atlas) {
                     Material atlas;
                     atlas.name = pool.material().name;
@@ -412,7 +412,7 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         } else {
             glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
         }
-        SurfaceProgram& chosen = shaders.get(particleFeatures(pool), material.surface);
+        SurfaceProgram& chosen = shaders.get(particleFeatures(pool, pass.view()), material.surface);
         const Program& program = chosen.program;
         const SurfaceUniforms& u = chosen.uniforms;
         program.use();

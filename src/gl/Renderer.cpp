@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace myriad::gl {
@@ -80,6 +81,45 @@ void GLAD_API_PTR debugMessage(GLenum source, GLenum type, GLuint id, GLenum sev
     }
 }
 
+/** How @p framebuffer's colour attachment 0 (or framebuffer 0's back, else front, left buffer)
+ *  stores colour, asked of GL: two or three glGetNamedFramebufferAttachmentParameteriv (and
+ *  a glCheckNamedFramebufferStatus for framebuffer 0). DSA queries: no binding changes. */
+TargetEncoding queryTargetEncoding(GLuint framebuffer) {
+    GLenum attachment = GL_COLOR_ATTACHMENT0;
+    GLint objectType = GL_NONE;
+    if (framebuffer == 0) {
+        // EGL surfaceless or pbuffer-less contexts have no default framebuffer: nothing drawn
+        // there is kept, so there is nothing to encode.
+        if (glCheckNamedFramebufferStatus(0, GL_DRAW_FRAMEBUFFER) == GL_FRAMEBUFFER_UNDEFINED) {
+            return TargetEncoding::Float;
+        }
+        attachment = GL_BACK_LEFT;
+        glGetNamedFramebufferAttachmentParameteriv(0, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &objectType);
+        if (objectType == GL_NONE) {
+            attachment = GL_FRONT_LEFT;  // a single-buffered window or pbuffer
+            glGetNamedFramebufferAttachmentParameteriv(0, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &objectType);
+        }
+    } else {
+        glGetNamedFramebufferAttachmentParameteriv(framebuffer, attachment, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE,
+                                                   &objectType);
+    }
+    if (objectType == GL_NONE) {
+        return TargetEncoding::Float;  // no colour: nothing to encode
+    }
+    GLint encoding = GL_LINEAR;
+    GLint componentType = GL_UNSIGNED_NORMALIZED;
+    glGetNamedFramebufferAttachmentParameteriv(framebuffer, attachment, GL_FRAMEBUFFER_ATTACHMENT_COLOR_ENCODING,
+                                               &encoding);
+    glGetNamedFramebufferAttachmentParameteriv(framebuffer, attachment, GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE,
+                                               &componentType);
+    if (encoding == GL_SRGB) {
+        return TargetEncoding::Srgb;
+    }
+    // Only unsigned-normalized storage is a display format to encode for; float keeps linear
+    // light, and integer or signed formats are not pictures.
+    return componentType == GL_UNSIGNED_NORMALIZED ? TargetEncoding::Linear : TargetEncoding::Float;
+}
+
 } // namespace
 
 struct Renderer::Impl {
@@ -97,6 +137,11 @@ struct Renderer::Impl {
     detail::GpuCullingCounts gpuCullingCounts;  // RendererDesc::gpuCullingCounts: their counts, read late
     std::uint64_t frames = 0;  // render() calls so far: FrameStats::frame
     std::vector<detail::ViewPass> passes;
+    /** The frame's views with View::targetEncoding resolved (what the passes point at). */
+    std::vector<View> resolvedViews;
+    /** Each framebuffer name's encoding as queried (TargetEncoding::Query views), until
+     *  forgetFramebuffer(). */
+    std::unordered_map<std::uint32_t, TargetEncoding> targetEncodings;
     detail::ParticlePass particles{id, limits};  // particles and scatter (docs/particles.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
     std::unique_ptr<DebugChain> debugChain;
@@ -162,13 +207,26 @@ struct Renderer::Impl {
         return features | shadow.receiveFeatures(features, &node, view);  // shadows
     }
 
-    /** The switches a material and view decide (alpha mode, lighting, blending, depth-only),
-     *  shared by nodes and populations. */
+    /** @p view's encoding: as stated, else the one queried for its framebuffer (once per name). */
+    TargetEncoding targetEncoding(const View& view) {
+        if (view.targetEncoding != TargetEncoding::Query) {
+            return view.targetEncoding;
+        }
+        auto it = targetEncodings.find(view.framebuffer);
+        if (it == targetEncodings.end()) {
+            it = targetEncodings.emplace(view.framebuffer, queryTargetEncoding(view.framebuffer)).first;
+        }
+        return it->second;
+    }
+
+    /** The switches a material and view decide (alpha mode, lighting, blending, depth-only,
+     *  sRGB encoding), shared by nodes and populations. */
     static std::uint32_t shadingFeatures(const Material& material, bool blended, const View& view) {
         std::uint32_t features = material.alphaMode == AlphaMode::Mask ? detail::kAlphaMask : 0u;
         if (view.depthOnly) {
             return features | detail::kDepthOnly;
         }
+        features |= detail::outputFeatures(view);
         if (material.shading == Shading::Lit) {
             features |= detail::kLit;
         }
@@ -485,13 +543,24 @@ struct Renderer::Impl {
         glViewport(view.viewport.x, view.viewport.y, static_cast<GLsizei>(view.viewport.width),
                    static_cast<GLsizei>(view.viewport.height));
         glClipControl(GL_LOWER_LEFT, view.clipDepth == ClipDepth::ZeroToOne ? GL_ZERO_TO_ONE : GL_NEGATIVE_ONE_TO_ONE);
+        // A view whose shaders encode turns GL's encoding off: some drivers encode a default
+        // framebuffer that reports GL_LINEAR anyway, which would encode twice.
+        if (detail::encodesInShader(view)) {
+            glDisable(GL_FRAMEBUFFER_SRGB);
+        } else {
+            glEnable(GL_FRAMEBUFFER_SRGB);
+        }
         const GLboolean colorWrites = view.depthOnly ? GL_FALSE : GL_TRUE;
         glColorMask(colorWrites, colorWrites, colorWrites, colorWrites);
         glDepthMask(GL_TRUE);
         GLbitfield clearBits = 0;
         if ((static_cast<unsigned>(view.clear) & static_cast<unsigned>(ClearFlags::Color)) != 0 && !view.depthOnly) {
-            // Linear: with GL_FRAMEBUFFER_SRGB on, GL encodes the clear colour of an sRGB target.
-            const glm::vec4 color = view.clearColor.value_or(scene.clearColor);
+            // Linear: with GL_FRAMEBUFFER_SRGB on, GL encodes the clear colour of an sRGB target;
+            // for a linear 8-bit one that the shaders encode for, it is encoded here.
+            glm::vec4 color = view.clearColor.value_or(scene.clearColor);
+            if (detail::encodesInShader(view)) {
+                color = {detail::encodeSrgb(color.r), detail::encodeSrgb(color.g), detail::encodeSrgb(color.b), color.a};
+            }
             glClearColor(color.r, color.g, color.b, color.a);
             clearBits |= GL_COLOR_BUFFER_BIT;
         }
@@ -558,6 +627,14 @@ struct Renderer::Impl {
             gpuCullingCounts.beginFrame(stats.frame);
             gpuCullingCounts.collect(stats.gpuCulled);  // an earlier frame's, if the GPU is done with it
         }
+        // Every view's target encoding, before the passes point at the copies (and before any
+        // state is changed: the queries are DSA and bind nothing).
+        resolvedViews.assign(views.begin(), views.end());
+        for (View& view : resolvedViews) {
+            if (!view.depthOnly && view.viewport.width != 0 && view.viewport.height != 0) {
+                view.targetEncoding = targetEncoding(view);
+            }
+        }
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
@@ -586,7 +663,7 @@ struct Renderer::Impl {
                 passes[p].setGpuCulling(&gpuCulling);
                 passes[p++].build(scene, shadow.view(c), stats);
             }
-            for (const View& view : views) {
+            for (const View& view : resolvedViews) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {
                     passes[p].setInstanceVisibility(&instanceVisibility, p);
                     passes[p].setGpuCulling(&gpuCulling);
@@ -718,6 +795,8 @@ std::optional<std::vector<std::uint32_t>> Renderer::readGpuCulledInstances(const
     requireCurrentContext("gl::Renderer::readGpuCulledInstances");
     return m_impl->gpuCulling.readBack(view, batch, lodLevel);
 }
+
+void Renderer::forgetFramebuffer(std::uint32_t framebuffer) noexcept { m_impl->targetEncodings.erase(framebuffer); }
 
 std::size_t Renderer::programCount() const noexcept { return m_impl->shaders.size(); }
 

@@ -21,7 +21,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 13> kFeatureNames{{
+constexpr std::array<FeatureName, 14> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -35,6 +35,7 @@ constexpr std::array<FeatureName, 13> kFeatureNames{{
     {kParticle, "MYRIAD_PARTICLE"},  // particles and scatter
     {kScatter, "MYRIAD_SCATTER"},
     {kShadowReceive, "MYRIAD_SHADOW_RECEIVE"},  // shadows
+    {kEncodeSrgb, "MYRIAD_ENCODE_SRGB"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -179,6 +180,9 @@ SurfaceProgramSource ShaderLibrary::programSource(std::uint32_t features, const 
     }
     source.vertexDefines = featureDefines(features) + streamDeclarations(features);
     source.fragmentDefines = featureDefines(features);
+    if ((features & kEncodeSrgb) != 0) {
+        source.fragmentDefines += kEncodeSrgbGlsl;  // one OETF for every fragment stage
+    }
     // particles and scatter (docs/particles.md): their own vertex stage, particles their own
     // fragment stage; both take the user surface function the same way.
     source.vertexFile = (features & kParticle) != 0 ? "particle.vert"

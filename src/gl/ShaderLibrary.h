@@ -9,8 +9,11 @@
 #include "gl/ProgramBuild.h"
 #include "myriad/core/SurfaceShader.h"
 #include "myriad/gl/Program.h"
+#include "myriad/gl/View.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -37,7 +40,37 @@ enum ShaderFeature : std::uint32_t {
     kParticle = 1u << 10,              ///< MYRIAD_PARTICLE: particle.vert + particle.frag
     kScatter = 1u << 11,               ///< MYRIAD_SCATTER: scatter.vert + surface.frag
     kShadowReceive = 1u << 12,         ///< MYRIAD_SHADOW_RECEIVE: Lit, sampling the shadow map (gl/ShadowPass.h)
+    /** MYRIAD_ENCODE_SRGB: the fragment stage encodes its colour with myriad_encodeSrgb()
+     *  (kEncodeSrgbGlsl, inserted before the file's text) for a linear 8-bit target that the
+     *  view wants display-encoded (outputFeatures()). */
+    kEncodeSrgb = 1u << 13,
 };
+
+/** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm
+ *  target clamps anyway, and pow() of a negative value is undefined. */
+inline constexpr std::string_view kEncodeSrgbGlsl =
+    "vec3 myriad_encodeSrgb(vec3 linearColor) {\n"
+    "    vec3 c = clamp(linearColor, 0.0, 1.0);\n"
+    "    return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));\n"
+    "}\n";
+
+/** The same OETF on the CPU (a clear colour for a target the shader encodes for). */
+inline float encodeSrgb(float linear) {
+    const float c = std::clamp(linear, 0.0f, 1.0f);
+    return c <= 0.0031308f ? 12.92f * c : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
+}
+
+/** True when the shaders encode for @p view: it wants display output, its target stores
+ *  linear fixed-point values, and it writes colour. @p view.targetEncoding must be resolved
+ *  (not TargetEncoding::Query; the renderer resolves it before building the passes). */
+[[nodiscard]] inline bool encodesInShader(const View& view) noexcept {
+    return !view.depthOnly && view.output == ColorOutput::Display && view.targetEncoding == TargetEncoding::Linear;
+}
+
+/** The output switches of @p view's colour programs: kEncodeSrgb or nothing. */
+[[nodiscard]] inline std::uint32_t outputFeatures(const View& view) noexcept {
+    return encodesInShader(view) ? kEncodeSrgb : 0u;
+}
 
 struct ShaderKey {
     std::uint32_t features = 0;

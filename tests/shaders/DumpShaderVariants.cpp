@@ -40,7 +40,8 @@ using namespace myriad::gl::detail;
 /** The alpha-mode, lighting, blending and depth-only switches of one draw, as the renderer's
  *  shadingFeatures (src/gl/Renderer.cpp) and ShadowPass::receiveFeatures decide them:
  *  depth-only views get kDepthOnly and nothing of lighting or blending; kShadowReceive only
- *  with kLit. @p maskAndBlend: whether kAlphaMask and kBlend can meet (a node's tint alpha
+ *  with kLit; kEncodeSrgb (a view into a linear 8-bit target) on any that writes colour.
+ *  @p maskAndBlend: whether kAlphaMask and kBlend can meet (a node's tint alpha
  *  below 1 blends a masked material; a population blends only an AlphaMode::Blend one). */
 std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
     const std::uint32_t shading[] = {
@@ -53,6 +54,9 @@ std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
                 continue;
             }
             sets.push_back(mask | rest);
+            if ((rest & kDepthOnly) == 0) {
+                sets.push_back(mask | rest | kEncodeSrgb);  // a linear 8-bit target (outputFeatures)
+            }
         }
     }
     return sets;
@@ -90,9 +94,13 @@ std::set<std::uint32_t> reachableFeatureSets() {
     for (const std::uint32_t mask : {0u, static_cast<std::uint32_t>(kAlphaMask)}) {
         for (const std::uint32_t shading : {static_cast<std::uint32_t>(kDepthOnly), 0u, static_cast<std::uint32_t>(kLit)}) {
             sets.insert(kScatter | mask | shading);
+            if (shading != kDepthOnly) {
+                sets.insert(kScatter | mask | shading | kEncodeSrgb);
+            }
         }
     }
-    sets.insert(kParticle);  // ParticlePool: no switches of its own
+    sets.insert(kParticle);  // ParticlePool: only the output encoding
+    sets.insert(kParticle | kEncodeSrgb);
     return sets;
 }
 

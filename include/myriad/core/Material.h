@@ -25,9 +25,11 @@ enum class AlphaMode : std::uint8_t {
 };
 
 /** A value type, copied into each MeshNode. Defaults in field order: white, no texture, Lit,
- *  Opaque, cutoff 0.5, single-sided, linear filtering, the built-in surface. Final colour =
+ *  Opaque, cutoff 0.5, single-sided, linear filtering, no anisotropic filtering, the built-in
+ *  surface. Final colour =
  *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear),
- *  then lighting; blending happens in linear light and the framebuffer encodes once. */
+ *  then lighting; blending happens in linear light and the framebuffer encodes once (in a
+ *  linear 8-bit target the shaders encode, and blending mixes encoded values: gl::View). */
 struct Material {
     std::string name;                               ///< free text, used in GL labels
     glm::vec4 baseColor{1.0f};                      ///< linear RGBA factor
@@ -37,6 +39,12 @@ struct Material {
     float alphaCutoff = 0.5f;                       ///< used by AlphaMode::Mask only
     bool doubleSided = false;                       ///< false: back faces are culled
     bool nearestFilter = false;                     ///< true: texture sampled without filtering
+    /** Anisotropic filtering of the texture (GL_TEXTURE_MAX_ANISOTROPY of its sampler): the
+     *  most samples taken along a surface seen at a grazing angle, 1 for none (the default),
+     *  16 where the driver offers it. Clamped to 1 .. the driver's
+     *  GL_MAX_TEXTURE_MAX_ANISOTROPY (queried once per renderer); below 1 or NaN is 1. Ignored
+     *  without GL 4.6 or GL_ARB/EXT_texture_filter_anisotropic. */
+    float maxAnisotropy = 1.0f;
     /** User GLSL deciding base colour and alpha (may discard); null: the built-in surface.
      *  Shared; see SurfaceShader and docs/shaders.md. */
     std::shared_ptr<const SurfaceShader> surface;

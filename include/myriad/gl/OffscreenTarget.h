@@ -1,6 +1,7 @@
 #pragma once
 /** @file
- *  An offscreen framebuffer (sRGB or float colour + 24-bit depth) that can be read back. */
+ *  An offscreen framebuffer (sRGB, linear 8-bit or float colour + 24-bit or 32-bit float
+ *  depth) that can be read back. */
 #include "myriad/core/Image.h"
 
 #include <cstdint>
@@ -15,9 +16,26 @@ enum class TargetFormat : std::uint8_t {
     Srgb8Alpha8,
     /** GL_RGBA16F: linear light stored as is, for engines that tone-map afterwards. */
     Rgba16Float,
+    /** GL_RGBA8: stores what it is given. With ColorOutput::Display (the default) the shaders
+     *  encode to sRGB, so the bytes equal an Srgb8Alpha8 target's, except where blended draws
+     *  blend the encoded values (View::targetEncoding). */
+    Rgba8,
 };
 
-/** A framebuffer object with an sRGB (default) or RGBA16F colour and a DEPTH24 renderbuffer.
+/** Depth format of an OffscreenTarget. */
+enum class DepthFormat : std::uint8_t {
+    /** GL_DEPTH_COMPONENT24: fixed point, spaced evenly in window depth. Reversed-Z gains
+     *  nothing here: its precision comes from a float's exponent. */
+    Depth24,
+    /** GL_DEPTH_COMPONENT32F: with View::reversedDepth and ClipDepth::ZeroToOne (near at 1,
+     *  far at 0) the float's dense values near 0 meet the projection's crowding near the far
+     *  plane, so precision is close to even in view distance (Reed, "Depth Precision
+     *  Visualized", NVIDIA 2015). Without reversed-Z it is no better than Depth24. */
+    Depth32Float,
+};
+
+/** A framebuffer object with an sRGB (default), RGBA8 or RGBA16F colour renderbuffer and a
+ *  DEPTH24 (default) or DEPTH32F one.
  *  GL calls: glCreateFramebuffers, glCreateRenderbuffers, glNamedRenderbufferStorage,
  *  glNamedFramebufferRenderbuffer, glCheckNamedFramebufferStatus, glReadPixels.
  *  Ownership: move-only RAII. Thread safety: the context's thread only. */
@@ -26,7 +44,7 @@ public:
     OffscreenTarget() noexcept = default;
     /** @throws InvalidArgument if a side is 0 or above 16384; GlError if incomplete. */
     OffscreenTarget(std::uint32_t width, std::uint32_t height, std::string_view label = {},
-                    TargetFormat format = TargetFormat::Srgb8Alpha8);
+                    TargetFormat format = TargetFormat::Srgb8Alpha8, DepthFormat depth = DepthFormat::Depth24);
     ~OffscreenTarget();
     /** Takes over the GL object of @p other, which is left empty (destructible without a context). */
     OffscreenTarget(OffscreenTarget&& other) noexcept;
@@ -36,8 +54,9 @@ public:
     OffscreenTarget& operator=(const OffscreenTarget&) = delete;
 
     /** The colour attachment, rows top to bottom (flipped from GL's bottom-up order), as
-     *  sRGB-encoded RGBA8 bytes: an sRGB target's bytes as stored, a float target's linear
-     *  values encoded (alpha as is). Waits for the GPU to finish drawing into it. Sets the pack
+     *  RGBA8 bytes: an sRGB or RGBA8 target's bytes as stored (an RGBA8 target's are
+     *  sRGB-encoded after a ColorOutput::Display view), a float target's linear values encoded
+     *  to sRGB (alpha as is). Waits for the GPU to finish drawing into it. Sets the pack
      *  state it needs and puts back the caller's (alignment, row length, skips, pack buffer,
      *  read framebuffer). */
     [[nodiscard]] Image readPixels() const;
@@ -50,6 +69,8 @@ public:
     [[nodiscard]] std::uint32_t height() const noexcept { return m_height; }
     /** The colour format chosen at construction (Srgb8Alpha8 when empty). */
     [[nodiscard]] TargetFormat format() const noexcept { return m_format; }
+    /** The depth format chosen at construction (Depth24 when empty). */
+    [[nodiscard]] DepthFormat depthFormat() const noexcept { return m_depthFormat; }
 
 private:
     void destroy() noexcept;
@@ -59,6 +80,7 @@ private:
     std::uint32_t m_width = 0;
     std::uint32_t m_height = 0;
     TargetFormat m_format = TargetFormat::Srgb8Alpha8;
+    DepthFormat m_depthFormat = DepthFormat::Depth24;
 };
 
 /** Reads the default framebuffer's back buffer (window) as an Image, rows top to bottom. */

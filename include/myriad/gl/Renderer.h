@@ -75,8 +75,12 @@ struct RendererDesc {
  *  prepare(scene, views) runs (1) and (2) ahead of the first frame, so that frame compiles
  *  nothing. Each InstancedMeshNode is one
  *  glDrawElementsInstancedBaseInstance over its drawn range; each MeshNode one draw of one
- *  instance. Colour is linear light throughout (lighting, blending); GL_FRAMEBUFFER_SRGB lets an
- *  sRGB target encode it once, a float target stores it linear.
+ *  instance. Colour is linear light throughout (lighting, blending); what is stored depends on
+ *  View::output and the target's encoding (View::targetEncoding, queried once per framebuffer
+ *  name and remembered until forgetFramebuffer()): GL_FRAMEBUFFER_SRGB lets an sRGB target
+ *  encode it once, a float target stores it linear, and for a linear 8-bit target (GL_RGBA8,
+ *  a window without an sRGB pixel format) the shaders encode it (ColorOutput::Display, the
+ *  default; blended draws then blend encoded values).
  *
  *  **GPU copies** of meshes, textures and batches are made on first use and live as long as
  *  what they copy: a destroyed node's, mesh's or image's copy is freed at the end of the next
@@ -85,11 +89,12 @@ struct RendererDesc {
  *  cursor per stream, so two renderers drawing one scene each send only their own changes.
  *
  *  **GL state contract** (docs/gl-state.md): render() assumes nothing. Before drawing it sets
- *  everything its draws depend on: draw framebuffer, viewport, scissor off, colour mask all on,
+ *  everything its draws depend on: draw framebuffer, viewport, scissor off (the box set to a
+ *  view's viewport for its clear), colour mask all on,
  *  depth test/function/mask, depth range 0..1, clip control per view, blend enable/function/
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
- *  GL_FRAMEBUFFER_SRGB on, program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
+ *  GL_FRAMEBUFFER_SRGB on (off for a view whose shaders encode), program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
  *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
@@ -98,9 +103,9 @@ struct RendererDesc {
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
- *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
- *  4, clear colour 0 and depth 1), except the viewport (the last view's) and the active texture
- *  unit (the caller's).
+     *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
+     *  4, clear colour 0 and depth 1), except the viewport (the last view's), the scissor box (the
+     *  last clearing view's viewport) and the active texture unit (the caller's).
  *
  *  Ownership: owns its GPU copies; must be destroyed while its context is current.
  *  Thread safety: call only on the context's thread. */
@@ -159,6 +164,13 @@ public:
     /** The same into the default framebuffer (a window's back buffer) of @p width x @p height
      *  pixels; 0 x 0 (a minimised window) draws nothing. */
     void render(const Scene& scene, const Camera& camera, std::uint32_t width, std::uint32_t height);
+
+    /** Forgets the colour encoding queried for @p framebuffer (View::targetEncoding Query), so
+     *  the next view into it asks GL again. Call it after attaching a different colour format
+     *  to that framebuffer, or after deleting it (GL may give its name to the next one); the
+     *  renderer cannot see either without a query every frame. A name never drawn is ignored.
+     *  Makes no GL call. */
+    void forgetFramebuffer(std::uint32_t framebuffer) noexcept;
 
     /** Counters of the last render() call (all its views). */
     [[nodiscard]] const FrameStats& lastFrameStats() const noexcept;

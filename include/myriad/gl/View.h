@@ -39,8 +39,42 @@ enum class ClipDepth : std::uint8_t {
     ZeroToOne,         ///< D3D style; with reversedDepth, the precise reversed-Z setup
 };
 
+/** What the pixels of a view are for (View::output). Lighting and blending are in linear light
+ *  either way; this decides what is stored. */
+enum class ColorOutput : std::uint8_t {
+    /** The default: a picture for display. An 8-bit (fixed-point) target stores sRGB-encoded
+     *  values (IEC 61966-2-1): an sRGB format is encoded by GL (GL_FRAMEBUFFER_SRGB), a linear
+     *  one (GL_RGBA8, a window without an sRGB pixel format) by the shader. A float target
+     *  stores linear light (the game tone-maps and encodes it). */
+    Display,
+    /** Linear light stored as is in every target, for a game pass that encodes later. An sRGB
+     *  format still encodes (GL does; sampling it decodes back to linear); a linear 8-bit
+     *  target then holds linear values (visible banding in the darks). */
+    Linear,
+};
+
+/** How the view's colour target stores what is written (View::targetEncoding). */
+enum class TargetEncoding : std::uint8_t {
+    /** The default: asked of GL (GL_FRAMEBUFFER_ATTACHMENT_COLOR_ENCODING and _COMPONENT_TYPE
+     *  of colour attachment 0, or of GL_BACK_LEFT, else GL_FRONT_LEFT, for framebuffer 0) the
+     *  first time the renderer draws into that framebuffer name, then remembered: a steady
+     *  frame makes no query. Renderer::forgetFramebuffer() asks again (after re-attaching a
+     *  different format to the same framebuffer, or deleting it and getting its name back). */
+    Query,
+    /** sRGB storage GL encodes: GL_SRGB8_ALPHA8, an sRGB-capable window (EGL_KHR_gl_colorspace
+     *  EGL_GL_COLORSPACE_SRGB_KHR, GLFW_SRGB_CAPABLE). */
+    Srgb,
+    /** Fixed-point storage that keeps what it is given: GL_RGBA8, GL_RGB10_A2, a window without
+     *  an sRGB pixel format. With ColorOutput::Display the shader encodes. */
+    Linear,
+    /** Floating-point storage: GL_RGBA16F, GL_R11F_G11F_B10F, GL_RGBA32F (also what a
+     *  framebuffer without colour attachment 0 is taken for: nothing to encode). */
+    Float,
+};
+
 /** One view of a scene. Defaults: no camera (identity matrices), framebuffer 0, empty
- *  viewport (draws nothing), clear colour and depth, every layer, ordinary depth.
+ *  viewport (draws nothing), clear colour and depth, every layer, ordinary depth, display
+ *  output with the target's encoding queried.
  *
  *  Where it looks from: either @ref camera (its view, projection, double-precision eye and
  *  layer mask), or, when camera is null, @ref viewMatrix and @ref projectionMatrix as given
@@ -55,9 +89,19 @@ struct View {
     glm::mat4 projectionMatrix{1.0f};  ///< view to clip, used when camera is null
     /** The GL framebuffer name to draw into: 0 is the default framebuffer (a window's back
      *  buffer), else any complete framebuffer of the game's or OffscreenTarget::framebufferId().
-     *  An sRGB colour attachment is encoded by GL (GL_FRAMEBUFFER_SRGB), a float one stores
-     *  linear light. */
+     *  The renderer writes fragment output 0, which reaches colour attachment 0 under GL's
+     *  default draw buffers (the attachment whose encoding is queried). */
     std::uint32_t framebuffer = 0;
+    /** What is stored: display-encoded (the default) or linear light; see ColorOutput. */
+    ColorOutput output = ColorOutput::Display;
+    /** How @ref framebuffer stores colour: queried once per framebuffer name unless stated
+     *  (View::of() states an OffscreenTarget's). State it where the query is known to be wrong
+     *  (a driver answering GL_SRGB for a window it does not encode: state Linear) or the
+     *  framebuffer is re-attached every frame. A view whose shaders encode draws with
+     *  GL_FRAMEBUFFER_SRGB off, so GL cannot encode a second time. With Linear and ColorOutput::Display the shaders encode before
+     *  blending, so blended draws (AlphaMode::Blend, particles) blend encoded values, not
+     *  linear light: the one picture that differs from an sRGB target's. */
+    TargetEncoding targetEncoding = TargetEncoding::Query;
     /** The rectangle drawn into (and the only one cleared); empty by default, so set it or
      *  use View::of(). */
     Viewport viewport{};
@@ -69,12 +113,17 @@ struct View {
     /** Depth range the projection produces; must match it (Camera: NegativeOneToOne). */
     ClipDepth clipDepth = ClipDepth::NegativeOneToOne;
     /** Depth test GREATER and depth cleared to 0 (reversed-Z; pair with ClipDepth::ZeroToOne
-     *  and a projection mapping near to 1 and far to 0). */
+     *  and a projection mapping near to 1 and far to 0). It gains precision only with a float
+     *  depth buffer (OffscreenTarget's DepthFormat::Depth32Float, or the game's
+     *  GL_DEPTH_COMPONENT32F): there the float's dense values near 0 meet the projection's
+     *  crowding at the far plane (Reed, "Depth Precision Visualized", NVIDIA 2015); a 24-bit
+     *  buffer spaces its values evenly, so far surfaces fight as without it. */
     bool reversedDepth = false;
     /** Writes depth only (colour writes masked, no lighting): shadow maps, depth pre-passes. */
     bool depthOnly = false;
 
-    /** A view of @p camera filling @p target, clearing colour and depth. */
+    /** A view of @p camera filling @p target, clearing colour and depth, with the target's
+     *  encoding stated (no query). */
     [[nodiscard]] static View of(const Camera& camera, const OffscreenTarget& target);
     /** A view of @p camera filling the default framebuffer of @p width x @p height pixels. */
     [[nodiscard]] static View of(const Camera& camera, std::uint32_t width, std::uint32_t height);
