@@ -27,7 +27,7 @@ namespace myriad::gl {
 class OffscreenTarget;
 
 /** Creation parameters. Defaults: no debug callback, documented exit state (not the caller's),
- *  a 4 MiB staging ring. */
+ *  a staging ring that starts at 4 MiB and may grow to 64 MiB. */
 struct RendererDesc {
     /** Route KHR_debug messages to myriad::log (GL_DEBUG_OUTPUT on). A callback the game had
      *  installed keeps receiving every message (myriad's forwards to it), and is put back when
@@ -37,8 +37,19 @@ struct RendererDesc {
      *  75 glGet calls per frame: a driver round trip each on some platforms). Off: render()
      *  leaves the documented exit state (see the class comment). */
     bool preserveState = false;
-    /** Bytes of the persistently mapped upload ring (fixed; larger uploads are chunked). */
+    /** Starting bytes of the persistently mapped upload ring every staged upload goes
+     *  through (at least 64). The ring grows from here, never shrinking, to what a frame
+     *  really sends: a frame whose uploads outgrow it moves to a ring that holds the rest
+     *  (instead of waiting for the GPU once per chunk), and a frame that filled more than half
+     *  of it grows it to four frames of that size. Uploads larger than the ring, at its bound,
+     *  are chunked and wait for the GPU's copies as they wrap (FrameStats::uploadWaits).
+     *  @throws InvalidArgument (from the constructor) if below 64 bytes. */
     std::size_t stagingBytes = std::size_t{4} << 20;
+    /** The bound the upload ring grows to, in bytes: persistently mapped memory the driver
+     *  keeps (host-visible, often in system memory). Below stagingBytes: the ring stays at
+     *  stagingBytes. If the driver refuses a larger ring, it stays at the size it has. 64 MiB
+     *  holds a first upload of a million-instance batch (64-byte records) in one frame. */
+    std::size_t maxStagingBytes = std::size_t{64} << 20;
 };
 
 /** Draws scenes into any framebuffer: the game's (HDR float or sRGB, after its own passes, with
