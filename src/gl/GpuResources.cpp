@@ -137,17 +137,19 @@ bool GpuResources::waitForFrame(std::uint64_t frame) {
         // but the rule holds whatever calls this.
         fenceFrame();
     }
-    while (true) {
-        const FrameFence oldest = m_frameFences.front();
-        const bool waited = waitForFence(oldest.sync);
-        m_completedFrame = oldest.frame;
-        glDeleteSync(oldest.sync);
+    // The oldest fence of this frame or later: fences signal in order, so it covers the frame.
+    std::size_t covering = 0;
+    while (m_frameFences[covering].frame < frame) {
+        ++covering;
+    }
+    const bool waited = waitForFence(m_frameFences[covering].sync);
+    m_completedFrame = m_frameFences[covering].frame;
+    for (std::size_t i = 0; i <= covering; ++i) {  // it and every older one: done
+        glDeleteSync(m_frameFences.front().sync);
         countObject(ObjectKind::Sync, -1);
         m_frameFences.pop_front();
-        if (oldest.frame >= frame) {
-            return waited;
-        }
     }
+    return waited;
 }
 
 void GpuResources::endFrame() noexcept {
@@ -159,15 +161,9 @@ void GpuResources::endFrame() noexcept {
         fenceFrame();
         m_streamingReadThisFrame = false;
     }
-    // Forget fences the GPU has passed (a poll, no wait), and bound how many stay alive.
-    while (!m_frameFences.empty()) {
-        const GLenum status = glClientWaitSync(m_frameFences.front().sync, 0, 0);
-        if (status != GL_ALREADY_SIGNALED && status != GL_CONDITION_SATISFIED && m_frameFences.size() <= kMaxFrameFences) {
-            break;
-        }
-        if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) {
-            m_completedFrame = m_frameFences.front().frame;
-        }
+    // Bound how many stay alive without asking the GPU anything: the oldest goes unwaited,
+    // and a later wait for its frame takes the next fence, issued after it.
+    while (m_frameFences.size() > kMaxFrameFences) {
         glDeleteSync(m_frameFences.front().sync);
         countObject(ObjectKind::Sync, -1);
         m_frameFences.pop_front();

@@ -187,8 +187,9 @@ private:
     void fenceFrame() noexcept;
 
     /** One fence per frame that read a streaming part, oldest first, covering every command of
-     *  its frame. At most kMaxFrameFences: beyond it the oldest is dropped unwaited, and a wait
-     *  for its frame uses the next newer fence (later fences signal later). */
+     *  its frame. Only a write asks about one (no polls per frame); at most kMaxFrameFences
+     *  stay: beyond it the oldest is dropped unwaited, and a wait for its frame uses the next
+     *  newer fence (later fences signal later). */
     struct FrameFence {
         std::uint64_t frame;
         GLsync sync;
