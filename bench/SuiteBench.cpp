@@ -514,9 +514,9 @@ void memoryRows(std::vector<std::string>& out, gl::Renderer& renderer, const std
          static_cast<double>(n * sizeof(InstanceHandle)) / kMiB);
     emit(out, "| lanes + morph weights allocated, per-instance culling on | %.1f | %.1f | %.1f |", afterStreams,
                 afterStreams - afterHandles, perInstance * (64 + 4.0 * kMaxMorphTargets) / kMiB);
-    emit(out, "| first render, Staged (GPU copies: driver memory on llvmpipe; spheres, visible list) | %.1f | %.1f | %.1f GPU + %.1f CPU |",
+    emit(out, "| first render, Staged (GPU copies: driver memory on llvmpipe; spheres, visible list; the ring grown) | %.1f | %.1f | %.1f GPU + %.1f CPU + %.1f ring |",
                 afterStaged, afterStaged - afterStreams, (perInstance * (64 + 64 + 4.0 * kMaxMorphTargets + 4)) / kMiB,
-                perInstance * (16 + 8) / kMiB);
+                perInstance * (16 + 8) / kMiB, (ring - static_cast<double>(gl::RendererDesc{}.stagingBytes)) / kMiB);
     emit(out, "| three renders, Streaming (3 parts of records) | %.1f | %.1f | %.1f |", afterStreaming,
                 afterStreaming - afterStaged, perInstance * 3 * 64 / kMiB);
     emit(out, "| peak (VmHWM) | %.1f | | |", statusMiB("VmHWM"));

@@ -174,6 +174,7 @@ void GpuResources::endFrame() noexcept {
 }
 
 void GpuResources::trim() {
+    m_ring.shrink();  // a ring grown for a big first upload goes back to its starting size
     auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
     for (auto& [id, batch] : m_batches) {
         if (batch.lastUsedFrame != m_frame) {

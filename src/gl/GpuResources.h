@@ -140,9 +140,12 @@ public:
     GpuResources& operator=(const GpuResources&) = delete;
 
     void beginFrame(FrameStats& stats) noexcept;
-    /** Fences this frame's uploads, then frees copies of destroyed meshes, images and nodes. */
+    /** Fences this frame's staging copies (StagingRing::endFrame, which may grow the ring)
+     *  and, with one fence, every streaming part this frame read; then frees copies of
+     *  destroyed meshes, images and nodes. */
     void endFrame() noexcept;
-    /** Frees every copy the last frame did not use. */
+    /** Frees every copy the last frame did not use, and shrinks the staging ring back to its
+     *  starting size (StagingRing::shrink). */
     void trim();
 
     MeshGpu& mesh(const std::shared_ptr<const MeshGeometry>& geometry);

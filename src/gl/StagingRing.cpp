@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <bit>
-#include <tuple>
 #include <cstring>
 #include <string>
+#include <tuple>
 
 namespace myriad::gl::detail {
 namespace {
@@ -28,7 +28,8 @@ std::pair<GLuint, std::byte*> StagingRing::createMapped(std::size_t bytes) {
     glCreateBuffers(1, &buffer);
     const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     glNamedBufferStorage(buffer, static_cast<GLsizeiptr>(bytes), nullptr, flags);
-    auto* mapped = static_cast<std::byte*>(glMapNamedBufferRange(buffer, 0, static_cast<GLsizeiptr>(bytes), flags));
+    auto* mapped =
+        static_cast<std::byte*>(glMapNamedBufferRange(buffer, 0, static_cast<GLsizeiptr>(bytes), flags));
     if (mapped == nullptr) {
         // Storage refused (GL_OUT_OF_MEMORY, left for the caller's glGetError or debug output)
         // or not mappable: nothing is kept.
@@ -52,6 +53,7 @@ StagingRing::StagingRing(std::size_t capacityBytes, std::size_t maxCapacityBytes
                       "-byte persistent upload buffer");
     }
     m_capacity = capacity;
+    m_startCapacity = capacity;
     // GLsizeiptr is signed: no ring of half the address space or more.
     constexpr std::size_t kLargest = std::size_t{1} << (sizeof(GLsizeiptr) * 8 - 2);
     m_maxCapacity = std::max(capacity, alignUp(std::min(maxCapacityBytes, kLargest)));
@@ -62,11 +64,26 @@ bool StagingRing::grow(std::size_t wantedBytes) {
     if (m_capacity >= m_maxCapacity) {
         return false;
     }
-    const std::size_t wanted = std::max(std::bit_ceil(std::max(wantedBytes, kAlignment)), 2 * m_capacity);
-    const std::size_t capacity = std::min(wanted, m_maxCapacity);
+    // Clamped first: bit_ceil of a size past the largest power of two is undefined.
+    const std::size_t wanted =
+        std::max(std::bit_ceil(std::clamp(wantedBytes, kAlignment, m_maxCapacity)), 2 * m_capacity);
+    if (!moveTo(std::min(wanted, m_maxCapacity))) {
+        m_maxCapacity = m_capacity;  // the driver's limit: stay, and stop asking
+        return false;
+    }
+    ++m_growths;
+    return true;
+}
+
+void StagingRing::shrink() {
+    if (m_capacity > m_startCapacity) {
+        (void)moveTo(m_startCapacity);  // refused: keep the larger one
+    }
+}
+
+bool StagingRing::moveTo(std::size_t capacity) {
     const auto [buffer, mapped] = createMapped(capacity);
     if (mapped == nullptr) {
-        m_maxCapacity = m_capacity;  // the driver's limit: stay, and stop asking
         return false;
     }
     // The old ring is never written again, so no copy out of it needs waiting for: its fences
@@ -84,7 +101,6 @@ bool StagingRing::grow(std::size_t wantedBytes) {
     m_capacity = capacity;
     m_chunkBytes = std::max(kAlignment, (capacity / 4) & ~(kAlignment - 1));
     m_head = m_fenced = m_retired = m_frameStart = 0;  // an empty ring, all of it this frame's
-    ++m_growths;
     return true;
 }
 

@@ -9,7 +9,8 @@
 // CPU waits for the fence (glClientWaitSync). That holds inside one frame too: a frame uploading
 // more than the ring holds waits mid-frame rather than overwriting its own earlier bytes.
 //
-// The ring grows, never shrinks, between its starting capacity and a bound, to what a frame
+// The ring grows (and shrinks back only on shrink(), Renderer::trim()) between its starting
+// capacity and a bound, to what a frame
 // really sends: a frame whose uploads would overwrite bytes it placed itself (a frame larger
 // than the ring) moves to a new ring large enough for the rest of the upload instead of waiting
 // once per chunk for copies queued behind the previous frame; and a frame that filled more than
@@ -71,6 +72,11 @@ public:
      *  growth the driver refuses: the ring stays as it is and stops growing. */
     void endFrame();
 
+    /** Moves back to a ring of the starting capacity if it grew (Renderer::trim()): frees
+     *  the larger mapping and its fences, as growth does. Keeps the larger one if the driver
+     *  refuses the new storage. */
+    void shrink();
+
     /** Bytes of the mapped ring now: the starting capacity until it grows. */
     [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
     /** The bound growth stops at (never below the starting capacity). */
@@ -99,6 +105,9 @@ private:
      *  current, at most maxCapacity()): frees the old buffer and its fences, starts empty.
      *  @return false, changing nothing, at the bound or if the driver refuses the storage. */
     bool grow(std::size_t wantedBytes);
+    /** Replaces the ring by an empty one of @p capacity bytes (see grow()).
+     *  @return false, changing nothing, if the driver refuses the storage. */
+    bool moveTo(std::size_t capacity);
     /** Creates and maps a persistent ring of @p bytes; {0, null} if the driver refuses. */
     static std::pair<GLuint, std::byte*> createMapped(std::size_t bytes);
 
@@ -106,6 +115,7 @@ private:
     std::byte* m_mapped = nullptr;
     std::size_t m_capacity = 0;
     std::size_t m_maxCapacity = 0;
+    std::size_t m_startCapacity = 0;
     std::uint64_t m_frameStart = 0;  ///< m_head when this frame began (the last endFrame())
     std::size_t m_frameBytes = 0;    ///< bytes placed this frame (padding included), across growths
     std::uint64_t m_growths = 0;

@@ -209,6 +209,17 @@ TEST_CASE("a 1M-record first upload grows the 4 MiB ring once to 64 MiB and send
     CHECK(log.callsTo("glMapNamedBufferRange").empty());
     CHECK(bufferLabelled(kRingLabel) == ring);
     CHECK(holdsRecords(f.renderer.instanceBuffer(batch), batch));
+
+    // trim() gives the 64 MiB back: a 4 MiB ring again, the grown one deleted.
+    f.renderer.trim();
+    CHECK(glIsBuffer(ring) == GL_FALSE);
+    const GLuint trimmed = bufferLabelled(kRingLabel);
+    REQUIRE(trimmed != 0);
+    CHECK(bufferBytes(trimmed) == std::int64_t{4} << 20);
+    batch.setTransform(7, at(0.0f, 0.0f));
+    f.renderer.render(scene, f.camera, f.target);
+    CHECK(f.renderer.lastFrameStats().stagingBytes == std::size_t{4} << 20);
+    CHECK(holdsRecords(f.renderer.instanceBuffer(batch), batch));
 }
 
 TEST_CASE("a ring bounded below the upload grows to its bound, then streams the rest in chunks and lands whole", "[ring][uploads]") {
@@ -380,8 +391,15 @@ TEST_CASE("StagingRing: grows to its bound for large frames, at endFrame for ste
         // What it left behind is freed at once: one ring buffer, a bounded number of fences.
         CHECK(gl::liveObjectCounts().buffers == before.buffers + 2);  // the ring and destination
         CHECK(gl::liveObjectCounts().syncs - before.syncs <= static_cast<std::int64_t>(gl::detail::StagingRing::kMaxFences));
+        // shrink() goes back to the start, its fences gone with the 64 KiB ring.
+        ring.shrink();
+        CHECK(ring.capacity() == 4096);
+        CHECK(gl::liveObjectCounts().buffers == before.buffers + 2);
+        CHECK(gl::liveObjectCounts().syncs == before.syncs);
+        send(3000);
+        ring.endFrame();
     }
-    CHECK(rings.size() == 3);  // 4, 16 and 64 KiB
+    CHECK(rings.size() == 4);  // 4, 16 and 64 KiB, then 4 KiB again
     for (const GLuint ring : rings) {
         const std::vector<std::string> unguarded = unguardedStagingRewrites(log, ring);
         INFO(joined(unguarded));

@@ -38,7 +38,7 @@ struct RendererDesc {
      *  leaves the documented exit state (see the class comment). */
     bool preserveState = false;
     /** Starting bytes of the persistently mapped upload ring every staged upload goes
-     *  through (at least 64). The ring grows from here, never shrinking, to what a frame
+     *  through (at least 64). The ring grows from here (back to it only on trim()) to what a frame
      *  really sends: a frame whose uploads outgrow it moves to a ring that holds the rest
      *  (instead of waiting for the GPU once per chunk), and a frame that filled more than half
      *  of it grows it to four frames of that size. Uploads larger than the ring, at its bound,
@@ -122,7 +122,8 @@ public:
     /** Counters of the last render() call (all its views). */
     [[nodiscard]] const FrameStats& lastFrameStats() const noexcept;
     /** Frees every GPU copy (mesh, texture, batch) the last frame did not use, and programs
-     *  of destroyed surface functions. */
+     *  of destroyed surface functions, and gives back a staging ring grown past
+     *  RendererDesc::stagingBytes (the next big frame grows it again). */
     void trim();
 
     /** The GL name of @p batch's record buffer (capacity() records of 64 bytes) in this
