@@ -10,6 +10,8 @@
 #include "gl/ShaderLibrary.h"
 #include "BenchSupport.h"
 
+#include <glad/gl.h>
+
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"
@@ -24,7 +26,9 @@
 #include <thread>
 #include <cstdarg>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <random>
 #include <algorithm>
@@ -346,6 +350,61 @@ double statusMiB(const char* field) {
 }
 double residentMiB() { return statusMiB("VmRSS"); }
 
+/** A GPU that runs kFramesBehind frames behind the CPU, on a driver that does not (llvmpipe
+ *  finishes each copy at once): while alive, a glClientWaitSync poll (zero timeout) of a fence
+ *  made in this frame or the kFramesBehind - 1 before it answers GL_TIMEOUT_EXPIRED, which GL
+ *  allows for any fence, and the caller's wait with a timeout goes to the driver. The bench
+ *  calls nextFrame() before each render(). Swaps glad's pointers (the library and the bench
+ *  share one static glad). One at a time. */
+class LaggingGpu {
+public:
+    static constexpr std::uint64_t kFramesBehind = 3;
+    LaggingGpu() {
+        realFence() = glad_glFenceSync;
+        realWait() = glad_glClientWaitSync;
+        glad_glFenceSync = &fence;
+        glad_glClientWaitSync = &wait;
+    }
+    ~LaggingGpu() {
+        glad_glFenceSync = realFence();
+        glad_glClientWaitSync = realWait();
+        made().clear();
+    }
+    LaggingGpu(const LaggingGpu&) = delete;
+    LaggingGpu& operator=(const LaggingGpu&) = delete;
+    static void nextFrame() noexcept { ++frame(); }
+
+private:
+    static std::uint64_t& frame() noexcept {
+        static std::uint64_t value = 0;
+        return value;
+    }
+    static std::map<GLsync, std::uint64_t>& made() {
+        static std::map<GLsync, std::uint64_t> value;
+        return value;
+    }
+    static PFNGLFENCESYNCPROC& realFence() noexcept {
+        static PFNGLFENCESYNCPROC value = nullptr;
+        return value;
+    }
+    static PFNGLCLIENTWAITSYNCPROC& realWait() noexcept {
+        static PFNGLCLIENTWAITSYNCPROC value = nullptr;
+        return value;
+    }
+    static GLsync GLAD_API_PTR fence(GLenum condition, GLbitfield flags) {
+        const GLsync sync = realFence()(condition, flags);
+        made()[sync] = frame();
+        return sync;
+    }
+    static GLenum GLAD_API_PTR wait(GLsync sync, GLbitfield flags, GLuint64 timeout) {
+        const auto it = made().find(sync);
+        if (timeout == 0 && it != made().end() && it->second + kFramesBehind > frame()) {
+            return GL_TIMEOUT_EXPIRED;
+        }
+        return realWait()(sync, flags, timeout);
+    }
+};
+
 /** Formats one line into @p out (the memory rows are measured before section 1, printed in 4). */
 void emit(std::vector<std::string>& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
 void emit(std::vector<std::string>& out, const char* format, ...) {
@@ -433,8 +492,10 @@ void memoryRows(std::vector<std::string>& out, gl::Renderer& renderer, const std
         gpuStaged += streamingRow ? 0.0 : row.gpu * perInstance;
     }
     gpuStreaming = gpuStaged + (3 * 64 - 64) * perInstance;  // the three parts replace the staged copy
-    const double ring = static_cast<double>(std::size_t{4} << 20);
-    emit(out, "| staging ring (per renderer, fixed) | | | | %.1f | RendererDesc::stagingBytes |", ring / kMiB);
+    // As grown by these renders (a first upload of n instances): from RendererDesc::stagingBytes
+    // towards maxStagingBytes.
+    const double ring = static_cast<double>(renderer.lastFrameStats().stagingBytes);
+    emit(out, "| staging ring (per renderer, grown to what a frame sent) | | | | %.1f | RendererDesc::stagingBytes, maxStagingBytes |", ring / kMiB);
     emit(out, "| **myriad's own, computed** | %.1f | | %.1f | %.1f Staged, %.1f Streaming | |", cpuTotal / perInstance,
                 cpuTotal / kMiB, (gpuStaged + ring) / kMiB, (gpuStreaming + ring) / kMiB);
     emit(out, "%s", "");
@@ -453,9 +514,9 @@ void memoryRows(std::vector<std::string>& out, gl::Renderer& renderer, const std
          static_cast<double>(n * sizeof(InstanceHandle)) / kMiB);
     emit(out, "| lanes + morph weights allocated, per-instance culling on | %.1f | %.1f | %.1f |", afterStreams,
                 afterStreams - afterHandles, perInstance * (64 + 4.0 * kMaxMorphTargets) / kMiB);
-    emit(out, "| first render, Staged (GPU copies: driver memory on llvmpipe; spheres, visible list) | %.1f | %.1f | %.1f GPU + %.1f CPU |",
+    emit(out, "| first render, Staged (GPU copies: driver memory on llvmpipe; spheres, visible list; the ring grown) | %.1f | %.1f | %.1f GPU + %.1f CPU + %.1f ring |",
                 afterStaged, afterStaged - afterStreams, (perInstance * (64 + 64 + 4.0 * kMaxMorphTargets + 4)) / kMiB,
-                perInstance * (16 + 8) / kMiB);
+                perInstance * (16 + 8) / kMiB, (ring - static_cast<double>(gl::RendererDesc{}.stagingBytes)) / kMiB);
     emit(out, "| three renders, Streaming (3 parts of records) | %.1f | %.1f | %.1f |", afterStreaming,
                 afterStreaming - afterStaged, perInstance * 3 * 64 / kMiB);
     emit(out, "| peak (VmHWM) | %.1f | | |", statusMiB("VmHWM"));
@@ -1056,6 +1117,69 @@ int main(int argc, char** argv) {
                             100.0 * fraction, stats.uploadRanges, stats.uploadMs, myriadMs);
             }
         }
+    }
+    }
+
+    if (want('5')) {
+    // ---- 5b. The upload ring's waits ----------------------------------------------------------
+    // A first upload of a big batch (64 MB of records at 1M) and steady frames after it, each
+    // through a fresh renderer: the ring fixed at 4 MiB (maxStagingBytes below it), and the
+    // ring that grows to its 64 MiB default bound. No glFinish between frames (as with vsync
+    // off or offscreen). llvmpipe copies at once, so it rarely makes the ring wait; the rows
+    // "GPU 3 frames behind" answer a poll of a fence from this frame or the two before "not
+    // yet" (LaggingGpu), as a GPU that queues copies behind earlier frames would, and let
+    // waits go to the driver: those rows count the waits such a GPU makes the ring take.
+    const std::size_t n = options.quick ? 100000 : 1000000;
+    report.blank();
+    report.line("### Upload ring waits at N = %zu (%.0f MiB of records)", n, static_cast<double>(n * 64) / (1024.0 * 1024.0));
+    report.blank();
+    report.line("| ring | GPU | frame | waits per frame | ring MiB after | upload ms | frame ms |");
+    report.line("|---|---|---|---:|---:|---:|---:|");
+    for (const int config : {0, 1, 2, 3}) {
+        const bool grows = config % 2 == 1;
+        const bool behind = config >= 2;
+        gl::RendererDesc desc;
+        desc.maxStagingBytes = grows ? desc.maxStagingBytes : 0;
+        gl::Renderer ringRenderer(desc);
+        std::optional<LaggingGpu> lagging;
+        if (behind) {
+            lagging.emplace();
+        }
+        const char* name = grows ? "grows 4 -> 64 MiB (default)" : "fixed 4 MiB";
+        const char* gpu = behind ? "3 frames behind" : "llvmpipe as is";
+        const std::size_t side = gridSide(n);
+        Scene scene;
+        auto& batch = scene.root().emplace<InstancedMeshNode>(triangle, material, n, "ring");
+        for (std::size_t i = 0; i < n; ++i) {
+            batch.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(i, side)));
+        }
+        gl::OffscreenTarget target(64, 64);
+        const Camera camera = gridCamera(side);
+        auto row = [&](const char* frame, int frames, const std::function<void(int)>& change) {
+            std::uint64_t waits = 0;
+            std::vector<double> upload, whole;
+            for (int f = 0; f < frames; ++f) {
+                change(f);
+                LaggingGpu::nextFrame();
+                ringRenderer.render(scene, camera, target);
+                const gl::FrameStats& stats = ringRenderer.lastFrameStats();
+                waits += stats.uploadWaits;
+                upload.push_back(stats.uploadMs);
+                whole.push_back(stats.frameMs);
+            }
+            report.line("| %s | %s | %s | %.1f | %.0f | %.2f | %.2f |", name, gpu, frame,
+                        static_cast<double>(waits) / static_cast<double>(frames),
+                        static_cast<double>(ringRenderer.lastFrameStats().stagingBytes) / (1024.0 * 1024.0),
+                        median(upload), median(whole));
+        };
+        row("first upload (every record)", 1, [](int) {});
+        row("steady, 1% of records changed", 10, [&](int f) {
+            for (std::size_t k = 0; k < n / 100; ++k) {
+                batch.setColor((static_cast<std::size_t>(f) * 7919 + k) % n, glm::vec4(0.9f));
+            }
+        });
+        row("steady, every record rewritten (Staged)", 10, [&](int) { batch.markInstancesChanged(); });
+        gl::finish();
     }
     }
 

@@ -28,8 +28,12 @@ Buffer::Buffer(const BufferDesc& desc) {
     if (desc.initialData.size() == size) {
         glNamedBufferStorage(m_id, static_cast<GLsizeiptr>(size), desc.initialData.data(), flags);
     } else {
-        // Immutable storage must be filled at creation unless it is dynamic: upload the prefix
-        // through a zeroed allocation rather than leaving undefined bytes.
+        // Immutable storage must be filled at creation unless it is dynamic: allocate dynamic
+        // storage and upload the prefix. The rest is undefined (OpenGL 4.5 section 6.2: storage
+        // made from a null pointer has undefined contents; llvmpipe happens to zero it, drivers
+        // need not): no caller reads bytes it did not write, and one that needs zeros writes
+        // them (Renderer::createBuffer() passes zero-filled initial data; GPU culling clears its
+        // LOD levels with glClearNamedBufferData).
         glNamedBufferStorage(m_id, static_cast<GLsizeiptr>(size), nullptr,
                              flags | GL_DYNAMIC_STORAGE_BIT);
         if (!desc.initialData.empty()) {

@@ -169,17 +169,31 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
     }
     ensureProgram();
     m_program.use();
+    // After the dispatches, also when one throws: the draws read what they wrote (the lists by
+    // texel fetch, the commands as indirect parameters); both are storage the next frame's
+    // dispatches touch again; and the CPU reaches the same buffers next (the next frame's
+    // glNamedBufferSubData reset of the commands, the LOD copy's glCopyNamedBufferSubData,
+    // readBack()'s glGetNamedBufferSubData), which sees shader writes only after
+    // GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5 section 7.13.2). One barrier for all of them.
+    struct Barrier {
+        bool dispatched = false;
+        ~Barrier() {
+            if (dispatched) {
+                glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                                GL_BUFFER_UPDATE_BARRIER_BIT);
+            }
+        }
+    } barrier;
     for (GpuCullList* list : m_queued) {
         // A pass that drew no primitive of the batch (a depth-only view of a blended batch)
         // left it unprepared: nothing reads its list.
-        const BatchGpu* gpu = resources.findBatch(*list->node);
+        BatchGpu* gpu = resources.findBatch(*list->node);
         if (gpu != nullptr) {
+            resources.noteRecordsRead(*gpu);  // the dispatch reads the records: fence them this frame
+            barrier.dispatched = true;
             run(*list, *gpu, stats);
         }
     }
-    // The draws read what the dispatches wrote: the lists by texel fetch, the commands as
-    // indirect parameters, and both are storage another dispatch may touch next frame.
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT);
 }
 
 void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) {
@@ -280,7 +294,8 @@ void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
         const GLuint none = kNoLodLevel;
         glClearNamedBufferData(held.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &none);
         if (list.heldLevels && list.heldCapacity != 0) {
-            glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // last frame's shader writes, before the copy reads them
+            // Last frame's shader writes are visible to the copy: dispatch()'s barrier after
+            // them carries GL_BUFFER_UPDATE_BARRIER_BIT.
             glCopyNamedBufferSubData(list.heldLevels.id(), held.id(), 0, 0,
                                      static_cast<GLsizeiptr>(list.heldCapacity * sizeof(std::uint32_t)));
         }

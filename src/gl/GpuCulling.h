@@ -120,8 +120,11 @@ public:
                 const ViewCamera& camera, DrawItem& item, FrameStats& stats);
 
     /** Runs every queued test: sizes lists and command buffers (reused once warm), resets the
-     *  commands, one dispatch per queued (pass, batch), then one glMemoryBarrier so the draws
-     *  see the lists (texture fetch), the commands (indirect) and storage. Leaves the cull
+     *  commands, one dispatch per queued (pass, batch), then one glMemoryBarrier (also when a
+     *  dispatch throws) so the draws see the lists (texture fetch), the commands (indirect) and
+     *  storage, and the CPU's next access to them (the next frame's command reset, the LOD
+     *  copy, readBack()) sees the shader writes (buffer update). Notes each batch's records as
+     *  read this frame (GpuResources::noteRecordsRead), so a streaming part is fenced. Leaves the cull
      *  program current and kCullStorageBindings bound (the renderer's exit state restores
      *  them). @p resources: the batches' GPU copies, prepared this frame.
      *  @throws ShaderError if cull.comp does not compile (a driver bug); CapacityError, before

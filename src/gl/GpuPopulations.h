@@ -5,8 +5,9 @@
 // Barriers (OpenGL 4.5 section 7.12.2): a compute write is visible to a later read only after
 // glMemoryBarrier with the bit of that read's kind. A dispatch marks every kind pending; the
 // next consumer issues the bits it needs that are still pending and clears them: render() the
-// vertex-attribute (records), texture-fetch (lanes) and storage bits, the next dispatch the
-// storage bit, writeBuffer()/readBuffer() the buffer-update bit.
+// vertex-attribute (records), texture-fetch (lanes) and storage bits, and the buffer-update bit
+// before it rewrites the material table (a dispatch may write it); the next dispatch the
+// storage bit; writeBuffer()/readBuffer() the buffer-update bit.
 #include "gl/GlCommon.h"
 #include "gl/GlLimits.h"
 #include "myriad/core/MeshData.h"

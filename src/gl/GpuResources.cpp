@@ -64,15 +64,6 @@ bool waitForFence(GLsync fence) {
 
 } // namespace
 
-StreamingRecords::~StreamingRecords() {
-    for (GLsync& fence : fences) {
-        if (fence != nullptr) {
-            glDeleteSync(fence);
-            countObject(ObjectKind::Sync, -1);
-        }
-    }
-}
-
 VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry, std::string_view label) {
     VertexArray vertexArray(meshLayout(true, label));
     vertexArray.setVertexBuffer(kVertexBinding, mesh.vertices);
@@ -83,8 +74,10 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
 // particles and scatter (src/gl/ParticlePass.cpp)
 VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
 
-GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, const GlLimits& limits)
-    : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes), m_maxAnisotropy(limits.maxTextureAnisotropy) {
+GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, std::size_t maxStagingBytes,
+                           const GlLimits& limits)
+    : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes, maxStagingBytes),
+      m_maxAnisotropy(limits.maxTextureAnisotropy) {
     glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
     countObject(ObjectKind::Sampler, static_cast<int>(m_samplers.size()));
     for (std::size_t i = 0; i < m_samplers.size(); ++i) {
@@ -100,6 +93,10 @@ GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, con
 GpuResources::~GpuResources() {
     for (auto& [id, batch] : m_batches) {
         forgetBatch(batch);
+    }
+    for (const FrameFence& fence : m_frameFences) {
+        glDeleteSync(fence.sync);
+        countObject(ObjectKind::Sync, -1);
     }
     glDeleteSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
     countObject(ObjectKind::Sampler, -static_cast<int>(m_samplers.size()));
@@ -124,26 +121,66 @@ void GpuResources::beginFrame(FrameStats& stats) noexcept {
     ++m_frame;
 }
 
+void GpuResources::noteRecordsRead(BatchGpu& batch) noexcept {
+    if (batch.streaming) {
+        batch.streaming->readFrame[batch.streaming->part] = m_frame;
+        m_streamingReadThisFrame = true;
+    }
+}
+
+void GpuResources::fenceFrame() noexcept {
+    m_frameFences.push_back({m_frame, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
+    countObject(ObjectKind::Sync, 1);
+}
+
+bool GpuResources::waitForFrame(std::uint64_t frame) {
+    if (frame <= m_completedFrame) {
+        return false;
+    }
+    if (m_frameFences.empty() || m_frameFences.back().frame < frame) {
+        // Read earlier in this frame (not fenced yet): fence what was issued so far. Not reached
+        // by the three parts (a part written this frame was last read two frames back at least),
+        // but the rule holds whatever calls this.
+        fenceFrame();
+    }
+    // The oldest fence of this frame or later: fences signal in order, so it covers the frame.
+    std::size_t covering = 0;
+    while (m_frameFences[covering].frame < frame) {
+        ++covering;
+    }
+    const bool waited = waitForFence(m_frameFences[covering].sync);
+    m_completedFrame = m_frameFences[covering].frame;
+    for (std::size_t i = 0; i <= covering; ++i) {  // it and every older one: done
+        glDeleteSync(m_frameFences.front().sync);
+        countObject(ObjectKind::Sync, -1);
+        m_frameFences.pop_front();
+    }
+    return waited;
+}
+
 void GpuResources::endFrame() noexcept {
     m_ring.endFrame();
-    // Each streaming part written this frame is fenced after the frame's draws that read it.
-    for (const std::uint64_t id : m_streamedThisFrame) {
-        const auto it = m_batches.find(id);
-        if (it == m_batches.end() || !it->second.streaming || !it->second.streaming->fencePending) {
-            continue;
-        }
-        StreamingRecords& streaming = *it->second.streaming;
-        streaming.fences[streaming.part] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        countObject(ObjectKind::Sync, 1);
-        streaming.fencePending = false;
+    // One fence after every command of a frame that read a streaming part (draws, record
+    // textures, GPU culling): each part remembers the frame, so a part drawn unchanged for many
+    // frames is covered by its last reader's fence, not only by the frame that wrote it.
+    if (m_streamingReadThisFrame) {
+        fenceFrame();
+        m_streamingReadThisFrame = false;
     }
-    m_streamedThisFrame.clear();
+    // Bound how many stay alive without asking the GPU anything: the oldest goes unwaited,
+    // and a later wait for its frame takes the next fence, issued after it.
+    while (m_frameFences.size() > kMaxFrameFences) {
+        glDeleteSync(m_frameFences.front().sync);
+        countObject(ObjectKind::Sync, -1);
+        m_frameFences.pop_front();
+    }
     std::erase_if(m_batches, [](const auto& entry) { return entry.second.alive.expired(); });
     std::erase_if(m_meshes, [](const auto& entry) { return entry.second.mesh.expired(); });
     std::erase_if(m_textures, [](const auto& entry) { return entry.second.image.expired(); });
 }
 
 void GpuResources::trim() {
+    m_ring.shrink();  // a ring grown for a big first upload goes back to its starting size
     auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
     for (auto& [id, batch] : m_batches) {
         if (batch.lastUsedFrame != m_frame) {
@@ -306,6 +343,7 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
             batch.denseUploads = rows * 2 >= node.count() && rows != 0 ? batch.denseUploads + 1 : 0;
         }
     }
+    noteRecordsRead(batch);  // the draws of this frame read the current part (streaming)
     // One vertex array per primitive: its own mesh, the batch's one record buffer (staged, or
     // this frame's part of the streaming buffer). Remade when the primitive's mesh changed
     // (setMesh) or a primitive was added.
@@ -367,14 +405,10 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
         return;  // nothing changed: keep drawing from the current part
     }
     const std::size_t next = (streaming.part + 1) % StreamingRecords::kParts;
-    if (streaming.fences[next] != nullptr) {
-        // The GPU may still read this part for a frame two frames back: wait for it.
-        if (waitForFence(streaming.fences[next])) {
-            ++m_streamingWaits;
-        }
-        glDeleteSync(streaming.fences[next]);
-        countObject(ObjectKind::Sync, -1);
-        streaming.fences[next] = nullptr;
+    // The GPU may still read this part for the last frame that read it (drawn unchanged for
+    // any number of frames since it was written): wait for that frame's fence.
+    if (waitForFrame(streaming.readFrame[next])) {
+        ++m_streamingWaits;
     }
     streaming.part = next;
     // Every drawn row, whatever changed: one straight copy into memory the GPU reads, which
@@ -383,10 +417,6 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
     node.copyDrawnRecords(streaming.buffer.mapped().subspan(streaming.partOffset(), bytes));
     m_stats->bytesUploaded += bytes;
     ++m_stats->uploadRanges;
-    if (!streaming.fencePending) {
-        streaming.fencePending = true;
-        m_streamedThisFrame.push_back(node.id());
-    }
     streaming.cursor = stream.version();
     stream.changes().acknowledge(m_consumer, stream.version());
 }

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -51,21 +52,21 @@ struct StreamGpu {
 
 /** The record stream of a batch in UploadMode::Streaming: one persistently mapped buffer of
  *  three parts of `capacity` rows. A frame with a change writes rows [0, count) into the next
- *  part, after the fence of the last frame that drew from that part has signalled, and draws
- *  from it; endFrame() fences it. The GPU never reads a part while the CPU writes it. */
+ *  part and draws from it; a frame without one draws from the current part again. Every frame
+ *  that reads a part (draws, the record texture, GPU culling's storage block) records it in
+ *  `readFrame`, and GpuResources::endFrame() fences that frame once for all batches; the next
+ *  write into a part first waits for the fence of the last frame that read it. So the GPU never
+ *  reads a part while the CPU writes it, however many frames the GPU runs behind, and a part
+ *  drawn unchanged for many frames is covered by its latest reader, not its writer. */
 struct StreamingRecords {
     static constexpr std::size_t kParts = 3;
     Buffer buffer;
     std::uint64_t serial = 0;  ///< GpuResources-unique id of `buffer` (GL may reuse a deleted name)
     std::size_t capacity = 0;  ///< rows per part
     std::size_t part = 0;      ///< the part drawn from now
-    std::array<GLsync, kParts> fences{};
+    /** Per part: the last frame (GpuResources' frame number) whose commands read it; 0: none. */
+    std::array<std::uint64_t, kParts> readFrame{};
     std::uint64_t cursor = 0;  ///< the record-stream version the current part holds
-    bool fencePending = false; ///< written this frame: fence the part at endFrame()
-    StreamingRecords() = default;
-    StreamingRecords(const StreamingRecords&) = delete;
-    StreamingRecords& operator=(const StreamingRecords&) = delete;
-    ~StreamingRecords();
     [[nodiscard]] std::size_t partOffset() const noexcept { return part * capacity * InstancedMeshNode::strideInBytes; }
 };
 
@@ -132,16 +133,21 @@ void bindRecordTexture(BatchGpu& gpu, GLuint unit);
 class GpuResources {
 public:
     /** @param consumer this renderer's id in the nodes' change logs (non-zero, unique).
+     *  @param stagingBytes, maxStagingBytes the upload ring's starting size and bound
+     *  (RendererDesc).
      *  @param limits the renderer's (outlives this). */
-    GpuResources(std::uint64_t consumer, std::size_t stagingBytes, const GlLimits& limits);
+    GpuResources(std::uint64_t consumer, std::size_t stagingBytes, std::size_t maxStagingBytes, const GlLimits& limits);
     ~GpuResources();
     GpuResources(const GpuResources&) = delete;
     GpuResources& operator=(const GpuResources&) = delete;
 
     void beginFrame(FrameStats& stats) noexcept;
-    /** Fences this frame's uploads, then frees copies of destroyed meshes, images and nodes. */
+    /** Fences this frame's staging copies (StagingRing::endFrame, which may grow the ring)
+     *  and, with one fence, every streaming part this frame read; then frees copies of
+     *  destroyed meshes, images and nodes. */
     void endFrame() noexcept;
-    /** Frees every copy the last frame did not use. */
+    /** Frees every copy the last frame did not use, and shrinks the staging ring back to its
+     *  starting size (StagingRing::shrink). */
     void trim();
 
     MeshGpu& mesh(const std::shared_ptr<const MeshGeometry>& geometry);
@@ -168,6 +174,11 @@ public:
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
     /** The same, for drawing what batch() prepared this frame (no upload, no GL call). */
     [[nodiscard]] BatchGpu* findBatch(const InstancedMeshNode& node) noexcept;
+    /** Records that commands issued this frame read @p batch's records where recordSource()
+     *  points (for a streaming batch, its current part), so endFrame() fences them and the next
+     *  write into that part waits for the fence. batch() calls it for the draws; any other
+     *  reader of a batch not brought up to date this frame (GPU culling) calls it itself. */
+    void noteRecordsRead(BatchGpu& batch) noexcept;
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
@@ -181,6 +192,20 @@ private:
     std::size_t uploadStream(const InstancedMeshNode& node, const InstanceStream& stream, StreamGpu& gpu);
     void uploadStreaming(const InstancedMeshNode& node, BatchGpu& batch);
     void forgetBatch(BatchGpu& batch) noexcept;
+    /** Waits until every command of frame @p frame has completed (its fence, or a later one,
+     *  signalled). @return true when it had to wait. */
+    bool waitForFrame(std::uint64_t frame);
+    void fenceFrame() noexcept;
+
+    /** One fence per frame that read a streaming part, oldest first, covering every command of
+     *  its frame. Only a write asks about one (no polls per frame); at most kMaxFrameFences
+     *  stay: beyond it the oldest is dropped unwaited, and a wait for its frame uses the next
+     *  newer fence (later fences signal later). */
+    struct FrameFence {
+        std::uint64_t frame;
+        GLsync sync;
+    };
+    static constexpr std::size_t kMaxFrameFences = 8;
 
     std::uint64_t m_consumer;
     const GlLimits& m_limits;
@@ -198,7 +223,9 @@ private:
     std::vector<IndexRange> m_ranges;
     std::uint64_t m_bufferSerial = 0;  ///< last serial given to a stream buffer    // scratch, reused: no per-frame allocation
     std::vector<std::uint64_t> m_streamingIds;  // batches that have a streaming buffer (streamAhead)
-    std::vector<std::uint64_t> m_streamedThisFrame;  // batches whose streaming part needs a fence
+    std::deque<FrameFence> m_frameFences;
+    std::uint64_t m_completedFrame = 0;  ///< every command of frames up to this one has completed
+    bool m_streamingReadThisFrame = false;  ///< a streaming part was read: endFrame() fences the frame
     std::uint64_t m_streamingWaits = 0;
 };
 

@@ -150,7 +150,8 @@ struct Renderer::Impl {
     const detail::SurfaceProgram* boundProgram = nullptr;
 
     explicit Impl(const RendererDesc& rendererDesc)
-        : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)), resources(id, rendererDesc.stagingBytes, limits),
+        : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)),
+          resources(id, rendererDesc.stagingBytes, rendererDesc.maxStagingBytes, limits),
           shaders(rendererDesc.programCacheFolder) {
         // The plain variants up front, so a broken driver fails at construction.
         shaders.request(detail::kLit, nullptr);
@@ -683,20 +684,32 @@ struct Renderer::Impl {
             detail::InstanceVisibility& visibility;
             detail::ParticlePass& particles;
             detail::GpuCulling& gpuCulling;
+            FrameStats& stats;
+            std::uint64_t waitsBefore;
             ~Restore() {
                 state.apply();
                 resources.endFrame();
                 visibility.endFrame();
                 gpuCulling.endFrame();
                 particles.endFrame();
+                // After endFrame(): its waits (too many fences alive) are this frame's too, and
+                // the ring may have grown for the next frame.
+                stats.uploadWaits = resources.stagingWaits() - waitsBefore;
+                stats.stagingBytes = resources.ring().capacity();
             }
-        } restore{exitState, resources, instanceVisibility, particles, gpuCulling};
+        } restore{exitState, resources, instanceVisibility, particles, gpuCulling, stats, waitsBefore};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
             // every population, before any draw reads an index.
             const PhaseTimer timer(stats.uploadMs);
             const std::uint64_t tableBytes = materials.bytesUploaded();
+            // Compute writes since the last frame land before anything reads them: the table's
+            // glNamedBufferSubData (a dispatch may bind it by kMaterialTableBuffer and write it:
+            // buffer update), and the draws, which read records (attributes), lanes (texture
+            // fetches) and storage. One barrier, issued only after a dispatch.
+            populations.barrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT |
+                                GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
             materials.begin();
             materials.holdScene(scene);
             for (const auto& population : populations.populations()) {
@@ -717,10 +730,6 @@ struct Renderer::Impl {
             const PhaseTimer timer(stats.cullMs);
             gpuCulling.dispatch(resources, stats);
         }
-        // Compute writes since the last frame land before any draw reads them as records
-        // (attributes), lanes (texture fetches) or storage.
-        populations.barrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
-                            GL_SHADER_STORAGE_BARRIER_BIT);
         const auto submitStart = std::chrono::steady_clock::now();
         for (const detail::ViewPass& pass : passes) {
             const FrameStats before = stats;
@@ -732,7 +741,6 @@ struct Renderer::Impl {
         }
         stats.submitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitStart).count();
         boundProgram = nullptr;
-        stats.uploadWaits = resources.stagingWaits() - waitsBefore;
         stats.frameMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count();
     }
 };

@@ -9,13 +9,23 @@
 // CPU waits for the fence (glClientWaitSync). That holds inside one frame too: a frame uploading
 // more than the ring holds waits mid-frame rather than overwriting its own earlier bytes.
 //
-// The capacity is fixed at construction: the ring never grows or reallocates. An upload larger
-// than chunkBytes() is split into chunks, so any upload size streams through a bounded mapping.
+// The ring grows (and shrinks back only on shrink(), Renderer::trim()) between its starting
+// capacity and a bound, to what a frame
+// really sends: a frame whose uploads would overwrite bytes it placed itself (a frame larger
+// than the ring) moves to a new ring large enough for the rest of the upload instead of waiting
+// once per chunk for copies queued behind the previous frame; and a frame that filled more than
+// half the ring grows it at endFrame(), so steady frames of that size wrap onto frames the GPU
+// finished rather than onto the one before. A new ring replaces the old one whole: the old
+// buffer is unmapped and deleted (its queued copies still complete, OpenGL 4.5 section 5.1.3)
+// and its fences deleted, since nothing writes the old memory again. At the bound the ring
+// stays put and waits, as a fixed ring does. An upload larger than chunkBytes() is split into
+// chunks, so any upload size streams through a bounded mapping.
 #include "gl/GlCommon.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <utility>
 
 namespace myriad::gl::detail {
 
@@ -30,11 +40,12 @@ public:
      *  each (the ring would otherwise wrap only after thousands of frames). */
     static constexpr std::size_t kMaxFences = 16;
 
-    /** Creates and maps a ring of @p capacityBytes (rounded up to kAlignment), which it keeps
-     *  until destroyed. Needs a current GL 4.5 context.
+    /** Creates and maps a ring of @p capacityBytes (rounded up to kAlignment), which may grow
+     *  up to @p maxCapacityBytes (rounded up likewise; a bound below capacityBytes, the default
+     *  0 included, keeps the ring at capacityBytes). Needs a current GL 4.5 context.
      *  @throws InvalidArgument if @p capacityBytes < 4 * kAlignment;
      *  GlError if the buffer cannot be mapped. */
-    explicit StagingRing(std::size_t capacityBytes = kDefaultCapacity);
+    explicit StagingRing(std::size_t capacityBytes = kDefaultCapacity, std::size_t maxCapacityBytes = 0);
     /** Deletes the fences and the buffer; copies still queued from it complete first (deletion
      *  of an object in use is deferred, OpenGL 4.5 section 5.1.3). */
     ~StagingRing();
@@ -43,8 +54,10 @@ public:
 
     /** Copies @p bytes from CPU memory @p source into GL buffer @p destination at byte
      *  @p destinationOffset: memcpy into the ring, then glCopyNamedBufferSubData, in chunks of
-     *  at most chunkBytes(). Waits for the GPU (counted in waits()) only when the ring range it
-     *  is about to write may still be read by an earlier copy. @p source is read before it
+     *  at most chunkBytes(). When the ring range it is about to write holds bytes of this
+     *  frame, the ring grows first (up to maxCapacity()); otherwise, or at the bound, it waits
+     *  for the GPU (counted in waits()) only when that range may still be read by an earlier
+     *  copy. @p source is read before it
      *  returns; the destination holds the bytes for every GL command issued after it.
      *  The caller guarantees [destinationOffset, destinationOffset + bytes) lies inside
      *  @p destination (GL reports GL_INVALID_VALUE otherwise). bytes == 0 does nothing.
@@ -53,11 +66,23 @@ public:
     void copy(GLuint destination, std::size_t destinationOffset, const void* source, std::size_t bytes);
 
     /** Fences the copies issued since the last fence, forgets fences already signalled, and
-     *  waits for the oldest while more than kMaxFences remain. */
+     *  waits for the oldest while more than kMaxFences remain. Then, if this frame placed more
+     *  than half of capacity(), grows the ring (up to maxCapacity()) to four times what the
+     *  frame placed, so a few such frames are in flight before a wrap. Never throws for a
+     *  growth the driver refuses: the ring stays as it is and stops growing. */
     void endFrame();
 
-    /** Bytes of the mapped ring: the capacity given at construction, for the ring's lifetime. */
+    /** Moves back to a ring of the starting capacity if it grew (Renderer::trim()): frees
+     *  the larger mapping and its fences, as growth does. Keeps the larger one if the driver
+     *  refuses the new storage. */
+    void shrink();
+
+    /** Bytes of the mapped ring now: the starting capacity until it grows. */
     [[nodiscard]] std::size_t capacity() const noexcept { return m_capacity; }
+    /** The bound growth stops at (never below the starting capacity). */
+    [[nodiscard]] std::size_t maxCapacity() const noexcept { return m_maxCapacity; }
+    /** How many times the ring moved to a larger buffer, in all. */
+    [[nodiscard]] std::uint64_t growths() const noexcept { return m_growths; }
     /** The largest piece one glCopyNamedBufferSubData moves: capacity() / 4, so several chunks
      *  are in flight while the CPU fills the next one. */
     [[nodiscard]] std::size_t chunkBytes() const noexcept { return m_chunkBytes; }
@@ -76,10 +101,24 @@ private:
     };
     void fence();
     void retireOldest();
+    /** Moves to a new ring of at least @p wantedBytes (a power of two, at least twice the
+     *  current, at most maxCapacity()): frees the old buffer and its fences, starts empty.
+     *  @return false, changing nothing, at the bound or if the driver refuses the storage. */
+    bool grow(std::size_t wantedBytes);
+    /** Replaces the ring by an empty one of @p capacity bytes (see grow()).
+     *  @return false, changing nothing, if the driver refuses the storage. */
+    bool moveTo(std::size_t capacity);
+    /** Creates and maps a persistent ring of @p bytes; {0, null} if the driver refuses. */
+    static std::pair<GLuint, std::byte*> createMapped(std::size_t bytes);
 
     GLuint m_buffer = 0;
     std::byte* m_mapped = nullptr;
     std::size_t m_capacity = 0;
+    std::size_t m_maxCapacity = 0;
+    std::size_t m_startCapacity = 0;
+    std::uint64_t m_frameStart = 0;  ///< m_head when this frame began (the last endFrame())
+    std::size_t m_frameBytes = 0;    ///< bytes placed this frame (padding included), across growths
+    std::uint64_t m_growths = 0;
     std::size_t m_chunkBytes = 0;
     std::uint64_t m_head = 0;      ///< next position to write
     std::uint64_t m_fenced = 0;    ///< every position below it is covered by a fence

@@ -1,5 +1,6 @@
 // The upload ring: no CPU write into ring bytes a GPU copy may still read, within a
-// frame as across frames, and a fixed-size mapping whatever the upload size.
+// frame as across frames; a ring that grows (to a bound) to what a frame sends instead of
+// waiting once per chunk, and frees what it leaves; a bounded mapping whatever the upload size.
 //
 // llvmpipe performs copies at once, so pixels cannot show a ring that overwrites bytes before
 // their copy ran; a GPU that queues copies would. These tests read the order of GL calls instead
@@ -16,9 +17,11 @@
 #include "myriad/core/Shapes.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/LiveObjects.h"
+#include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
 #include "myriad/util/Error.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -72,8 +75,29 @@ std::string joined(const std::vector<std::string>& lines, std::size_t max = 10) 
 
 } // namespace
 
+namespace {
+
+/** The ring a Renderer made while @p log was alive: the buffer of the last persistent
+ *  glNamedBufferStorage. */
+GLuint ringMadeUnder(const GlCallLog& log) {
+    GLuint ring = 0;
+    for (const GlCall& call : log.callsTo("glNamedBufferStorage")) {
+        if ((call.argument<GLbitfield>(3) & GL_MAP_PERSISTENT_BIT) != 0) {
+            ring = call.argument<GLuint>(0);
+        }
+    }
+    return ring;
+}
+
+} // namespace
+
 TEST_CASE("five 1 MiB batches rewritten in one frame never overwrite staging bytes before their copy's fence signalled", "[ring][uploads]") {
     RenderFixture f;
+    GlCallLog log;
+    // A ring that may not grow (bound below the start): 5 MiB a frame wraps it within the frame.
+    gl::Renderer renderer(gl::RendererDesc{.stagingBytes = std::size_t{4} << 20, .maxStagingBytes = 0});
+    const GLuint ring = ringMadeUnder(log);
+    REQUIRE(ring != 0);
     Scene scene;
     auto quad = MeshGeometry::create(shapes::quad(0.01f, 0.01f), "quad");
     constexpr std::size_t kInstances = 16'384;  // 1 MiB of records each: 5 MiB through 4 MiB
@@ -85,15 +109,13 @@ TEST_CASE("five 1 MiB batches rewritten in one frame never overwrite staging byt
         fill(batch, b, 0);
         batches.push_back(&batch);
     }
-    GlCallLog log;
-    f.renderer.render(scene, f.camera, f.target);
+    renderer.render(scene, f.camera, f.target);
     for (int b = 0; b < 5; ++b) {
         fill(*batches[static_cast<std::size_t>(b)], b, 1);  // every record changes, per batch
     }
-    f.renderer.render(scene, f.camera, f.target);
+    renderer.render(scene, f.camera, f.target);
 
-    const GLuint ring = bufferLabelled(kRingLabel);
-    REQUIRE(ring != 0);
+    CHECK(renderer.lastFrameStats().stagingBytes == std::size_t{4} << 20);  // did not grow
     std::size_t stagedBytes = 0;
     for (const GlCall& call : log.callsTo("glCopyNamedBufferSubData")) {
         if (call.argument<GLuint>(0) == ring) {
@@ -106,51 +128,124 @@ TEST_CASE("five 1 MiB batches rewritten in one frame never overwrite staging byt
     CHECK(unguarded.empty());
     for (const InstancedMeshNode* batch : batches) {
         INFO(batch->name());
-        const GLuint buffer = f.renderer.instanceBuffer(*batch);
+        const GLuint buffer = renderer.instanceBuffer(*batch);
         REQUIRE(buffer != 0);
         CHECK(holdsRecords(buffer, *batch));
     }
 }
 
-TEST_CASE("a 1M-record upload streams through the fixed 4 MiB ring in chunks and lands whole", "[ring][uploads]") {
-    RenderFixture f;
-    Scene scene;
-    auto quad = MeshGeometry::create(shapes::quad(0.001f, 0.001f), "quad");
-    constexpr std::size_t kInstances = std::size_t{1} << 20;  // 64 MiB of records
-    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), kInstances, "million");
-    batch.setCount(kInstances);
-    fill(batch, 0, 0);
+namespace {
 
-    GlCallLog log;
-    f.renderer.render(scene, f.camera, f.target);
+/** The staging ring's size in bytes (GL_BUFFER_SIZE; a test-time query). */
+std::int64_t bufferBytes(GLuint buffer) {
+    GLint64 bytes = 0;
+    glGetNamedBufferParameteri64v(buffer, GL_BUFFER_SIZE, &bytes);
+    return bytes;
+}
 
-    // No new mapping, no new persistent storage: the ring made at construction is the ring.
-    CHECK(log.callsTo("glMapNamedBufferRange").empty());
-    for (const GlCall& call : log.callsTo("glNamedBufferStorage")) {
-        INFO(call.text);
-        CHECK((call.argument<GLbitfield>(3) & GL_MAP_PERSISTENT_BIT) == 0);
-    }
-    const GLuint ring = bufferLabelled(kRingLabel);
-    REQUIRE(ring != 0);
-    GLint64 ringBytes = 0;
-    glGetNamedBufferParameteri64v(ring, GL_BUFFER_SIZE, &ringBytes);
-    CHECK(ringBytes == GLint64{4} << 20);
-    std::size_t stagedBytes = 0;
+/** Bytes copied out of @p ring, checking each copy stays in one chunk and inside the ring. */
+std::size_t bytesCopiedOutOf(const GlCallLog& log, GLuint ring, std::size_t ringBytes) {
+    std::size_t copied = 0;
     for (const GlCall& call : log.callsTo("glCopyNamedBufferSubData")) {
         if (call.argument<GLuint>(0) != ring) {
             continue;
         }
         INFO(call.text);
         const auto size = static_cast<std::size_t>(call.argument<GLsizeiptr>(4));
-        CHECK(size <= (std::size_t{1} << 20));  // one chunk: a quarter of the ring
-        CHECK(static_cast<std::size_t>(call.argument<GLintptr>(2)) + size <= (std::size_t{4} << 20));
-        stagedBytes += size;
+        CHECK(size <= ringBytes / 4);  // one chunk: a quarter of the ring
+        CHECK(static_cast<std::size_t>(call.argument<GLintptr>(2)) + size <= ringBytes);
+        copied += size;
     }
-    CHECK(stagedBytes == kInstances * kRecordBytes);
+    return copied;
+}
+
+} // namespace
+
+TEST_CASE("a 1M-record first upload grows the 4 MiB ring once to 64 MiB and sends the rest without waiting per chunk", "[ring][uploads]") {
+    RenderFixture f;  // RendererDesc defaults: 4 MiB, bound 64 MiB
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.001f, 0.001f), "quad");
+    constexpr std::size_t kInstances = std::size_t{1} << 20;  // 64 MiB of records
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), kInstances, "million");
+    batch.setCount(kInstances);
+    fill(batch, 0, 0);
+    const GLuint firstRing = bufferLabelled(kRingLabel);
+    REQUIRE(firstRing != 0);
+    REQUIRE(bufferBytes(firstRing) == std::int64_t{4} << 20);
+
+    GlCallLog log;
+    f.renderer.render(scene, f.camera, f.target);
+
+    // One new persistent mapping, the grown ring; the first ring is gone, not kept beside it.
+    CHECK(log.callsTo("glMapNamedBufferRange").size() == 1);
+    CHECK(glIsBuffer(firstRing) == GL_FALSE);
+    const GLuint ring = bufferLabelled(kRingLabel);
+    REQUIRE(ring != 0);
+    CHECK(bufferBytes(ring) == std::int64_t{64} << 20);
+    // The first ring took 4 MiB (up to its wrap), the grown one the other 60 MiB.
+    const std::size_t first = bytesCopiedOutOf(log, firstRing, std::size_t{4} << 20);
+    const std::size_t second = bytesCopiedOutOf(log, ring, std::size_t{64} << 20);
+    CHECK(first == std::size_t{4} << 20);
+    CHECK(first + second == kInstances * kRecordBytes);
+    // The fault this guards against: a 4 MiB ring waits on the copy four chunks back before
+    // each of the 60 chunks past its first wrap (a glClientWaitSync each, at least, and a real
+    // stall on a GPU with copies queued). Grown, no chunk overwrites anything: the only fence
+    // queries are endFrame()'s polls of the fences still alive.
+    const std::size_t queries = log.callsTo("glClientWaitSync").size();
+    INFO("glClientWaitSync calls: " << queries);
+    CHECK(queries <= gl::detail::StagingRing::kMaxFences);
+    CHECK(f.renderer.lastFrameStats().uploadWaits == 0);
+    INFO(joined(unguardedStagingRewrites(log, ring)));
+    CHECK(unguardedStagingRewrites(log, ring).empty());
+    CHECK(holdsRecords(f.renderer.instanceBuffer(batch), batch));
+
+    // Steady frames after it: a few records each, no growth, no new mapping.
+    log.clear();
+    for (int frame = 1; frame <= 5; ++frame) {
+        batch.setTransform(static_cast<std::size_t>(frame) * 1000, at(0.0f, 0.0f));
+        f.renderer.render(scene, f.camera, f.target);
+        CHECK(f.renderer.lastFrameStats().uploadWaits == 0);
+    }
+    CHECK(log.callsTo("glMapNamedBufferRange").empty());
+    CHECK(bufferLabelled(kRingLabel) == ring);
+    CHECK(holdsRecords(f.renderer.instanceBuffer(batch), batch));
+
+    // trim() gives the 64 MiB back: a 4 MiB ring again, the grown one deleted.
+    f.renderer.trim();
+    CHECK(glIsBuffer(ring) == GL_FALSE);
+    const GLuint trimmed = bufferLabelled(kRingLabel);
+    REQUIRE(trimmed != 0);
+    CHECK(bufferBytes(trimmed) == std::int64_t{4} << 20);
+    batch.setTransform(7, at(0.0f, 0.0f));
+    f.renderer.render(scene, f.camera, f.target);
+    CHECK(f.renderer.lastFrameStats().stagingBytes == std::size_t{4} << 20);
+    CHECK(holdsRecords(f.renderer.instanceBuffer(batch), batch));
+}
+
+TEST_CASE("a ring bounded below the upload grows to its bound, then streams the rest in chunks and lands whole", "[ring][uploads]") {
+    egl::HeadlessContext& context = test::context();
+    (void)context;
+    gl::Renderer renderer(gl::RendererDesc{.stagingBytes = std::size_t{4} << 20, .maxStagingBytes = std::size_t{8} << 20});
+    gl::OffscreenTarget target(RenderFixture::kSize, RenderFixture::kSize, "bounded-target");
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.001f, 0.001f), "quad");
+    constexpr std::size_t kInstances = std::size_t{1} << 20;  // 64 MiB through an 8 MiB bound
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), kInstances, "million");
+    batch.setCount(kInstances);
+    fill(batch, 0, 0);
+
+    GlCallLog log;
+    renderer.render(scene, orthoCamera(), target);
+    CHECK(log.callsTo("glMapNamedBufferRange").size() == 1);  // 4 -> 8 MiB, then no further
+    const GLuint ring = bufferLabelled(kRingLabel);
+    REQUIRE(ring != 0);
+    CHECK(bufferBytes(ring) == std::int64_t{8} << 20);
+    const std::size_t copied = bytesCopiedOutOf(log, ring, std::size_t{8} << 20);
+    CHECK(copied == kInstances * kRecordBytes - (std::size_t{4} << 20));
     const std::vector<std::string> unguarded = unguardedStagingRewrites(log, ring);
     INFO(joined(unguarded));
     CHECK(unguarded.empty());
-    CHECK(holdsRecords(f.renderer.instanceBuffer(batch), batch));
+    CHECK(holdsRecords(renderer.instanceBuffer(batch), batch));
 }
 
 TEST_CASE("many small uploads over many frames keep every batch's buffer right and few fences alive", "[ring][uploads]") {
@@ -239,6 +334,84 @@ TEST_CASE("StagingRing: random copies through a 4 KiB ring, larger than the ring
     }
     const std::vector<std::byte> actual = readBack(destination.id(), kDestinationBytes);
     CHECK(std::memcmp(actual.data(), expected.data(), kDestinationBytes) == 0);
+}
+
+TEST_CASE("StagingRing: grows to its bound for large frames, at endFrame for steady ones, frees what it leaves, and copies exactly", "[ring][uploads]") {
+    (void)context();
+    const gl::LiveObjectCounts before = gl::liveObjectCounts();
+    constexpr std::size_t kDestinationBytes = 256 * 1024;
+    gl::Buffer destination({.sizeBytes = kDestinationBytes, .label = "test/ring-destination"});
+    std::vector<std::byte> expected(kDestinationBytes, std::byte{0});
+    glClearNamedBufferData(destination.id(), GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, nullptr);
+    std::mt19937 random(7);
+    std::vector<std::byte> source;
+    std::vector<GLuint> rings;
+    GlCallLog log;
+    {
+        gl::detail::StagingRing ring(4096, 64 * 1024);
+        CHECK(ring.maxCapacity() == 64 * 1024);
+        auto send = [&](std::size_t bytes) {
+            const std::size_t offset = random() % (kDestinationBytes - bytes);
+            source.resize(bytes);
+            for (std::byte& value : source) {
+                value = static_cast<std::byte>(random());
+            }
+            ring.copy(destination.id(), offset, source.data(), bytes);
+            std::memcpy(expected.data() + offset, source.data(), bytes);
+            if (std::find(rings.begin(), rings.end(), ring.buffer()) == rings.end()) {
+                rings.push_back(ring.buffer());
+            }
+        };
+        // Steady frames of 3 KiB: more than half the 4 KiB ring, so endFrame() grows it to
+        // room for four (16 KiB); then they wrap onto old frames, never growing again.
+        for (int frame = 0; frame < 20; ++frame) {
+            send(3 * 1024);
+            ring.endFrame();
+            if (frame == 0) {
+                CHECK(ring.capacity() == 16 * 1024);
+            }
+        }
+        CHECK(ring.capacity() == 16 * 1024);
+        CHECK(ring.growths() == 1);
+        // A 40 KiB frame outgrows it mid-frame: one move to the 64 KiB bound, the rest
+        // without a wrap. Then 200 KiB at the bound: it stays, wraps and waits as it must.
+        send(40 * 1024);
+        CHECK(ring.capacity() == 64 * 1024);
+        CHECK(ring.growths() == 2);
+        ring.endFrame();
+        send(200 * 1024);
+        ring.endFrame();
+        CHECK(ring.capacity() == 64 * 1024);
+        CHECK(ring.growths() == 2);
+        for (int frame = 0; frame < 50; ++frame) {
+            send(1 + random() % 2000);
+            ring.endFrame();
+        }
+        CHECK(ring.capacity() == 64 * 1024);
+        // What it left behind is freed at once: one ring buffer, a bounded number of fences.
+        CHECK(gl::liveObjectCounts().buffers == before.buffers + 2);  // the ring and destination
+        CHECK(gl::liveObjectCounts().syncs - before.syncs <= static_cast<std::int64_t>(gl::detail::StagingRing::kMaxFences));
+        // shrink() goes back to the start, its fences gone with the 64 KiB ring.
+        ring.shrink();
+        CHECK(ring.capacity() == 4096);
+        CHECK(gl::liveObjectCounts().buffers == before.buffers + 2);
+        CHECK(gl::liveObjectCounts().syncs == before.syncs);
+        send(3000);
+        ring.endFrame();
+    }
+    CHECK(rings.size() == 4);  // 4, 16 and 64 KiB, then 4 KiB again
+    for (const GLuint ring : rings) {
+        const std::vector<std::string> unguarded = unguardedStagingRewrites(log, ring);
+        INFO(joined(unguarded));
+        CHECK(unguarded.empty());
+    }
+    for (const GlCall& call : log.callsTo("glClientWaitSync")) {
+        CHECK(call.resultAs<GLenum>() != GL_WAIT_FAILED);
+    }
+    const std::vector<std::byte> actual = readBack(destination.id(), kDestinationBytes);
+    CHECK(std::memcmp(actual.data(), expected.data(), kDestinationBytes) == 0);
+    CHECK(gl::liveObjectCounts().buffers == before.buffers + 1);  // the destination
+    CHECK(gl::liveObjectCounts().syncs == before.syncs);
 }
 
 TEST_CASE("StagingRing: refuses a null source and a ring too small to chunk", "[ring][errors]") {

@@ -13,6 +13,7 @@
 // thread: the GL context's. The log only observes: arguments and results pass through unchanged.
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -307,6 +308,203 @@ inline std::vector<std::string> unguardedStagingRewrites(const GlCallLog& log, G
         }
     }
     return unguarded;
+}
+
+/** A GPU that is never done when asked without waiting: while alive, glClientWaitSync with a
+ *  zero timeout (a poll) answers GL_TIMEOUT_EXPIRED without asking the driver, which GL allows
+ *  for any fence not yet known signalled; waits with a timeout go to the driver. So code that
+ *  relies on polls finding llvmpipe done at once (a GPU never behind) shows its real waits.
+ *  Make it before a GlCallLog, so the log records the answers the library saw. One at a time. */
+class LaggingGpu {
+public:
+    LaggingGpu() {
+        if (original() != nullptr) {
+            throw std::logic_error("test::LaggingGpu: one at a time");
+        }
+        original() = glad_glClientWaitSync;
+        glad_glClientWaitSync = &clientWaitSync;
+    }
+    ~LaggingGpu() {
+        glad_glClientWaitSync = original();
+        original() = nullptr;
+    }
+    LaggingGpu(const LaggingGpu&) = delete;
+    LaggingGpu& operator=(const LaggingGpu&) = delete;
+
+private:
+    static PFNGLCLIENTWAITSYNCPROC& original() noexcept {
+        static PFNGLCLIENTWAITSYNCPROC pointer = nullptr;
+        return pointer;
+    }
+    static GLenum GLAD_API_PTR clientWaitSync(GLsync sync, GLbitfield flags, GLuint64 timeout) {
+        return timeout == 0 ? GLenum{GL_TIMEOUT_EXPIRED} : original()(sync, flags, timeout);
+    }
+};
+
+/** Hooks what unfencedMappedRewrites() and unbarrieredBufferAccesses() read, beyond
+ *  defaultFunctions(): where buffers are bound for reading (vertex buffers, buffer textures,
+ *  storage blocks), the calls that read them (draws, dispatches) and the CPU's other buffer
+ *  calls (reads back, clears). */
+inline void hookReadersAndBufferAccess(GlCallLog& log) {
+    MYRIAD_GL_CALL_LOG_HOOK(log, glVertexArrayVertexBuffer);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glTextureBufferRange);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glBindBufferRange);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glBindBufferBase);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDrawArraysInstancedBaseInstance);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDrawElementsIndirect);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDispatchCompute);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glGetNamedBufferSubData);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glClearNamedBufferData);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glClearNamedBufferSubData);
+}
+
+namespace detail {
+
+inline bool isReadingCall(const std::string& function) {
+    return function == "glDrawElementsInstancedBaseInstance" || function == "glDrawElementsInstanced" ||
+           function == "glDrawArraysInstanced" || function == "glDrawArraysInstancedBaseInstance" ||
+           function == "glDrawElementsIndirect" || function == "glDispatchCompute";
+}
+
+inline bool isSignalled(const GlCall& call) {
+    const GLenum status = call.resultAs<GLenum>();
+    return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED;
+}
+
+} // namespace detail
+
+/** Checks the fence rule for a persistently mapped buffer the CPU rewrites in regions of
+ *  @p regionBytes (a streaming batch's three parts) while draws read another region: every
+ *  write into a region must follow a glClientWaitSync that saw signalled a fence issued after
+ *  the region's last reader (OpenGL 4.5 section 4.1: a signalled fence means every command
+ *  before it completed; fences signal in order, so a later one covers an earlier one).
+ *  The CPU's writes are not GL calls; they show as the move of a binding point (a vertex
+ *  array's binding, a buffer texture, an indexed storage binding) from one region of
+ *  @p mappedBuffer to another: the renderer writes a region just before it points its readers
+ *  there; the first binding point to move there shows the write, the others follow it. A
+ *  reader is a draw, which reads every region some binding point holds at the time
+ *  (conservative: a binding left behind counts as read), or a dispatch, which reads the
+ *  regions held by indexed bindings (storage blocks).
+ *  Needs hookReadersAndBufferAccess(). @return one line per unfenced rewrite; empty: rule holds. */
+inline std::vector<std::string> unfencedMappedRewrites(const GlCallLog& log, GLuint mappedBuffer,
+                                                       std::uint64_t regionBytes) {
+    std::vector<std::pair<GLsync, std::uint64_t>> fences;  // live sync -> glFenceSync's sequence
+    std::uint64_t guardedBelow = 0;  // every command before this sequence has completed
+    std::vector<std::pair<std::string, std::uint64_t>> bindings;  // binding point -> region
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> lastRead;  // region -> last reader's sequence
+    std::vector<std::string> unfenced;
+    auto bind = [&](const GlCall& call, std::string point, GLuint buffer, std::uint64_t offset) {
+        auto it = std::find_if(bindings.begin(), bindings.end(), [&](const auto& b) { return b.first == point; });
+        if (buffer != mappedBuffer) {
+            if (it != bindings.end()) {
+                bindings.erase(it);
+            }
+            return;
+        }
+        const std::uint64_t region = offset / regionBytes;
+        if (it == bindings.end()) {
+            bindings.emplace_back(std::move(point), region);  // a new binding point: no move, no write shown
+            return;
+        }
+        const bool heldElsewhere = std::any_of(bindings.begin(), bindings.end(), [&](const auto& b) {
+            return b.first != it->first && b.second == region;
+        });
+        if (it->second != region && !heldElsewhere) {
+            const auto read = std::find_if(lastRead.begin(), lastRead.end(), [&](const auto& r) { return r.first == region; });
+            if (read != lastRead.end() && guardedBelow <= read->second) {
+                unfenced.push_back(call.text + " points at region " + std::to_string(region) +
+                                   ", rewritten with no signalled fence issued after its last reader #" +
+                                   std::to_string(read->second));
+            }
+        }
+        it->second = region;
+    };
+    for (const GlCall& call : log.calls()) {
+        if (call.function == "glFenceSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.resultAs<GLsync>(); });
+            fences.emplace_back(call.resultAs<GLsync>(), call.sequence);
+        } else if (call.function == "glClientWaitSync") {
+            if (detail::isSignalled(call)) {
+                for (const auto& [sync, created] : fences) {
+                    if (sync == call.argument<GLsync>(0)) {
+                        guardedBelow = std::max(guardedBelow, created);
+                    }
+                }
+            }
+        } else if (call.function == "glDeleteSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.argument<GLsync>(0); });
+        } else if (call.function == "glVertexArrayVertexBuffer") {
+            bind(call, "vertex-array " + std::to_string(call.argument<GLuint>(0)) + "." + std::to_string(call.argument<GLuint>(1)),
+                 call.argument<GLuint>(2), static_cast<std::uint64_t>(call.argument<GLintptr>(3)));
+        } else if (call.function == "glTextureBufferRange") {
+            bind(call, "texture " + std::to_string(call.argument<GLuint>(0)), call.argument<GLuint>(2),
+                 static_cast<std::uint64_t>(call.argument<GLintptr>(3)));
+        } else if (call.function == "glBindBufferRange" || call.function == "glBindBufferBase") {
+            const bool range = call.function == "glBindBufferRange";
+            bind(call, "indexed " + std::to_string(call.argument<GLenum>(0)) + "." + std::to_string(call.argument<GLuint>(1)),
+                 call.argument<GLuint>(2), range ? static_cast<std::uint64_t>(call.argument<GLintptr>(3)) : 0);
+        } else if (detail::isReadingCall(call.function)) {
+            const bool dispatch = call.function == "glDispatchCompute";
+            for (const auto& [point, region] : bindings) {
+                if (dispatch && point.rfind("indexed ", 0) != 0) {
+                    continue;  // compute reads storage blocks, not vertex arrays or the draw's textures
+                }
+                const auto read = std::find_if(lastRead.begin(), lastRead.end(), [&](const auto& r) { return r.first == region; });
+                if (read == lastRead.end()) {
+                    lastRead.emplace_back(region, call.sequence);
+                } else {
+                    read->second = call.sequence;
+                }
+            }
+        }
+    }
+    return unfenced;
+}
+
+/** Checks the barrier rule for buffers shaders write (OpenGL 4.5 section 7.13.2): after a
+ *  dispatch, every buffer bound as a storage block (glBindBufferBase/Range on
+ *  GL_SHADER_STORAGE_BUFFER; conservatively, read-only ones too) may hold shader writes, and
+ *  the CPU's next glNamedBufferSubData, glGetNamedBufferSubData, glCopyNamedBufferSubData
+ *  (source or destination), glClearNamedBuffer(Sub)Data or glMapNamedBufferRange on it must
+ *  come after a glMemoryBarrier with GL_BUFFER_UPDATE_BARRIER_BIT (or GL_ALL_BARRIER_BITS).
+ *  Needs hookReadersAndBufferAccess(). @return one line per access without the barrier. */
+inline std::vector<std::string> unbarrieredBufferAccesses(const GlCallLog& log) {
+    std::vector<std::pair<GLuint, GLuint>> storage;  // binding index -> buffer
+    std::vector<std::pair<GLuint, std::uint64_t>> written;  // buffer -> the dispatch's sequence
+    std::vector<std::string> found;
+    auto access = [&](const GlCall& call, GLuint buffer) {
+        for (const auto& [name, dispatch] : written) {
+            if (name == buffer) {
+                found.push_back(call.text + " touches buffer " + std::to_string(buffer) + ", written by dispatch #" +
+                                std::to_string(dispatch) + ", with no GL_BUFFER_UPDATE_BARRIER_BIT between");
+            }
+        }
+    };
+    for (const GlCall& call : log.calls()) {
+        const std::string& f = call.function;
+        if ((f == "glBindBufferBase" || f == "glBindBufferRange") && call.argument<GLenum>(0) == GL_SHADER_STORAGE_BUFFER) {
+            std::erase_if(storage, [&](const auto& b) { return b.first == call.argument<GLuint>(1); });
+            storage.emplace_back(call.argument<GLuint>(1), call.argument<GLuint>(2));
+        } else if (f == "glDispatchCompute") {
+            for (const auto& [index, buffer] : storage) {
+                if (buffer != 0 && std::none_of(written.begin(), written.end(), [&](const auto& w) { return w.first == buffer; })) {
+                    written.emplace_back(buffer, call.sequence);
+                }
+            }
+        } else if (f == "glMemoryBarrier") {
+            const GLbitfield bits = call.argument<GLbitfield>(0);
+            if ((bits & GL_BUFFER_UPDATE_BARRIER_BIT) != 0 || bits == GL_ALL_BARRIER_BITS) {
+                written.clear();
+            }
+        } else if (f == "glNamedBufferSubData" || f == "glGetNamedBufferSubData" || f == "glClearNamedBufferData" ||
+                   f == "glClearNamedBufferSubData" || f == "glMapNamedBufferRange") {
+            access(call, call.argument<GLuint>(0));
+        } else if (f == "glCopyNamedBufferSubData") {
+            access(call, call.argument<GLuint>(0));
+            access(call, call.argument<GLuint>(1));
+        }
+    }
+    return found;
 }
 
 /** The GL name of the first buffer among 1..@p searchUpTo whose label is @p label, or 0.

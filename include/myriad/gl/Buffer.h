@@ -23,7 +23,9 @@ enum class BufferUsage : std::uint8_t {
 /** Creation parameters; defaults in field order: size 0, no data, Static, label "buffer#<id>". */
 struct BufferDesc {
     std::size_t sizeBytes = 0;                 ///< required unless initialData is non-empty
-    std::span<const std::byte> initialData{};  ///< copied during construction; may be freed after
+    /** Copied during construction; may be freed after. Bytes past it (or all of them, when
+     *  empty) are undefined until written: GL does not zero new storage. */
+    std::span<const std::byte> initialData{};
     BufferUsage usage = BufferUsage::Static;  ///< whether update() may rewrite it
     std::string_view label{};                  ///< glObjectLabel; copied
 };

@@ -56,7 +56,13 @@ struct FrameStats {
     std::uint32_t vertexArrayBinds = 0; ///< glBindVertexArray calls
     std::uint32_t culledNodes = 0;      ///< mesh nodes and batches outside the view frustum
     std::uint32_t uploadRanges = 0;     ///< GPU copies of instance ranges (after merging)
-    std::uint64_t uploadWaits = 0;      ///< times the upload ring waited for the GPU (stalls)
+    /** Times the upload ring waited for the GPU (stalls): a wrap onto copies not yet done, or
+     *  more unsignalled fences than it keeps. A ring that has not reached
+     *  RendererDesc::maxStagingBytes grows instead of waiting on its own frame's copies. */
+    std::uint64_t uploadWaits = 0;
+    /** Bytes of the upload ring after this frame: RendererDesc::stagingBytes, or what it grew
+     *  to (at most RendererDesc::maxStagingBytes). */
+    std::uint64_t stagingBytes = 0;
     /** Instances tested one by one against a frustum (batches with InstanceCulling::Cpu or
      *  InstanceCulling::Gpu; for Cpu the drawn ones are counted in `instances`). */
     std::uint64_t instancesTested = 0;

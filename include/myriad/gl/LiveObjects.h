@@ -17,7 +17,7 @@ struct LiveObjectCounts {
     std::int64_t programs = 0;  ///< Programs
     std::int64_t textures = 0;  ///< Texture2Ds
     std::int64_t framebuffers = 0;  ///< OffscreenTargets (each with two renderbuffers)
-    std::int64_t syncs = 0;         ///< fences of the upload ring
+    std::int64_t syncs = 0;         ///< fences of the upload ring and of streaming batches
     std::int64_t samplers = 0;      ///< sampler objects (one per filtering mode a renderer used)
 
     /** Sum of every count: 0 again once everything myriad made is destroyed. */

@@ -28,7 +28,7 @@ namespace myriad::gl {
 class OffscreenTarget;
 
 /** Creation parameters. Defaults: no debug callback, documented exit state (not the caller's),
- *  a 4 MiB staging ring, no program binary cache. */
+     *  a staging ring that starts at 4 MiB and may grow to 64 MiB, no program binary cache. */
 struct RendererDesc {
     /** Route KHR_debug messages to myriad::log (GL_DEBUG_OUTPUT on). A callback the game had
      *  installed keeps receiving every message (myriad's forwards to it), and is put back when
@@ -39,8 +39,19 @@ struct RendererDesc {
      *  a driver round trip each on some platforms). Off: render() leaves the documented exit
      *  state (see the class comment) and a steady frame reads nothing back from GL. */
     bool preserveState = false;
-    /** Bytes of the persistently mapped upload ring (fixed; larger uploads are chunked). */
+    /** Starting bytes of the persistently mapped upload ring every staged upload goes
+     *  through (at least 64). The ring grows from here (back to it only on trim()) to what a frame
+     *  really sends: a frame whose uploads outgrow it moves to a ring that holds the rest
+     *  (instead of waiting for the GPU once per chunk), and a frame that filled more than half
+     *  of it grows it to four frames of that size. Uploads larger than the ring, at its bound,
+     *  are chunked and wait for the GPU's copies as they wrap (FrameStats::uploadWaits).
+     *  @throws InvalidArgument (from the constructor) if below 64 bytes. */
     std::size_t stagingBytes = std::size_t{4} << 20;
+    /** The bound the upload ring grows to, in bytes: persistently mapped memory the driver
+     *  keeps (host-visible, often in system memory). Below stagingBytes: the ring stays at
+     *  stagingBytes. If the driver refuses a larger ring, it stays at the size it has. 64 MiB
+     *  holds a first upload of a million-instance batch (64-byte records) in one frame. */
+    std::size_t maxStagingBytes = std::size_t{64} << 20;
     /** Opt-in: a folder (created if missing) where the renderer keeps every shader program it
      *  links as a glProgramBinary file, one per program, named by a hash of GL_VENDOR,
      *  GL_RENDERER, GL_VERSION and the program's full sources; a later renderer (this run or the
@@ -175,7 +186,8 @@ public:
     /** Counters of the last render() call (all its views). */
     [[nodiscard]] const FrameStats& lastFrameStats() const noexcept;
     /** Frees every GPU copy (mesh, texture, batch) the last frame did not use, and programs
-     *  of destroyed surface functions. */
+     *  of destroyed surface functions, and gives back a staging ring grown past
+     *  RendererDesc::stagingBytes (the next big frame grows it again). */
     void trim();
 
     /** The GL name of @p batch's record buffer (capacity() records of 64 bytes) in this
