@@ -52,9 +52,13 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.bytesStreamedAhead, "bytes streamed ahead");
     counter(out, stats.uploadRanges, "upload ranges");
     counter(out, stats.uploadWaits, "upload waits");
-    char times[160];
-    std::snprintf(times, sizeof times, ", frame %.3f ms (cull %.3f, upload %.3f, submit %.3f, draw %.3f, sort %.3f)",
-                  stats.frameMs, stats.cullMs, stats.uploadMs, stats.submitMs, stats.drawMs, stats.sortMs);
+    counter(out, stats.stagingBytes, "staging bytes");
+    counter(out, stats.programsCompiled, "programs compiled");
+    counter(out, stats.programsLoaded, "programs loaded");
+    char times[200];
+    std::snprintf(times, sizeof times, ", frame %.3f ms (cull %.3f, upload %.3f, submit %.3f, draw %.3f, sort %.3f, compile %.3f)",
+                  stats.frameMs, stats.cullMs, stats.uploadMs, stats.submitMs, stats.drawMs, stats.sortMs,
+                  stats.compileMs);
     out += times;
     return out;
 }

@@ -69,19 +69,21 @@ TEST_CASE("FrameStats prints on one line, through to_string and operator<<", "[s
     stats.triangles = 24000;
     stats.batches = 3;
     stats.gpuCulled = {.frame = 11, .instances = 812, .upperBound = 2000};
+    stats.programsCompiled = 2;
     stats.frameMs = 0.41;
     stats.submitMs = 0.3;
+    stats.compileMs = 0.25;
     const std::string text = gl::to_string(stats);
     CHECK(text == "frame 12: 1 views, 3 draw calls, 2000 instances, 50 particles, 24000 triangles, 3 batches, "
-                  "gpu-culled drawn 812 of 2000 (frame 11), "
-                  "frame 0.410 ms (cull 0.000, upload 0.000, submit 0.300, draw 0.000, sort 0.000)");
+                  "gpu-culled drawn 812 of 2000 (frame 11), 2 programs compiled, "
+                  "frame 0.410 ms (cull 0.000, upload 0.000, submit 0.300, draw 0.000, sort 0.000, compile 0.250)");
     std::ostringstream out;
     out << stats;
     CHECK(out.str() == text);
     // Zero counters are left out, the frame, views, draws and instances never.
     CHECK(gl::to_string(gl::FrameStats{}) ==
           "frame 0: 0 views, 0 draw calls, 0 instances, "
-          "frame 0.000 ms (cull 0.000, upload 0.000, submit 0.000, draw 0.000, sort 0.000)");
+          "frame 0.000 ms (cull 0.000, upload 0.000, submit 0.000, draw 0.000, sort 0.000, compile 0.000)");
 }
 
 TEST_CASE("gpuCullingCounts: a frame late, the GPU-culled counts are the instances inside the frustum",
