@@ -26,15 +26,15 @@ struct DrawCommand {
 
 // The batch's record buffer: 64-byte records (docs/instance-record.md), three rows of the
 // node-from-instance 3x4 matrix, then the colour.
-layout(std430, binding = 1) readonly buffer MyriadCullRecords { vec4 records[]; };
+layout(std430, binding = MYRIAD_BINDING_CULL_RECORDS) readonly buffer MyriadCullRecords { vec4 records[]; };
 // Per-instance morph weights (MYRIAD_MAX_MORPH_TARGETS floats a row), read only when
 // u_ownWeights is set; a first weight of -1e30 means "the node's weights".
-layout(std430, binding = 2) readonly buffer MyriadCullWeights { float weights[]; };
-layout(std430, binding = 3) writeonly buffer MyriadCullVisible { uint visibleIndices[]; };
-layout(std430, binding = 4) buffer MyriadCullCommands { DrawCommand commands[]; };
+layout(std430, binding = MYRIAD_BINDING_CULL_MORPH_WEIGHTS) readonly buffer MyriadCullWeights { float weights[]; };
+layout(std430, binding = MYRIAD_BINDING_CULL_VISIBLE) writeonly buffer MyriadCullVisible { uint visibleIndices[]; };
+layout(std430, binding = MYRIAD_BINDING_CULL_COMMANDS) buffer MyriadCullCommands { DrawCommand commands[]; };
 // Per record, the LOD level drawn last frame in this (view, batch) (0xFF: none yet), read and
 // rewritten for the visible instances only, as the CPU path's held bytes. Bound only with a chain.
-layout(std430, binding = 5) buffer MyriadCullLodLevels { uint heldLevels[]; };
+layout(std430, binding = MYRIAD_BINDING_CULL_LOD_LEVELS) buffer MyriadCullLodLevels { uint heldLevels[]; };
 
 uniform vec4 u_planes[6];       // node space, camera-relative (nodeSpacePlanes()): world distance
 uniform float u_planeScale[6];  // |xyz| of each plane: a sphere of radius r is out below -r * scale

@@ -15,7 +15,7 @@ flat in vec4 v_cells;
 flat in float v_frameBlend;
 
 uniform int u_hasTexture;        // 1: a flipbook atlas is bound
-layout(binding = 0) uniform sampler2D u_baseColorTexture;  // sRGB atlas: reads linear
+layout(binding = MYRIAD_UNIT_BASE_COLOR) uniform sampler2D u_baseColorTexture;  // sRGB atlas: reads linear
 uniform vec2 u_atlasGrid;
 uniform int u_round;             // 1: fade the quad to a disc
 uniform vec4 u_tint;             // the node's tint: multiplies colour and opacity

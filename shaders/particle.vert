@@ -5,8 +5,8 @@
 //   plane 0 (position xyz, half-width)   plane 1 (linear RGB, alpha)
 //   plane 2 (velocity xyz, spin)         plane 3 (age, seed, frame, half-height)
 // Sorted pools draw instance i as particle u_order[i] (back to front for this view).
-layout(binding = 2) uniform samplerBuffer u_particles;
-layout(binding = 1) uniform usamplerBuffer u_order;
+layout(binding = MYRIAD_UNIT_PARTICLE_STREAMS) uniform samplerBuffer u_particles;
+layout(binding = MYRIAD_UNIT_PARTICLE_ORDER) uniform usamplerBuffer u_order;
 uniform int u_particleCapacity;
 uniform int u_sorted;           // 1: read u_order
 uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye at the origin)

@@ -25,7 +25,7 @@ flat in vec4 v_lanes[4];
 
 uniform vec4 u_baseColor;        // linear RGBA, the material's factor
 uniform int u_hasTexture;        // 1: multiply by u_baseColorTexture
-layout(binding = 0) uniform sampler2D u_baseColorTexture;  // sRGB texture: reads linear
+layout(binding = MYRIAD_UNIT_BASE_COLOR) uniform sampler2D u_baseColorTexture;  // sRGB texture: reads linear
 uniform float u_alphaCutoff;
 uniform vec4 u_tint;             // the node's tint: multiplies colour and opacity
 uniform vec3 u_eye;              // world position of the eye (float; the rest is relative)
@@ -45,7 +45,7 @@ struct MyriadMaterial {
     int alphaMode;
     int flags;
 };
-layout(std430, binding = 0) readonly buffer MyriadMaterialTable {
+layout(std430, binding = MYRIAD_BINDING_MATERIAL_TABLE) readonly buffer MyriadMaterialTable {
     MyriadMaterial myriad_materialTable[];
 };
 MyriadMaterial myriad_material(int index) { return myriad_materialTable[index]; }
@@ -56,7 +56,7 @@ out vec4 o_color;
 // The directional light's shadow map: one layer per cascade of 32-bit float depth, compare mode
 // on, so each lookup is hardware percentage-closer filtering (the 2 x 2 nearest texels
 // compared, bilinearly weighted).
-layout(binding = MYRIAD_SHADOW_MAP_UNIT) uniform sampler2DArrayShadow u_shadowMap;
+layout(binding = MYRIAD_UNIT_SHADOW_MAP) uniform sampler2DArrayShadow u_shadowMap;
 uniform mat4 u_shadowMatrix[4];    // per cascade: map (u, v, depth 0..1) from camera-relative world
 uniform vec4 u_shadowParams[4];    // per cascade: 1 / map size, normal offset (world units),
                                    // constant bias and slope bias (map depth units)

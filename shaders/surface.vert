@@ -23,7 +23,7 @@ uniform mat4 u_model;           // node world matrix minus the eye position
 // Morph targets by vertex id, so the vertex layout does not depend on their number: texel
 // 2 * (target * u_vertexCount + gl_VertexID) is the position delta, the next the normal delta
 // (glTF 2.0 section 3.7.2.2: morphed = base + sum of weight * delta).
-layout(binding = 1) uniform samplerBuffer u_morphTargets;
+layout(binding = MYRIAD_UNIT_MORPH_TARGETS) uniform samplerBuffer u_morphTargets;
 uniform int u_morphTargetCount;
 uniform int u_vertexCount;
 uniform float u_morphWeights[MYRIAD_MAX_MORPH_TARGETS];  // the node's weights

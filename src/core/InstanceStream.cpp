@@ -265,7 +265,7 @@ const InstanceStreamDesc kMorphWeights{
     kMaxMorphTargets,
     StreamBinding::BufferTexture,
     0,
-    2,
+    kMorphWeightsUnit,
     {-1.0e30f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     "per-instance morph-target weights; a first weight of -1e30 means the node's weights",
 };
@@ -275,7 +275,7 @@ const InstanceStreamDesc kLanes{
     16,
     StreamBinding::BufferTexture,
     0,
-    3,
+    kLanesUnit,
     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     "four vec4 lanes of shader data per instance; a lane never given reads (0, 0, 0, 0)",
 };

@@ -18,16 +18,16 @@ namespace myriad {
 
 namespace streams {
 const InstanceStreamDesc kParticlePositionSize{
-    "particlePositionSize", 4, StreamBinding::BufferTexture, 0, 2,
+    "particlePositionSize", 4, StreamBinding::BufferTexture, 0, kParticleStreamsUnit,
     {0, 0, 0, 0.1f}, "world position xyz (m), half-width (m)"};
 const InstanceStreamDesc kParticleColorAlpha{
-    "particleColorAlpha", 4, StreamBinding::BufferTexture, 0, 2,
+    "particleColorAlpha", 4, StreamBinding::BufferTexture, 0, kParticleStreamsUnit,
     {1, 1, 1, 1}, "linear RGB, alpha 0..1"};
 const InstanceStreamDesc kParticleVelocitySpin{
-    "particleVelocitySpin", 4, StreamBinding::BufferTexture, 0, 2,
+    "particleVelocitySpin", 4, StreamBinding::BufferTexture, 0, kParticleStreamsUnit,
     {0, 0, 0, 0}, "velocity xyz (m/s), spin (radians)"};
 const InstanceStreamDesc kParticleAgeSeedFrameHeight{
-    "particleAgeSeedFrameHeight", 4, StreamBinding::BufferTexture, 0, 2,
+    "particleAgeSeedFrameHeight", 4, StreamBinding::BufferTexture, 0, kParticleStreamsUnit,
     {0, 0, 0, 0}, "age 0..1, seed 0..1, flipbook frame, half-height (m; 0 = square)"};
 } // namespace streams
 

@@ -3,6 +3,7 @@
 // docs/gl-state.md). render() assumes nothing about the state it is called in: it sets every
 // piece of state its draws depend on, and on the way out either puts back the caller's values
 // (RendererDesc::preserveState) or leaves the documented defaults, also when it throws.
+#include "gl/Bindings.h"
 #include "gl/GlCommon.h"
 
 #include <array>
@@ -10,14 +11,8 @@
 
 namespace myriad::gl::detail {
 
-/** Texture units the renderer binds: base colour (0), morph targets (1), per-instance morph
- *  weights (2), per-instance lanes (3), the indexed path's record buffer (6) and visible
- *  index list (7) (gl/InstanceVisibility.h), and the shadow map (8, gl/ShadowPass.h). */
-inline constexpr std::array<GLuint, 7> kRendererTextureUnits{0, 1, 2, 3, 6, 7, 8};
-/** The shader-storage binding of the material table (surface.frag's MyriadMaterialTable). */
-inline constexpr GLuint kMaterialTableBinding = 0;
-/** Shader-storage bindings of the GPU culling dispatch (gl/GpuCulling.h, kCullStorageBindings). */
-inline constexpr std::array<GLuint, 5> kCullBindings{1, 2, 3, 4, 5};
+// The units and binding points it saves and restores, kRendererTextureUnits,
+// kMaterialTableBinding and kCullBindings, are gl/Bindings.h's.
 
 /** Every piece of GL state render() changes, as glGet* reads it. */
 struct GlStateSnapshot {

@@ -3,7 +3,7 @@
 #include "core/LodBands.h"
 
 #include "gl/GpuResources.h"
-#include "gl/InstanceVisibility.h"  // kIndexedRecordUnit, kVisibleIndexUnit
+#include "gl/InstanceVisibility.h"
 #include "gl/ViewPass.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MorphTargets.h"
@@ -248,18 +248,18 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
         p.setUniform(u.morphTargetCount, static_cast<int>(targets));
         glProgramUniform3fv(p.id(), u.deltaMin, static_cast<GLsizei>(kMaxMorphTargets), &deltaMin[0][0]);
         glProgramUniform3fv(p.id(), u.deltaMax, static_cast<GLsizei>(kMaxMorphTargets), &deltaMax[0][0]);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[1],
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullMorphWeightsBinding,
                          gpu.streams[InstanceStreamId::MorphWeights].buffer.id());
     }
     glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
     setLodUniforms(list);
     if (list.lodLevels != 0) {
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[4], list.heldLevels.id());
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullLodLevelsBinding, list.heldLevels.id());
     }
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[0], records.buffer,
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, records.buffer,
                       static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[2], list.indices.id());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullStorageBindings[3], list.commands.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, list.indices.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, list.commands.id());
     const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
     glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
 }

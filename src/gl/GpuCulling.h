@@ -46,10 +46,9 @@ struct BatchGpu;
 struct DrawItem;
 struct ViewCamera;
 
-/** Shader-storage bindings the cull dispatch uses (cull.comp): records, per-instance morph
- *  weights, the visible-index list, the indirect commands, the held LOD levels. Binding 0 stays the material
- *  table's. Part of the GL state contract (docs/gl-state.md): emptied, or put back, on exit. */
-inline constexpr std::array<GLuint, 5> kCullStorageBindings = kCullBindings;
+// The cull dispatch's storage bindings (records, per-instance morph weights, the visible-index
+// list, the indirect commands, the held LOD levels) are gl/Bindings.h's kCull*Binding; binding
+// 0 stays the material table's. Part of the GL state contract (docs/gl-state.md).
 
 // Level slots a list and its command buffer have: one for a batch without a LOD chain, one per
 // level (up to kMaxLodLevels) for a batch with one. Slot s's list starts at s * capacity, its
@@ -125,7 +124,7 @@ public:
      *  storage, and the CPU's next access to them (the next frame's command reset, the LOD
      *  copy, readBack()) sees the shader writes (buffer update). Notes each batch's records as
      *  read this frame (GpuResources::noteRecordsRead), so a streaming part is fenced. Leaves the cull
-     *  program current and kCullStorageBindings bound (the renderer's exit state restores
+     *  program current and kCullBindings bound (the renderer's exit state restores
      *  them). @p resources: the batches' GPU copies, prepared this frame.
      *  @throws ShaderError if cull.comp does not compile (a driver bug); CapacityError, before
      *  any dispatch, naming the batch, the buffer and the limit, if a queued batch's record

@@ -6,6 +6,7 @@
 // copies lives. Each frame, copies whose mesh, image or node was destroyed are freed; trim()
 // frees everything the last frame did not use. A batch culled for minutes keeps its copy and
 // its upload cursor, and sends only what changed when it returns.
+#include "gl/Bindings.h"  // kVertexBinding, kInstanceBinding
 #include "gl/GlCommon.h"
 #include "gl/GlLimits.h"
 #include "gl/StagingRing.h"
@@ -25,8 +26,6 @@
 
 namespace myriad::gl::detail {
 
-inline constexpr std::uint32_t kVertexBinding = 0;
-inline constexpr std::uint32_t kInstanceBinding = 1;
 
 struct MeshGpu {
     std::weak_ptr<const MeshGeometry> mesh;  // expires with the mesh: the copy goes then

@@ -7,6 +7,7 @@
 // stream by that index from an RGBA32F view of the record buffer instead of divisor-1
 // attributes, so every stream is read at the instance drawn while records and handles stay
 // where they are. Batches that opt into nothing never come here: their draw is unchanged.
+#include "gl/Bindings.h"
 #include "gl/GlCommon.h"
 #include "gl/GlLimits.h"
 #include "myriad/core/InstanceCulling.h"
@@ -30,9 +31,7 @@ struct DrawItem;
 class LodSelection;  // per-instance level of detail (gl/LodSelection.h)
 struct ViewCamera;
 
-/** Texture units of the indexed path (kept apart from 0-2 and the units other streams take). */
-inline constexpr GLuint kIndexedRecordUnit = 6;   ///< RGBA32F view of the record buffer
-inline constexpr GLuint kVisibleIndexUnit = 7;    ///< R32UI visible-index list
+// Its texture units, kIndexedRecordUnit and kVisibleIndexUnit, are gl/Bindings.h's.
 
 /** One visible-index list: the CPU list of this frame and its GPU copy. */
 struct VisibleList {

@@ -350,8 +350,8 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         program.setUniform(u.alphaCutoff, material.alphaCutoff);
         const Texture2D* texture = resources.texture(material);
         if (texture != nullptr) {
-            texture->bind(0);
-            glBindSampler(0, resources.sampler(material));
+            texture->bind(kParticleAtlasUnit);
+            glBindSampler(kParticleAtlasUnit, resources.sampler(material));
         }
         program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
         const WindField& wind = scatter.wind;
@@ -438,12 +438,12 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
             atlas.name = material.name;
             atlas.baseColorTexture = material.atlas;
             texture = resources.texture(atlas);
-            texture->bind(0);
-            glBindSampler(0, resources.sampler(atlas));
+            texture->bind(kParticleAtlasUnit);
+            glBindSampler(kParticleAtlasUnit, resources.sampler(atlas));
         }
         program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
-        glBindTextureUnit(2, gpu.texture.id());
-        glBindTextureUnit(1, sorted ? gpu.orders[passIndex].texture.id() : 0);
+        glBindTextureUnit(kParticleStreamsUnit, gpu.texture.id());
+        glBindTextureUnit(kParticleOrderUnit, sorted ? gpu.orders[passIndex].texture.id() : 0);
         const auto count = static_cast<std::uint32_t>(pool.count());
         drawArraysInstanced(m_emptyVertexArray, PrimitiveMode::Triangles, 0, 6, count);
         ++stats.drawCalls;

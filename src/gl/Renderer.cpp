@@ -1,5 +1,6 @@
 #include "myriad/gl/Renderer.h"
 
+#include "gl/Bindings.h"
 #include "gl/GlCommon.h"
 #include "gl/GlLimits.h"
 #include "gl/GlState.h"
@@ -385,8 +386,8 @@ struct Renderer::Impl {
         const detail::SurfaceUniforms& u = chosen.uniforms;
         const Texture2D* baseColorTexture = resources.texture(material);
         if (baseColorTexture != nullptr) {
-            baseColorTexture->bind(0);
-            glBindSampler(0, resources.sampler(material));
+            baseColorTexture->bind(detail::kBaseColorUnit);
+            glBindSampler(detail::kBaseColorUnit, resources.sampler(material));
         }
         program.setUniform(u.baseColor, material.baseColor);
         program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
@@ -415,7 +416,7 @@ struct Renderer::Impl {
         const MeshGeometry& geometry = *primitiveMesh;
         detail::MeshGpu& mesh = resources.mesh(primitiveMesh);
         if ((features & detail::kMorph) != 0) {
-            glBindTextureUnit(1, mesh.morphTargets.id());
+            glBindTextureUnit(detail::kMorphTargetUnit, mesh.morphTargets.id());
             program.setUniform(u.morphTargetCount, static_cast<int>(geometry.morphTargetCount()));
             program.setUniform(u.vertexCount, static_cast<int>(geometry.vertexCount()));
             program.setUniform(u.morphWeights, node.morphWeights());
@@ -436,10 +437,10 @@ struct Renderer::Impl {
             const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
             detail::BatchGpu& batch = *resources.findBatch(batchNode);  // prepare() made and uploaded it
             if ((features & detail::kInstanceMorphWeights) != 0) {
-                glBindTextureUnit(2, batch.streams[InstanceStreamId::MorphWeights].texture.id());
+                glBindTextureUnit(detail::kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
             }
             if ((features & detail::kInstanceLanes) != 0) {
-                glBindTextureUnit(3, batch.streams[InstanceStreamId::Lanes].texture.id());
+                glBindTextureUnit(detail::kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());
             }
             if (item.visible != nullptr) {
                 instanceVisibility.bind(*item.visible, batchNode, batch, stats);
@@ -502,7 +503,7 @@ struct Renderer::Impl {
         chosen.program.setUniform(u.tint, glm::vec4(1.0f));
         chosen.program.setUniform(u.baseInstance, 0);
         if (population.lanes.id() != 0) {
-            glBindTextureUnit(3, population.lanes.id());
+            glBindTextureUnit(detail::kLanesUnit, population.lanes.id());
         } else {
             setUniformLanes(chosen, kZeroLanes);
         }

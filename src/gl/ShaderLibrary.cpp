@@ -2,7 +2,7 @@
 
 #include "gl/GlCommon.h"
 #include "gl/InstanceVisibility.h"
-#include "gl/ShadowPass.h"  // shadows: kShadowMapUnit
+#include "gl/Bindings.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/Scatter.h"  // particles and scatter: streams::kScatter
 #include "myriad/util/Error.h"
@@ -65,8 +65,7 @@ std::string declareIndexed(const InstanceStreamDesc& stream) {
     const std::string name(stream.name);
     const std::uint32_t vectors = stream.floatsPerInstance / 4;
     std::string text = "// stream '" + name + "' (indexed): " + std::string(stream.description) + "\n";
-    text += "layout(binding = " + std::to_string(kIndexedRecordUnit) + ") uniform samplerBuffer myriad_" + name +
-            "_texture;\n";
+    text += "layout(binding = MYRIAD_UNIT_INDEXED_RECORD) uniform samplerBuffer myriad_" + name + "_texture;\n";
     for (std::uint32_t k = 0; k < vectors; ++k) {
         text += "#define myriad_" + name + "_" + std::to_string(k) + " texelFetch(myriad_" + name +
                 "_texture, myriad_instanceIndex() * " + std::to_string(vectors) + " + " + std::to_string(k) + ")\n";
@@ -127,9 +126,6 @@ std::string ShaderLibrary::featureDefines(std::uint32_t features) {
             defines += "#define " + std::string(feature.define) + " 1\n";
         }
     }
-    if ((features & kShadowReceive) != 0) {  // shadows: the map's texture unit
-        defines += "#define MYRIAD_SHADOW_MAP_UNIT " + std::to_string(kShadowMapUnit) + "\n";
-    }
     return defines;
 }
 
@@ -143,7 +139,7 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
     if ((features & kIndexed) != 0) {
         // Issue 13: the drawn instance comes from the visible-index list.
         text = "uniform int u_baseInstance;\n"
-               "layout(binding = " + std::to_string(kVisibleIndexUnit) + ") uniform usamplerBuffer myriad_visibleInstances;\n"
+               "layout(binding = MYRIAD_UNIT_VISIBLE_INDEX) uniform usamplerBuffer myriad_visibleInstances;\n"
                "int myriad_instanceIndex() { return int(texelFetch(myriad_visibleInstances, gl_InstanceID + u_baseInstance).r); }\n";
     }
     if ((features & kInstanced) != 0) {

@@ -9,6 +9,7 @@
 // visible-index list that leaves them out. After it is drawn the map is bound on
 // kShadowMapUnit, and Lit materials of receiving nodes use the kShadowReceive variant, which
 // compares against it with hardware PCF.
+#include "gl/Bindings.h"
 #include "gl/GlCommon.h"
 #include "gl/GlLimits.h"
 #include "gl/ViewPass.h"
@@ -41,9 +42,7 @@ struct Frustum8 {
     double nearDepth = 0.0;  ///< the nearest corner's depth along forward
 };
 
-/** The texture unit of the shadow map (sampler2DShadow in surface.frag). Units 0-3, 6 and 7
- *  are the renderer's other units (gl/GlState.h); 8 keeps clear of the next free ones. */
-inline constexpr GLuint kShadowMapUnit = 8;
+// The shadow map's texture unit, kShadowMapUnit, is gl/Bindings.h's.
 
 class ShadowPass {
 public:

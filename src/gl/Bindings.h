@@ -1,0 +1,107 @@
+#pragma once
+// Internal to myriad_gl: every texture unit, shader-storage binding point, vertex-buffer binding
+// index and attribute location the renderer uses, in one place, with compile-time checks that
+// no two things one program reads share a slot. The shaders see the same numbers as #defines
+// (bindingDefines(), inserted after #version by compiledStageText), so GLSL and C++ cannot
+// drift apart. Image units: the renderer uses none (its compute pass writes storage buffers).
+//
+// Units are per program: a surface program and a particle program may give unit 1 different
+// meanings, since one draw binds one program. What must not overlap is listed per program
+// below and checked by static_assert.
+#include "myriad/core/InstanceRecord.h"
+#include "myriad/core/InstanceStream.h"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace myriad::gl::detail {
+
+// ---- texture units ----------------------------------------------------------------------------
+
+/** Surface programs (surface.vert/frag, scatter.vert). */
+inline constexpr std::uint32_t kBaseColorUnit = 0;      ///< sampler2D u_baseColorTexture (+ its sampler object)
+inline constexpr std::uint32_t kMorphTargetUnit = 1;    ///< samplerBuffer u_morphTargets (2 texels per target and vertex)
+inline constexpr std::uint32_t kMorphWeightsUnit = streams::kMorphWeightsUnit;  ///< the morphWeights stream
+inline constexpr std::uint32_t kLanesUnit = streams::kLanesUnit;                ///< the lanes stream
+inline constexpr std::uint32_t kIndexedRecordUnit = 6;  ///< RGBA32F view of the records (indexed path, GPU culling)
+inline constexpr std::uint32_t kVisibleIndexUnit = 7;   ///< R32UI visible-index list
+inline constexpr std::uint32_t kShadowMapUnit = 8;      ///< sampler2DArrayShadow u_shadowMap (depth compare)
+
+/** Particle programs (particle.vert/frag). */
+inline constexpr std::uint32_t kParticleAtlasUnit = kBaseColorUnit;  ///< the sprite atlas, as a base-colour texture
+inline constexpr std::uint32_t kParticleOrderUnit = 1;                ///< usamplerBuffer u_order (sorted pools)
+inline constexpr std::uint32_t kParticleStreamsUnit = streams::kParticleStreamsUnit;  ///< the four planes
+
+/** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
+ *  put back on exit (gl/GlState.cpp). */
+inline constexpr std::array<std::uint32_t, 7> kRendererTextureUnits{
+    kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kIndexedRecordUnit, kVisibleIndexUnit,
+    kShadowMapUnit};
+
+// ---- shader-storage binding points -----------------------------------------------------------
+
+/** The material table (surface.frag's MyriadMaterialTable), bound for every draw. */
+inline constexpr std::uint32_t kMaterialTableBinding = 0;
+/** GPU culling (cull.comp): records, per-instance morph weights, the visible-index list, the
+ *  indirect commands, the held LOD levels. Part of the GL state contract. */
+inline constexpr std::uint32_t kCullRecordsBinding = 1;
+inline constexpr std::uint32_t kCullMorphWeightsBinding = 2;
+inline constexpr std::uint32_t kCullVisibleBinding = 3;
+inline constexpr std::uint32_t kCullCommandsBinding = 4;
+inline constexpr std::uint32_t kCullLodLevelsBinding = 5;
+inline constexpr std::array<std::uint32_t, 5> kCullBindings{kCullRecordsBinding, kCullMorphWeightsBinding,
+                                                            kCullVisibleBinding, kCullCommandsBinding,
+                                                            kCullLodLevelsBinding};
+
+// ---- vertex-buffer binding indices and attribute locations -------------------------------------
+
+/** The mesh's interleaved 48-byte vertices (divisor 0). */
+inline constexpr std::uint32_t kVertexBinding = 0;
+/** The record stream, or the scatter stream (divisor 1). */
+inline constexpr std::uint32_t kInstanceBinding = 1;
+
+/** Attribute locations a surface program reads: the vertex (InstanceRecord.h location::) and
+ *  the record stream's four vec4 rows; a scatter program reads its two rows in the record's
+ *  first two places. */
+inline constexpr std::array<std::uint32_t, 8> kSurfaceLocations{
+    location::kPosition,     location::kNormal,       location::kUv0,          location::kColor,
+    location::kInstanceRow0, location::kInstanceRow1, location::kInstanceRow2, location::kInstanceColor};
+
+// ---- the checks ---------------------------------------------------------------------------------
+
+template <std::size_t N>
+constexpr bool allDistinct(const std::array<std::uint32_t, N>& slots) {
+    for (std::size_t i = 0; i < N; ++i) {
+        for (std::size_t j = i + 1; j < N; ++j) {
+            if (slots[i] == slots[j]) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static_assert(allDistinct(kRendererTextureUnits), "two samplers of a surface program share a texture unit");
+static_assert(allDistinct(std::array<std::uint32_t, 3>{kParticleAtlasUnit, kParticleOrderUnit, kParticleStreamsUnit}),
+              "two samplers of a particle program share a texture unit");
+static_assert(allDistinct(std::array<std::uint32_t, 6>{kMaterialTableBinding, kCullRecordsBinding,
+                                                       kCullMorphWeightsBinding, kCullVisibleBinding,
+                                                       kCullCommandsBinding, kCullLodLevelsBinding}),
+              "two storage blocks share a binding point");
+static_assert(allDistinct(kSurfaceLocations), "two attributes share a location");
+static_assert(kVertexBinding != kInstanceBinding, "vertices and instances share a vertex-buffer binding");
+// Inside GL 4.5's minimum values (chapter 23's implementation-dependent tables): 16 samplers a
+// stage (GL_MAX_TEXTURE_IMAGE_UNITS), 8 storage blocks a fragment or compute stage and 8
+// binding points, 16 vertex attributes; no limit query is needed for them.
+static_assert(std::ranges::max(kRendererTextureUnits) < 16, "a texture unit past GL 4.5's minimum of 16");
+static_assert(std::ranges::max(kCullBindings) < 8, "a storage binding past GL 4.5's minimum of 8");
+static_assert(std::ranges::max(kSurfaceLocations) < 16, "an attribute location past GL 4.5's minimum of 16");
+
+/** The #defines every stage is compiled with, so GLSL names each slot by the number above:
+ *  MYRIAD_LOCATION_* (attributes), MYRIAD_UNIT_* (samplers), MYRIAD_BINDING_* (storage blocks). */
+[[nodiscard]] std::string bindingDefines();
+
+} // namespace myriad::gl::detail
