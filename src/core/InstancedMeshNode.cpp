@@ -51,7 +51,31 @@ bool isMirrored(const InstanceRecord& r) noexcept {
     return glm::dot(glm::vec3(r.row0), glm::cross(glm::vec3(r.row1), glm::vec3(r.row2))) < 0.0f;
 }
 
-void checkTransform(const glm::mat4& transform, const char* function) {
+/** Words a refused transform (out of line: the accept path stays short): the batch, the first
+ *  element that is not finite with its column, row and value, or the bottom row that is not
+ *  (0, 0, 0, 1). */
+[[noreturn]] [[gnu::noinline]] void refuseTransform(const glm::mat4& transform, const char* function,
+                                                     const std::string& batch) {
+    const std::string where = std::string(function) + ": batch '" + batch + "': ";
+    for (int column = 0; column < 4; ++column) {
+        for (int row = 0; row < 4; ++row) {
+            if (!std::isfinite(transform[column][row])) {
+                throw InvalidArgument(where + "transform has NaN or Inf (column " + std::to_string(column) + ", row " +
+                                      std::to_string(row) + " is " + std::to_string(transform[column][row]) + ")");
+            }
+        }
+    }
+    try {
+        detail::requireAffine(transform, "");
+    } catch (const InvalidArgument&) {
+        throw InvalidArgument(where + "matrix is not affine (bottom row must be 0, 0, 0, 1; it is " +
+                              std::to_string(transform[0][3]) + ", " + std::to_string(transform[1][3]) + ", " +
+                              std::to_string(transform[2][3]) + ", " + std::to_string(transform[3][3]) + ")");
+    }
+    throw InvalidArgument(where + "transform refused");  // unreachable: the accept path took it
+}
+
+void checkTransform(const glm::mat4& transform, const char* function, const std::string& batch) {
     // One branch-free pass accepts the usual good matrix (x * 0 is 0 exactly when x is finite;
     // the bottom row within requireAffine's tolerance); the detailed checks run only to word a
     // refusal. setTransform and acquire run this once per call, so it is kept short: four
@@ -85,8 +109,14 @@ void checkTransform(const glm::mat4& transform, const char* function) {
         return;
     }
 #endif
-    detail::requireFinite(transform, function, "transform");
-    detail::requireAffine(transform, function);
+    if (!detail::allFinite(transform)) {
+        refuseTransform(transform, function, batch);
+    }
+    constexpr float kAffine = 1e-5f;  // requireAffine's tolerance
+    if (std::abs(transform[0][3]) > kAffine || std::abs(transform[1][3]) > kAffine ||
+        std::abs(transform[2][3]) > kAffine || std::abs(transform[3][3] - 1.0f) > kAffine) {
+        refuseTransform(transform, function, batch);
+    }
 }
 
 /** requireFinite() for a colour, with the short accept path of checkTransform(). */
@@ -479,7 +509,7 @@ void InstancedMeshNode::prepareAppend(const char* function) {
 }
 
 std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm::vec4& color) {
-    checkTransform(transform, "InstancedMeshNode::addInstance");
+    checkTransform(transform, "InstancedMeshNode::addInstance", name());
     checkColor(color, "InstancedMeshNode::addInstance");
     prepareAppend("InstancedMeshNode::addInstance");
     appendUnchecked(transform, color, kNoHandle);
@@ -536,7 +566,7 @@ void InstancedMeshNode::noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) no
 
 void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transform) {
     checkIndex(index, "InstancedMeshNode::setTransform");
-    checkTransform(transform, "InstancedMeshNode::setTransform");
+    checkTransform(transform, "InstancedMeshNode::setTransform", name());
     InstanceRecord& record = records()[index];
     const Aabb oldBox = m_boundsValid ? instanceBox(record) : Aabb{};
     const bool wasMirrored = m_mirroredValid && isMirrored(record);
@@ -579,7 +609,7 @@ InstanceHandle InstancedMeshNode::acquire(const InstanceDesc& desc) {
     // what overlaps them is the out-of-order window, and every instruction and store of the
     // pair takes room in it. So the path is kept short: the checks are a few SIMD operations,
     // the record is written once, the slot is named while appending (docs/performance.md).
-    checkTransform(desc.transform, "InstancedMeshNode::acquire");
+    checkTransform(desc.transform, "InstancedMeshNode::acquire", name());
     checkColor(desc.color, "InstancedMeshNode::acquire");
     if (m_count == m_capacity) {
         prepareAppend("InstancedMeshNode::acquire");  // grows, or throws with nothing changed

@@ -20,6 +20,10 @@ MeshData triangle() {
 }
 
 MeshData quad(float width, float height) {
+    if (!(std::isfinite(width) && width > 0.0f) || !(std::isfinite(height) && height > 0.0f)) {
+        throw InvalidArgument("shapes::quad: width " + std::to_string(width) + " and height " +
+                              std::to_string(height) + " must be finite and above 0");
+    }
     const float x = width * 0.5f;
     const float y = height * 0.5f;
     MeshData data;
@@ -81,6 +85,9 @@ MeshData plane(float width, float depth, int subdivisionsX, int subdivisionsZ) {
 }
 
 MeshData box(float size) {
+    if (!(std::isfinite(size) && size > 0.0f)) {
+        throw InvalidArgument("shapes::box: size " + std::to_string(size) + " must be finite and above 0");
+    }
     const float h = size * 0.5f;
     MeshData data;
     // One face per (normal, tangent u, tangent v): corners at n*h +- u*h +- v*h, CCW from outside.
@@ -108,6 +115,9 @@ MeshData box(float size) {
 MeshData uvSphere(float radius, int segments, int rings) {
     if (segments < 3 || rings < 2) {
         throw InvalidArgument("shapes::uvSphere: need segments >= 3 and rings >= 2");
+    }
+    if (!(std::isfinite(radius) && radius > 0.0f)) {
+        throw InvalidArgument("shapes::uvSphere: radius " + std::to_string(radius) + " must be finite and above 0");
     }
     MeshData data;
     for (int ring = 0; ring <= rings; ++ring) {

@@ -67,8 +67,10 @@ std::uint64_t ProgramBinaryCache::keyOf(std::span<const std::string> stageTexts)
     std::uint64_t hash = fnv1a(m_driver);
     for (const std::string& text : stageTexts) {
         // The length first, so stage boundaries are part of the key.
-        const std::string length = "\n" + std::to_string(text.size()) + "\n";
-        hash = fnv1a(text, fnv1a(length, hash));
+        // Written into a buffer, not a std::string: noexcept, and no allocation per stage.
+        char length[32];
+        const int written = std::snprintf(length, sizeof length, "\n%zu\n", text.size());
+        hash = fnv1a(text, fnv1a(std::string_view(length, static_cast<std::size_t>(written)), hash));
     }
     return hash;
 }

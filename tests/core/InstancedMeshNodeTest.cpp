@@ -333,3 +333,20 @@ TEST_CASE("after a bulk rewrite one recompute gives both the bounds and the mirr
     }
     CHECK(bounds == expected);
 }
+
+TEST_CASE("a refused transform names the batch and the element with its value", "[instances][errors]") {
+    // Found by a new user: "transform has NaN or Inf" said neither which batch nor where.
+    auto batch = makeBatch(4);
+    glm::mat4 bad = translation(1.0f, 2.0f, 3.0f);
+    bad[3][0] = std::numeric_limits<float>::quiet_NaN();
+    CHECK_THROWS_WITH(batch.addInstance(bad), Catch::Contains("InstancedMeshNode::addInstance") &&
+                                                  Catch::Contains("batch 'batch'") &&
+                                                  Catch::Contains("column 3, row 0 is nan"));
+    batch.addInstance(glm::mat4(1.0f));
+    glm::mat4 projective(1.0f);
+    projective[2][3] = -1.0f;
+    CHECK_THROWS_WITH(batch.setTransform(0, projective),
+                      Catch::Contains("batch 'batch'") && Catch::Contains("not affine") && Catch::Contains("-1.0"));
+    CHECK_THROWS_WITH(batch.acquire({.transform = bad}), Catch::Contains("InstancedMeshNode::acquire"));
+    CHECK(batch.count() == 1);
+}

@@ -83,3 +83,18 @@ TEST_CASE("shapes::plane refuses sizes and subdivisions out of range", "[mesh][s
     CHECK_THROWS_WITH(shapes::plane(1.0f, 1.0f, 0, -2), Catch::Contains("shapes::plane"));
     CHECK_NOTHROW(shapes::plane(1.0f, 1.0f, 4095, 0));
 }
+
+TEST_CASE("shapes::quad, box and uvSphere refuse sizes that are not finite and above 0", "[mesh][shapes]") {
+    // A zero or negative size made a flat or inside-out mesh, a NaN one an error naming no shape.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    CHECK_THROWS_WITH(shapes::box(0.0f), Catch::Contains("shapes::box") && Catch::Contains("above 0"));
+    CHECK_THROWS_AS(shapes::box(-1.0f), InvalidArgument);
+    CHECK_THROWS_WITH(shapes::box(nan), Catch::Contains("shapes::box"));
+    CHECK_THROWS_WITH(shapes::uvSphere(0.0f), Catch::Contains("shapes::uvSphere"));
+    CHECK_THROWS_AS(shapes::uvSphere(-0.5f), InvalidArgument);
+    CHECK_THROWS_WITH(shapes::quad(0.0f, 1.0f), Catch::Contains("shapes::quad"));
+    CHECK_THROWS_AS(shapes::quad(1.0f, nan), InvalidArgument);
+    CHECK_NOTHROW(shapes::box(0.001f));
+    CHECK_NOTHROW(shapes::uvSphere(0.001f, 3, 2));
+    CHECK_NOTHROW(shapes::quad(0.001f, 1e6f));
+}

@@ -8,7 +8,8 @@ namespace myriad::shapes {
 /** A triangle in the XY plane facing +Z: (-0.5,-0.5), (0.5,-0.5), (0,0.5). 16-bit indices. */
 [[nodiscard]] MeshData triangle();
 /** A width x height rectangle in the XY plane, centred on the origin, facing +Z, uv (0,0) at
- *  the top-left corner as glTF. */
+ *  the top-left corner as glTF.
+ *  @throws InvalidArgument if @p width or @p height is not a finite number above 0. */
 [[nodiscard]] MeshData quad(float width = 1.0f, float height = 1.0f);
 /** A @p width x @p depth ground plane in the XZ plane at y = 0, centred on the origin, facing
  *  +Y (Godot's PlaneMesh; three.js's PlaneGeometry after rotateX(-pi / 2)): a floor needs no
@@ -28,10 +29,12 @@ namespace myriad::shapes {
  *  @throws InvalidArgument if @p width or @p depth is not a finite number above 0, or a
  *  subdivision count is negative or above 4095 (at most 4096 x 4096 cells). */
 [[nodiscard]] MeshData plane(float width = 2.0f, float depth = 2.0f, int subdivisionsX = 0, int subdivisionsZ = 0);
-/** An axis-aligned cube of edge @p size centred on the origin, 24 vertices with face normals. */
+/** An axis-aligned cube of edge @p size centred on the origin, 24 vertices with face normals.
+ *  @throws InvalidArgument if @p size is not a finite number above 0 (a zero or negative edge
+ *  would make a flat or inside-out mesh). */
 [[nodiscard]] MeshData box(float size = 1.0f);
 /** A UV sphere of @p radius, @p segments around (>= 3) and @p rings from pole to pole (>= 2).
- *  @throws InvalidArgument below those minimums. */
+ *  @throws InvalidArgument below those minimums, or if @p radius is not a finite number above 0. */
 [[nodiscard]] MeshData uvSphere(float radius = 0.5f, int segments = 32, int rings = 16);
 
 } // namespace myriad::shapes

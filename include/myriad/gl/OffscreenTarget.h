@@ -17,8 +17,9 @@ enum class TargetFormat : std::uint8_t {
     /** GL_RGBA16F: linear light stored as is, for engines that tone-map afterwards. */
     Rgba16Float,
     /** GL_RGBA8: stores what it is given. With ColorOutput::Display (the default) the shaders
-     *  encode to sRGB, so the bytes equal an Srgb8Alpha8 target's, except where blended draws
-     *  blend the encoded values (View::targetEncoding). */
+     *  encode to sRGB, so the bytes equal an Srgb8Alpha8 target's within 1 (the shader's OETF and
+     *  GL's encoding round differently), except where blended draws blend the encoded values
+     *  (View::targetEncoding). */
     Rgba8,
 };
 
