@@ -1,6 +1,10 @@
 #include "gl/GlState.h"
 
 namespace myriad::gl::detail {
+
+// GL_MAX_CLIP_DISTANCES is at least 8 (OpenGL 4.5's minimum): the planes a host may
+// have enabled that render() turns off, and puts back with preserveState.
+constexpr GLuint kClipDistances = 8;
 namespace {
 
 GLboolean enabled(GLenum capability) { return glIsEnabled(capability); }
@@ -58,6 +62,11 @@ GlStateSnapshot GlStateSnapshot::capture() {
     s.sampleAlphaToCoverage = enabled(GL_SAMPLE_ALPHA_TO_COVERAGE);
     s.sampleCoverage = enabled(GL_SAMPLE_COVERAGE);
     s.depthClamp = enabled(GL_DEPTH_CLAMP);
+    for (GLuint plane = 0; plane < kClipDistances; ++plane) {
+        s.clipDistances |= enabled(GL_CLIP_DISTANCE0 + plane) == GL_TRUE ? 1u << plane : 0u;
+    }
+    s.sampleMask = enabled(GL_SAMPLE_MASK);
+    s.multisample = enabled(GL_MULTISAMPLE);
     s.colorLogicOp = enabled(GL_COLOR_LOGIC_OP);
     glGetFloatv(GL_COLOR_CLEAR_VALUE, s.clearColor.data());
     glGetFloatv(GL_DEPTH_CLEAR_VALUE, &s.clearDepth);
@@ -69,6 +78,7 @@ GlStateSnapshot GlStateSnapshot::capture() {
         glActiveTexture(GL_TEXTURE0 + kRendererTextureUnits[i]);
         s.texture2d[i] = integer(GL_TEXTURE_BINDING_2D);
         s.textureBuffer[i] = integer(GL_TEXTURE_BINDING_BUFFER);
+        s.texture2dArray[i] = integer(GL_TEXTURE_BINDING_2D_ARRAY);
         s.sampler[i] = integer(GL_SAMPLER_BINDING);
     }
     glActiveTexture(static_cast<GLenum>(s.activeTexture));
@@ -126,6 +136,11 @@ void GlStateSnapshot::apply() const {
     setEnabled(GL_SAMPLE_ALPHA_TO_COVERAGE, sampleAlphaToCoverage);
     setEnabled(GL_SAMPLE_COVERAGE, sampleCoverage);
     setEnabled(GL_DEPTH_CLAMP, depthClamp);
+    for (GLuint plane = 0; plane < kClipDistances; ++plane) {
+        setEnabled(GL_CLIP_DISTANCE0 + plane, (clipDistances & (1u << plane)) != 0 ? GL_TRUE : GL_FALSE);
+    }
+    setEnabled(GL_SAMPLE_MASK, sampleMask);
+    setEnabled(GL_MULTISAMPLE, multisample);
     setEnabled(GL_COLOR_LOGIC_OP, colorLogicOp);
     glClearColor(clearColor[0], clearColor[1], clearColor[2], clearColor[3]);
     glClearDepth(clearDepth);
@@ -139,6 +154,7 @@ void GlStateSnapshot::apply() const {
             glActiveTexture(GL_TEXTURE0 + kRendererTextureUnits[i]);
             glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(texture2d[i]));
             glBindTexture(GL_TEXTURE_BUFFER, static_cast<GLuint>(textureBuffer[i]));
+            glBindTexture(GL_TEXTURE_2D_ARRAY, static_cast<GLuint>(texture2dArray[i]));
             glBindSampler(kRendererTextureUnits[i], static_cast<GLuint>(sampler[i]));
         }
         glActiveTexture(static_cast<GLenum>(activeTexture));
@@ -189,6 +205,11 @@ void applyRenderState() {
     glDisable(GL_SAMPLE_COVERAGE);
     glDisable(GL_DEPTH_CLAMP);
     glDisable(GL_COLOR_LOGIC_OP);
+    for (GLuint plane = 0; plane < kClipDistances; ++plane) {
+        glDisable(GL_CLIP_DISTANCE0 + plane);  // the shaders write no gl_ClipDistance
+    }
+    glDisable(GL_SAMPLE_MASK);
+    glEnable(GL_MULTISAMPLE);  // GL's initial value; off would alias a multisampled target
     glDepthRange(0.0, 1.0);
     glFrontFace(GL_CCW);
     glBlendEquationSeparate(GL_FUNC_ADD, GL_FUNC_ADD);

@@ -49,6 +49,11 @@ struct GlStateSnapshot {
     GLboolean sampleAlphaToCoverage = GL_FALSE;
     GLboolean sampleCoverage = GL_FALSE;
     GLboolean depthClamp = GL_FALSE;
+    /** GL_CLIP_DISTANCE0..7 (bit i: enabled). myriad's shaders write no gl_ClipDistance, and an
+     *  enabled plane they do not write clips by an undefined value (OpenGL 4.5 section 13.5). */
+    std::uint32_t clipDistances = 0;
+    GLboolean sampleMask = GL_FALSE;      ///< GL_SAMPLE_MASK
+    GLboolean multisample = GL_TRUE;      ///< GL_MULTISAMPLE (GL's initial value: on)
     GLboolean colorLogicOp = GL_FALSE;
     std::array<GLfloat, 4> clearColor{};
     GLfloat clearDepth = 1.0f;
@@ -58,6 +63,7 @@ struct GlStateSnapshot {
     GLint activeTexture = GL_TEXTURE0;
     std::array<GLint, kRendererTextureUnits.size()> texture2d{};
     std::array<GLint, kRendererTextureUnits.size()> textureBuffer{};
+    std::array<GLint, kRendererTextureUnits.size()> texture2dArray{};  ///< the shadow map's target
     std::array<GLint, kRendererTextureUnits.size()> sampler{};
     GLint unpackAlignment = 4;
     GLint unpackRowLength = 0;

@@ -169,6 +169,12 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
     }
     ensureProgram();
     m_program.use();
+    // Before them: the lists and commands the dispatches write (and count into with atomics)
+    // were read by the last frame's draws, by texel fetch and as indirect parameters. Shader
+    // stores and atomics after a SHADER_STORAGE barrier wait for every access issued before it
+    // (OpenGL 4.5 section 7.13.2); without one a GPU that overlaps compute with the previous
+    // frame's drawing may overwrite a list still being read.
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     // After the dispatches, also when one throws: the draws read what they wrote (the lists by
     // texel fetch, the commands as indirect parameters); both are storage the next frame's
     // dispatches touch again; and the CPU reaches the same buffers next (the next frame's

@@ -221,7 +221,14 @@ void GpuPopulations::dispatch(const ComputeProgram& program, std::span<const Buf
                              " > GL_MAX_COMPUTE_WORK_GROUP_COUNT " + std::to_string(maxGroups[axis]));
         }
     }
-    // An earlier dispatch's writes must land before this one reads them.
+    // An earlier dispatch's writes must land before this one reads them, and a frame drawn
+    // since the last dispatch may still be reading what this one writes (records by vertex
+    // fetch, lanes by texel fetch, the material table from storage): stores after a
+    // SHADER_STORAGE barrier wait for every access issued before it (OpenGL 4.5 section 7.13.2).
+    if (m_drawnSinceDispatch) {
+        m_pending |= GL_SHADER_STORAGE_BARRIER_BIT;
+        m_drawnSinceDispatch = false;
+    }
     barrier(GL_SHADER_STORAGE_BARRIER_BIT);
     GLint previousProgram = 0;
     glGetIntegerv(GL_CURRENT_PROGRAM, &previousProgram);

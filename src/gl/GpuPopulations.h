@@ -79,6 +79,9 @@ public:
                   const glm::uvec3& groups, GLuint materialTable);
     /** Issues the pending barrier bits among @p bits (glMemoryBarrier), if any. */
     void barrier(GLbitfield bits);
+    /** A frame has drawn: the next dispatch() issues a storage barrier before it writes, so it
+     *  cannot overwrite what those draws may still read (write after read). */
+    void noteFrameDrawn() noexcept { m_drawnSinceDispatch = true; }
 
 private:
     NamedBuffer& require(std::string_view name, const char* function);
@@ -88,6 +91,7 @@ private:
     std::vector<std::unique_ptr<Population>> m_populations;
     std::uint64_t m_nextPopulation = 1;
     GLbitfield m_pending = 0;
+    bool m_drawnSinceDispatch = false;
 };
 
 } // namespace myriad::gl::detail

@@ -275,7 +275,9 @@ GLuint GpuResources::sampler(const Material& material) {
     const GLuint plain = m_samplers[material.nearestFilter ? 1 : 0];
     // NaN fails the comparison and counts as 1, as documented on Material::maxAnisotropy.
     const float anisotropy = material.maxAnisotropy > 1.0f ? std::min(material.maxAnisotropy, m_maxAnisotropy) : 1.0f;
-    if (anisotropy <= 1.0f) {
+    // Nearest filtering takes none: EXT_texture_filter_anisotropic lets a driver ignore the
+    // filters once anisotropy is above 1, which would filter a texture meant to stay sharp.
+    if (anisotropy <= 1.0f || material.nearestFilter) {
         return plain;
     }
     const std::pair<bool, float> key{material.nearestFilter, anisotropy};

@@ -443,7 +443,11 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         }
         program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
         glBindTextureUnit(kParticleStreamsUnit, gpu.texture.id());
-        glBindTextureUnit(kParticleOrderUnit, sorted ? gpu.orders[passIndex].texture.id() : 0);
+        if (sorted) {
+            // An unsorted pool reads no order (u_sorted 0), so the unit is left as it is:
+            // glBindTextureUnit(unit, 0) would empty every target of it, the host's too.
+            glBindTextureUnit(kParticleOrderUnit, gpu.orders[passIndex].texture.id());
+        }
         const auto count = static_cast<std::uint32_t>(pool.count());
         drawArraysInstanced(m_emptyVertexArray, PrimitiveMode::Triangles, 0, 6, count);
         ++stats.drawCalls;

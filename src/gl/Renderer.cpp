@@ -545,12 +545,14 @@ struct Renderer::Impl {
         glViewport(view.viewport.x, view.viewport.y, static_cast<GLsizei>(view.viewport.width),
                    static_cast<GLsizei>(view.viewport.height));
         glClipControl(GL_LOWER_LEFT, view.clipDepth == ClipDepth::ZeroToOne ? GL_ZERO_TO_ONE : GL_NEGATIVE_ONE_TO_ONE);
-        // A view whose shaders encode turns GL's encoding off: some drivers encode a default
-        // framebuffer that reports GL_LINEAR anyway, which would encode twice.
-        if (detail::encodesInShader(view)) {
-            glDisable(GL_FRAMEBUFFER_SRGB);
-        } else {
+        // GL's encoding only where the target is sRGB: it changes nothing on a conforming
+        // driver's linear or float target, and some drivers encode a default framebuffer that
+        // reports GL_LINEAR anyway (twice encoded where the shader encodes, encoded where the
+        // view asked for linear values). Depth-only views write no colour.
+        if (view.targetEncoding == TargetEncoding::Srgb || view.depthOnly) {
             glEnable(GL_FRAMEBUFFER_SRGB);
+        } else {
+            glDisable(GL_FRAMEBUFFER_SRGB);
         }
         const GLboolean colorWrites = view.depthOnly ? GL_FALSE : GL_TRUE;
         glColorMask(colorWrites, colorWrites, colorWrites, colorWrites);
@@ -737,6 +739,7 @@ struct Renderer::Impl {
             drawView(pass, scene);
             shadow.afterDraw(pass, before, stats);  // shadows: binds the map once it is drawn
         }
+        populations.noteFrameDrawn();  // the next dispatch() waits for these draws' reads
         if (desc.gpuCullingCounts) {
             gpuCullingCounts.copy();  // after the last indirect draw: copies and a fence, no wait
         }

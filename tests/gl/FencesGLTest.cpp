@@ -162,6 +162,29 @@ TEST_CASE("GPU culling's command reset, LOD-level copy and read back each follow
     const std::vector<std::string> found = unbarrieredBufferAccesses(log);
     INFO(joined(found) << "log:\n" << log.dump(400));
     CHECK(found.empty());
+    // Write after read (a driver engineer's review): each dispatch rewrites lists and counts
+    // into commands that the previous frame's draws read, so a storage barrier comes between
+    // the last draw before it and the dispatch (OpenGL 4.5 section 7.13.2).
+    std::uint64_t lastDraw = 0;
+    bool drawn = false;
+    std::uint64_t lastStorageBarrier = 0;
+    bool barrier = false;
+    std::size_t dispatchesChecked = 0;
+    for (const GlCall& call : log.calls()) {
+        if (call.function == "glDrawElementsIndirect" || call.function == "glDrawElementsInstancedBaseInstance") {
+            lastDraw = call.sequence;
+            drawn = true;
+        } else if (call.function == "glMemoryBarrier" &&
+                   (call.argument<GLbitfield>(0) & GL_SHADER_STORAGE_BARRIER_BIT) != 0) {
+            lastStorageBarrier = call.sequence;
+            barrier = true;
+        } else if (call.function == "glDispatchCompute" && drawn) {
+            INFO("dispatch #" << call.sequence << " after draw #" << lastDraw);
+            CHECK((barrier && lastStorageBarrier > lastDraw));
+            ++dispatchesChecked;
+        }
+    }
+    CHECK(dispatchesChecked == 4);  // every frame's dispatch after the first frame's draws
 }
 
 TEST_CASE("a compute-written population buffer is written, read back and drawn only after the barriers it needs", "[populations][barriers]") {

@@ -112,6 +112,7 @@ struct HostObjects {
     GLuint buffer = 0;       ///< 1 KiB, for every buffer binding
     GLuint texture2d = 0;
     GLuint textureBuffer = 0;
+    GLuint texture2dArray = 0;  ///< the shadow map's target (unit 8)
     GLuint sampler = 0;
     HostObjects() {
         glCreateFramebuffers(1, &drawFramebuffer);
@@ -124,6 +125,8 @@ struct HostObjects {
         glNamedBufferStorage(buffer, 1024, nullptr, 0);
         glCreateTextures(GL_TEXTURE_2D, 1, &texture2d);
         glTextureStorage2D(texture2d, 1, GL_RGBA8, 1, 1);
+        glCreateTextures(GL_TEXTURE_2D_ARRAY, 1, &texture2dArray);
+        glTextureStorage3D(texture2dArray, 1, GL_RGBA8, 1, 1, 2);
         glCreateTextures(GL_TEXTURE_BUFFER, 1, &textureBuffer);
         glTextureBuffer(textureBuffer, GL_RGBA32F, buffer);
         glCreateSamplers(1, &sampler);
@@ -136,6 +139,7 @@ struct HostObjects {
         glDeleteVertexArrays(1, &vertexArray);
         glDeleteTextures(1, &texture2d);
         glDeleteTextures(1, &textureBuffer);
+        glDeleteTextures(1, &texture2dArray);
         glDeleteBuffers(1, &buffer);
         glDeleteSamplers(1, &sampler);
     }
@@ -213,6 +217,18 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                      [] { return integer(GL_CLIP_ORIGIN) == GL_LOWER_LEFT && integer(GL_CLIP_DEPTH_MODE) == GL_NEGATIVE_ONE_TO_ONE; },
                      [] { glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE); }});
     cases.push_back(capability("blending", GL_BLEND));
+    // Found by a driver engineer's review: a host's clip plane, sample mask or multisample off
+    // changed what myriad drew (its shaders write no gl_ClipDistance) and was never reset.
+    for (GLuint plane = 0; plane < 8; ++plane) {
+        static const std::array<std::string, 8> names{"clip distance 0", "clip distance 1", "clip distance 2",
+                                                      "clip distance 3", "clip distance 4", "clip distance 5",
+                                                      "clip distance 6", "clip distance 7"};
+        cases.push_back(capability(names[plane].c_str(), GL_CLIP_DISTANCE0 + plane));
+    }
+    cases.push_back(capability("sample mask", GL_SAMPLE_MASK));
+    cases.push_back({"multisample", [] { glDisable(GL_MULTISAMPLE); },
+                     [] { return glIsEnabled(GL_MULTISAMPLE) == GL_FALSE; },
+                     [] { return glIsEnabled(GL_MULTISAMPLE) == GL_TRUE; }, [] { glEnable(GL_MULTISAMPLE); }});
     cases.push_back({"blend function", [] { glBlendFuncSeparate(GL_DST_COLOR, GL_ONE, GL_ZERO, GL_SRC_ALPHA); },
                      [] {
                          return integer(GL_BLEND_SRC_RGB) == GL_DST_COLOR && integer(GL_BLEND_DST_RGB) == GL_ONE &&
@@ -298,6 +314,10 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
         cases.push_back({"buffer texture" + at, [=] { glBindTextureUnit(unit, textureBuffer); },
                          [=] { return unitBinding(unit, GL_TEXTURE_BINDING_BUFFER) == static_cast<GLint>(textureBuffer); },
                          [=] { return unitBinding(unit, GL_TEXTURE_BINDING_BUFFER) == 0; }, [=] { glBindTextureUnit(unit, 0); }});
+        const GLuint texture2dArray = host.texture2dArray;
+        cases.push_back({"2D array texture" + at, [=] { glBindTextureUnit(unit, texture2dArray); },
+                         [=] { return unitBinding(unit, GL_TEXTURE_BINDING_2D_ARRAY) == static_cast<GLint>(texture2dArray); },
+                         [=] { return unitBinding(unit, GL_TEXTURE_BINDING_2D_ARRAY) == 0; }, [=] { glBindTextureUnit(unit, 0); }});
         cases.push_back({"sampler" + at, [=] { glBindSampler(unit, sampler); },
                          [=] { return unitBinding(unit, GL_SAMPLER_BINDING) == static_cast<GLint>(sampler); },
                          [=] { return unitBinding(unit, GL_SAMPLER_BINDING) == 0; }, [=] { glBindSampler(unit, 0); }});

@@ -233,13 +233,18 @@ TEST_CASE("compute-written transforms are drawn in the next frame, after the bar
         place.program().setUniform(x, 0.5f);
         f.renderer.dispatch(place, std::span(&binding, 1), (kCount + 63) / 64);
         image = f.render(scene);
-        REQUIRE(CallLog::calls.size() >= 3);
-        CHECK(CallLog::calls[0] == "dispatch");
-        CHECK(CallLog::calls[1] == "barrier");
-        CHECK(CallLog::calls[2] == "draw");
-        REQUIRE(!CallLog::barrierBits.empty());
-        CHECK((CallLog::barrierBits[0] & GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT) != 0);
-        CHECK((CallLog::barrierBits[0] & GL_TEXTURE_FETCH_BARRIER_BIT) != 0);
+        // Write after read: the last frame's draws may still fetch the records this dispatch
+        // overwrites, so a storage barrier comes first (OpenGL 4.5 section 7.13.2); then the
+        // read after write, before the draw.
+        REQUIRE(CallLog::calls.size() >= 4);
+        CHECK(CallLog::calls[0] == "barrier");
+        CHECK(CallLog::calls[1] == "dispatch");
+        CHECK(CallLog::calls[2] == "barrier");
+        CHECK(CallLog::calls[3] == "draw");
+        REQUIRE(CallLog::barrierBits.size() >= 2);
+        CHECK((CallLog::barrierBits[0] & GL_SHADER_STORAGE_BARRIER_BIT) != 0);
+        CHECK((CallLog::barrierBits[1] & GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT) != 0);
+        CHECK((CallLog::barrierBits[1] & GL_TEXTURE_FETCH_BARRIER_BIT) != 0);
         // No compute since: the next frame issues no barrier.
         CallLog::calls.clear();
         (void)f.render(scene);

@@ -43,7 +43,8 @@ struct Material {
      *  most samples taken along a surface seen at a grazing angle, 1 for none (the default),
      *  16 where the driver offers it. Clamped to 1 .. the driver's
      *  GL_MAX_TEXTURE_MAX_ANISOTROPY (queried once per renderer); below 1 or NaN is 1. Ignored
-     *  without GL 4.6 or GL_ARB/EXT_texture_filter_anisotropic. */
+     *  without GL 4.6 or GL_ARB/EXT_texture_filter_anisotropic, and with nearestFilter (the
+     *  extension lets a driver filter anyway once anisotropy is above 1). */
     float maxAnisotropy = 1.0f;
     /** User GLSL deciding base colour and alpha (may discard); null: the built-in surface.
      *  Shared; see SurfaceShader and docs/shaders.md. */

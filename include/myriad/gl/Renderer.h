@@ -104,8 +104,9 @@ struct RendererDesc {
  *  view's viewport for its clear), colour mask all on,
  *  depth test/function/mask, depth range 0..1, clip control per view, blend enable/function/
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
- *  logic op, alpha-to-coverage, rasterizer discard, primitive restart and depth clamp off,
- *  GL_FRAMEBUFFER_SRGB on (off for a view whose shaders encode), program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
+ *  logic op, alpha-to-coverage, sample mask, rasterizer discard, primitive restart, depth
+ *  clamp and clip distances 0-7 off, multisample on, GL_FRAMEBUFFER_SRGB on for views into an
+ *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
  *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
