@@ -5,6 +5,7 @@
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -57,6 +58,13 @@ ProgramBinaryCache::ProgramBinaryCache(const std::filesystem::path& folder) : m_
     GLint formats = 0;
     glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
     m_enabled = formats > 0;
+    if (m_enabled) {
+        // The formats glProgramBinary accepts: a file of another one is a miss, not the
+        // GL_INVALID_ENUM the host would see in its error queue or debug output.
+        std::vector<GLint> accepted(static_cast<std::size_t>(formats));
+        glGetIntegerv(GL_PROGRAM_BINARY_FORMATS, accepted.data());
+        m_formats.assign(accepted.begin(), accepted.end());
+    }
     if (!m_enabled) {
         log(LogLevel::Info, "gl::Renderer: the driver offers no program binary format "
                             "(GL_NUM_PROGRAM_BINARY_FORMATS is 0); programCacheFolder is ignored");
@@ -101,8 +109,9 @@ std::uint32_t ProgramBinaryCache::load(std::uint64_t key) {
         header.version != ProgramCacheHeader::kVersion || header.key != key ||
         header.driverHash != m_driverHash || header.binaryLength != length || length == 0 ||
         length > static_cast<std::size_t>(std::numeric_limits<GLsizei>::max()) ||
-        header.checksum != fnv1a(binary)) {
-        return 0;  // foreign, stale, truncated or corrupt: compile from source, write it again
+        header.checksum != fnv1a(binary) ||
+        std::find(m_formats.begin(), m_formats.end(), static_cast<GLint>(header.binaryFormat)) == m_formats.end()) {
+        return 0;  // foreign, stale, truncated, corrupt or of a format this driver lacks: compile it
     }
     const GLuint program = glCreateProgram();
     glProgramBinary(program, static_cast<GLenum>(header.binaryFormat), binary.data(), static_cast<GLsizei>(length));

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace myriad::gl::detail {
@@ -70,6 +71,7 @@ private:
     std::filesystem::path m_folder;
     std::string m_driver;
     std::uint64_t m_driverHash = 0;
+    std::vector<std::int32_t> m_formats;  ///< GL_PROGRAM_BINARY_FORMATS, read once
     bool m_enabled = false;
     bool m_warnedWrite = false;
 };

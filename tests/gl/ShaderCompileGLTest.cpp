@@ -25,6 +25,7 @@
 #include <iterator>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <unistd.h>
@@ -294,6 +295,17 @@ TEST_CASE("stale, truncated, foreign and corrupt program cache files fall back t
                  writeAll(f, bytes);
              }
          }},
+        {"a binary format this driver does not offer (valid otherwise)",
+         [](const auto& files) {
+             for (const auto& f : files) {
+                 auto bytes = readAll(f);
+                 gl::detail::ProgramCacheHeader header;
+                 std::memcpy(&header, bytes.data(), sizeof header);
+                 header.binaryFormat = 0xBAD0u;
+                 std::memcpy(bytes.data(), &header, sizeof header);
+                 writeAll(f, bytes);
+             }
+         }},
         {"a binary the driver refuses (valid header and checksum, garbage inside)",
          [](const auto& files) {
              for (const auto& f : files) {
@@ -334,6 +346,11 @@ TEST_CASE("stale, truncated, foreign and corrupt program cache files fall back t
             gl::Renderer reader(desc);
             REQUIRE_NOTHROW(reader.render(scene, camera, target));
             CHECK(log.callsTo("glCompileShader").size() == 2 * programs);  // every program again, from source
+            if (std::string_view(mode.name).starts_with("a binary format")) {
+                // Checked against GL_PROGRAM_BINARY_FORMATS: glProgramBinary would raise
+                // GL_INVALID_ENUM into the host's error queue (a driver engineer's review).
+                CHECK(log.callsTo("glProgramBinary").empty());
+            }
             CHECK(reader.programCount() == programs);
             checkScene(target.readPixels());
         }
