@@ -7,7 +7,7 @@
 // (--only: the listed sections alone, for working on one of them; targets of skipped sections
 // are not printed)
 // scripts/bench.sh builds it in Release, runs it and draws the plot.
-#include "gl/ShaderLibrary.h"
+#include "renderer/ShaderLibrary.h"
 #include "BenchSupport.h"
 
 #include <glad/gl.h>

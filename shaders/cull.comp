@@ -1,5 +1,5 @@
 #version 450 core
-// Per-instance frustum culling on the GPU (InstanceCulling::Gpu; src/gl/GpuCulling.cpp,
+// Per-instance frustum culling on the GPU (InstanceCulling::Gpu; src/renderer/GpuCulling.cpp,
 // docs/visibility.md). One dispatch per (view pass, batch), one invocation per drawn instance:
 // the instance's node-space bounding sphere (the CPU path's InstanceSpheres, computed here from
 // the record instead of cached) is tested against the view's six node-space planes, and a

@@ -11,7 +11,7 @@
 //   MYRIAD_DEPTH_ONLY        depth-only view: the surface runs for its discards only
 //   MYRIAD_USER_SURFACE      the material's SurfaceShader replaces the built-in surface
 //   MYRIAD_SHADOW_RECEIVE    (with MYRIAD_LIT) the light's term is scaled by the shadow map
-//                            (docs/shadows.md, src/gl/ShadowPass.cpp)
+//                            (docs/shadows.md, src/renderer/ShadowPass.cpp)
 //   MYRIAD_ENCODE_SRGB       rgb encoded by myriad_encodeSrgb() (IEC 61966-2-1, defined by
 //                            ShaderLibrary before this text): a linear 8-bit target that the
 //                            view wants display-encoded; blending then mixes encoded values

@@ -1,6 +1,6 @@
 #version 450 core
 // The vertex stage of every MeshNode and InstancedMeshNode. Feature switches (#defines the
-// renderer inserts after #version, one program per combination, see src/gl/ShaderLibrary.cpp):
+// renderer inserts after #version, one program per combination, see src/renderer/ShaderLibrary.cpp):
 //   MYRIAD_INSTANCED               per-instance streams are declared (generated, see below)
 //   MYRIAD_MORPH                   the mesh has morph targets (read by gl_VertexID)
 //   MYRIAD_INSTANCE_MORPH_WEIGHTS  some instance has morph weights of its own

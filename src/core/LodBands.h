@@ -1,6 +1,6 @@
 #pragma once
 // Internal: the squared hysteresis bands of a LOD chain, one definition for the CPU selection
-// (src/core/Lod.cpp) and the uniforms of the GPU one (src/gl/GpuCulling.cpp, shaders/cull.comp),
+// (src/core/Lod.cpp) and the uniforms of the GPU one (src/renderer/GpuCulling.cpp, shaders/cull.comp),
 // so both compare distances against the same float numbers.
 #include "myriad/core/Lod.h"
 

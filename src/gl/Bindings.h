@@ -2,8 +2,10 @@
 // Internal to myriad_gl: every texture unit, shader-storage binding point, vertex-buffer binding
 // index and attribute location the renderer uses, in one place, with compile-time checks that
 // no two things one program reads share a slot. The shaders see the same numbers as #defines
-// (bindingDefines(), inserted after #version by compiledStageText), so GLSL and C++ cannot
-// drift apart. Image units: the renderer uses none (its compute pass writes storage buffers).
+// (bindingDefines(), inserted after #version by compiledStageText with the attribute
+// locations), so GLSL and C++ cannot drift apart. It lives with the GL object layer because
+// the embedded shaders do (gl::embeddedShaderText() is public): a program compiled from them
+// through gl::Program alone names the same slots. Image units: the renderer uses none (its compute pass writes storage buffers).
 //
 // Units are per program: a surface program and a particle program may give unit 1 different
 // meanings, since one draw binds one program. What must not overlap is listed per program
@@ -36,7 +38,7 @@ inline constexpr std::uint32_t kParticleOrderUnit = 1;                ///< usamp
 inline constexpr std::uint32_t kParticleStreamsUnit = streams::kParticleStreamsUnit;  ///< the four planes
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
- *  put back on exit (gl/GlState.cpp). */
+ *  put back on exit (renderer/GlState.cpp). */
 inline constexpr std::array<std::uint32_t, 7> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kIndexedRecordUnit, kVisibleIndexUnit,
     kShadowMapUnit};

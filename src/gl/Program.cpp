@@ -30,6 +30,21 @@ GLenum toGl(ShaderStage stage) noexcept {
     return GL_VERTEX_SHADER;
 }
 
+// The layout constants of InstanceRecord.h, as GLSL sees them: one source for both languages.
+std::string layoutDefines() {
+    std::ostringstream out;
+    out << "#define MYRIAD_LOCATION_POSITION " << location::kPosition << "\n"
+        << "#define MYRIAD_LOCATION_NORMAL " << location::kNormal << "\n"
+        << "#define MYRIAD_LOCATION_UV0 " << location::kUv0 << "\n"
+        << "#define MYRIAD_LOCATION_COLOR " << location::kColor << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_ROW0 " << location::kInstanceRow0 << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_ROW1 " << location::kInstanceRow1 << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_ROW2 " << location::kInstanceRow2 << "\n"
+        << "#define MYRIAD_LOCATION_INSTANCE_COLOR " << location::kInstanceColor << "\n"
+        << "#define MYRIAD_MAX_MORPH_TARGETS " << kMaxMorphTargets << "\n";
+    return out.str();
+}
+
 std::string readLog(GLuint object, bool isProgram) {
     GLint length = 0;
     if (isProgram) {
@@ -79,34 +94,6 @@ std::string formatCompileLog(std::string_view name, std::string_view includedNam
 
 namespace detail {
 
-std::string bindingDefines() {
-    // One source for both languages: every slot gl/Bindings.h assigns, by the name GLSL uses.
-    std::ostringstream out;
-    out << "#define MYRIAD_LOCATION_POSITION " << location::kPosition << "\n"
-        << "#define MYRIAD_LOCATION_NORMAL " << location::kNormal << "\n"
-        << "#define MYRIAD_LOCATION_UV0 " << location::kUv0 << "\n"
-        << "#define MYRIAD_LOCATION_COLOR " << location::kColor << "\n"
-        << "#define MYRIAD_LOCATION_INSTANCE_ROW0 " << location::kInstanceRow0 << "\n"
-        << "#define MYRIAD_LOCATION_INSTANCE_ROW1 " << location::kInstanceRow1 << "\n"
-        << "#define MYRIAD_LOCATION_INSTANCE_ROW2 " << location::kInstanceRow2 << "\n"
-        << "#define MYRIAD_LOCATION_INSTANCE_COLOR " << location::kInstanceColor << "\n"
-        << "#define MYRIAD_UNIT_BASE_COLOR " << kBaseColorUnit << "\n"
-        << "#define MYRIAD_UNIT_MORPH_TARGETS " << kMorphTargetUnit << "\n"
-        << "#define MYRIAD_UNIT_INDEXED_RECORD " << kIndexedRecordUnit << "\n"
-        << "#define MYRIAD_UNIT_VISIBLE_INDEX " << kVisibleIndexUnit << "\n"
-        << "#define MYRIAD_UNIT_SHADOW_MAP " << kShadowMapUnit << "\n"
-        << "#define MYRIAD_UNIT_PARTICLE_ORDER " << kParticleOrderUnit << "\n"
-        << "#define MYRIAD_UNIT_PARTICLE_STREAMS " << kParticleStreamsUnit << "\n"
-        << "#define MYRIAD_BINDING_MATERIAL_TABLE " << kMaterialTableBinding << "\n"
-        << "#define MYRIAD_BINDING_CULL_RECORDS " << kCullRecordsBinding << "\n"
-        << "#define MYRIAD_BINDING_CULL_MORPH_WEIGHTS " << kCullMorphWeightsBinding << "\n"
-        << "#define MYRIAD_BINDING_CULL_VISIBLE " << kCullVisibleBinding << "\n"
-        << "#define MYRIAD_BINDING_CULL_COMMANDS " << kCullCommandsBinding << "\n"
-        << "#define MYRIAD_BINDING_CULL_LOD_LEVELS " << kCullLodLevelsBinding << "\n"
-        << "#define MYRIAD_MAX_MORPH_TARGETS " << kMaxMorphTargets << "\n";
-    return out.str();
-}
-
 std::string compiledStageText(const ShaderSource& source) {
     const std::string_view text = source.text;
     const std::size_t versionAt = text.find("#version");
@@ -124,7 +111,7 @@ std::string compiledStageText(const ShaderSource& source) {
     if (versionEnd == std::string_view::npos) {
         full += "\n";
     }
-    full += bindingDefines();
+    full += layoutDefines() + bindingDefines();  // locations (InstanceRecord.h), units and bindings (gl/Bindings.h)
     full += source.defines;
     if (!source.defines.empty() && source.defines.back() != '\n') {
         full += "\n";

@@ -1,5 +1,5 @@
 // Environmental errors: shaders that do not compile, no current context, bad targets.
-#include "gl/ShaderLibrary.h"
+#include "renderer/ShaderLibrary.h"
 #include "support/GlTest.h"
 
 #include "myriad/core/Scene.h"

@@ -6,7 +6,7 @@
 
 #include <glad/gl.h>
 
-#include "gl/ViewPass.h"  // detail::Frustum, resolveCamera: the CPU path's planes, for the expected set
+#include "renderer/ViewPass.h"  // detail::Frustum, resolveCamera: the CPU path's planes, for the expected set
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"

@@ -1,4 +1,4 @@
-// GL limits the renderer checks (src/gl/GlLimits.h, docs/architecture.md "Limits the renderer
+// GL limits the renderer checks (src/renderer/GlLimits.h, docs/architecture.md "Limits the renderer
 // checks"): with a limit lowered through the test hook, every buffer texture, storage block and
 // dispatch that would pass it is refused before anything is drawn, with a CapacityError that
 // names the node, the stream or list and the limit with its value, and the state contract
@@ -7,7 +7,7 @@
 // can catch it.
 #include "support/GlTest.h"
 
-#include "gl/GlLimits.h"
+#include "renderer/GlLimits.h"
 #include "myriad/core/Lod.h"
 #include "myriad/core/Particles.h"
 #include "myriad/gl/GpuData.h"

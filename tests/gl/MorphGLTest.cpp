@@ -1,6 +1,6 @@
 // Morph targets on the GPU: node weights, per-instance weights read by instance id, wrapping
 // texture rows, base instances, and exact morphed positions read back by transform feedback.
-#include "gl/ShaderLibrary.h"
+#include "renderer/ShaderLibrary.h"
 #include "support/GlTest.h"
 
 #include <glad/gl.h>

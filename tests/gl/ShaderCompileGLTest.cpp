@@ -6,7 +6,7 @@
 #include "support/GlCallLog.h"
 #include "support/GlTest.h"
 
-#include "gl/ProgramBinaryCache.h"
+#include "renderer/ProgramBinaryCache.h"
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"

@@ -12,8 +12,8 @@
 // stages' interfaces are matched too) or "compile C.frag" (a user-surface fragment stage: its
 // vertex stage and interface are those of the built-in program of the same feature set).
 // Exit status 0, or 1 with a message on stderr.
-#include "gl/GpuCulling.h"
-#include "gl/ShaderLibrary.h"
+#include "renderer/GpuCulling.h"
+#include "renderer/ShaderLibrary.h"
 #include "gl/ShaderText.h"
 #include "myriad/core/SurfaceShader.h"
 
@@ -38,7 +38,7 @@ using namespace myriad;
 using namespace myriad::gl::detail;
 
 /** The alpha-mode, lighting, blending and depth-only switches of one draw, as the renderer's
- *  shadingFeatures (src/gl/Renderer.cpp) and ShadowPass::receiveFeatures decide them:
+ *  shadingFeatures (src/renderer/Renderer.cpp) and ShadowPass::receiveFeatures decide them:
  *  depth-only views get kDepthOnly and nothing of lighting or blending; kShadowReceive only
  *  with kLit; kEncodeSrgb (a view into a linear 8-bit target) on any that writes colour.
  *  @p maskAndBlend: whether kAlphaMask and kBlend can meet (a node's tint alpha

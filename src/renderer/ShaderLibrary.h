@@ -5,7 +5,7 @@
 // InstanceStreamDesc, the same declarations GpuResources binds. A frame requests every variant
 // it needs first and waits for them together (GL_KHR_parallel_shader_compile); with a cache
 // folder, linked programs are kept on disk as glProgramBinary blobs (ProgramBinaryCache).
-#include "gl/ProgramBinaryCache.h"
+#include "renderer/ProgramBinaryCache.h"
 #include "gl/ProgramBuild.h"
 #include "myriad/core/SurfaceShader.h"
 #include "myriad/gl/Program.h"
@@ -36,10 +36,10 @@ enum ShaderFeature : std::uint32_t {
     kDepthOnly = 1u << 7,             ///< MYRIAD_DEPTH_ONLY
     kInstanceLanes = 1u << 8,         ///< MYRIAD_INSTANCE_LANES: lanes from the instance stream
     kIndexed = 1u << 9,               ///< MYRIAD_INDEXED: read through a visible-index list
-    // particles and scatter (src/gl/ParticlePass.cpp, docs/particles.md): their own stages
+    // particles and scatter (src/renderer/ParticlePass.cpp, docs/particles.md): their own stages
     kParticle = 1u << 10,              ///< MYRIAD_PARTICLE: particle.vert + particle.frag
     kScatter = 1u << 11,               ///< MYRIAD_SCATTER: scatter.vert + surface.frag
-    kShadowReceive = 1u << 12,         ///< MYRIAD_SHADOW_RECEIVE: Lit, sampling the shadow map (gl/ShadowPass.h)
+    kShadowReceive = 1u << 12,         ///< MYRIAD_SHADOW_RECEIVE: Lit, sampling the shadow map (renderer/ShadowPass.h)
     /** MYRIAD_ENCODE_SRGB: the fragment stage encodes its colour with myriad_encodeSrgb()
      *  (kEncodeSrgbGlsl, inserted before the file's text) for a linear 8-bit target that the
      *  view wants display-encoded (outputFeatures()). */

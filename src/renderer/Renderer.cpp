@@ -2,19 +2,19 @@
 
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
-#include "gl/GlLimits.h"
-#include "gl/GlState.h"
-#include "gl/GpuCulling.h"
-#include "gl/GpuCullingCounts.h"
-#include "gl/GpuPopulations.h"
-#include "gl/GpuResources.h"
-#include "gl/InstanceVisibility.h"
-#include "gl/LodSelection.h"
-#include "gl/MaterialTable.h"
-#include "gl/ParticlePass.h"  // particles and scatter
-#include "gl/ShaderLibrary.h"
-#include "gl/ShadowPass.h"  // shadows
-#include "gl/ViewPass.h"
+#include "renderer/GlLimits.h"
+#include "renderer/GlState.h"
+#include "renderer/GpuCulling.h"
+#include "renderer/GpuCullingCounts.h"
+#include "renderer/GpuPopulations.h"
+#include "renderer/GpuResources.h"
+#include "renderer/InstanceVisibility.h"
+#include "renderer/LodSelection.h"
+#include "renderer/MaterialTable.h"
+#include "renderer/ParticlePass.h"  // particles and scatter
+#include "renderer/ShaderLibrary.h"
+#include "renderer/ShadowPass.h"  // shadows
+#include "renderer/ViewPass.h"
 #include "core/Validate.h"  // allFinite
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"

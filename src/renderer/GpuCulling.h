@@ -14,8 +14,8 @@
 // after prepare() (every upload done) and before the first draw, so a frame is all culling
 // dispatches, one barrier, then the draws, which call bind() and draw().
 #include "gl/GlCommon.h"
-#include "gl/GlLimits.h"
-#include "gl/GlState.h"
+#include "renderer/GlLimits.h"
+#include "renderer/GlState.h"
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/Lod.h"
 #include "myriad/gl/Buffer.h"

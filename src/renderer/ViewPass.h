@@ -19,9 +19,9 @@ class Scene;
 
 namespace myriad::gl::detail {
 
-class InstanceVisibility;  // per-instance culling and sorting (gl/InstanceVisibility.h)
+class InstanceVisibility;  // per-instance culling and sorting (renderer/InstanceVisibility.h)
 struct VisibleList;
-class GpuCulling;  // InstanceCulling::Gpu (gl/GpuCulling.h)
+class GpuCulling;  // InstanceCulling::Gpu (renderer/GpuCulling.h)
 struct GpuCullList;
 
 /** The six planes of a clip matrix (Gribb and Hartmann, "Fast Extraction of Viewing Frustum
@@ -79,7 +79,7 @@ public:
      *  same pass number. Null: they draw whole. */
     void setGpuCulling(GpuCulling* culling) noexcept { m_gpuCulling = culling; }
 
-    /** Shadows (gl/ShadowPass.h): non-null makes this a shadow-caster pass seen from
+    /** Shadows (renderer/ShadowPass.h): non-null makes this a shadow-caster pass seen from
      *  @p camera (which must outlive build()): only nodes with castsShadow(), no particles or
      *  scatter, masked instances left out. Null (the default): an ordinary pass. */
     void setShadowCaster(const ViewCamera* camera) noexcept { m_shadowCamera = camera; }

@@ -11,10 +11,10 @@
 // Uploads go through the renderer's staging ring and each stream's ChangeLog cursor, like every
 // other stream: only rows changed since this renderer's last upload, only live rows.
 #include "gl/GlCommon.h"
-#include "gl/GlLimits.h"
-#include "gl/GpuResources.h"
-#include "gl/ShaderLibrary.h"
-#include "gl/ViewPass.h"
+#include "renderer/GlLimits.h"
+#include "renderer/GpuResources.h"
+#include "renderer/ShaderLibrary.h"
+#include "renderer/ViewPass.h"
 #include "myriad/core/Particles.h"
 #include "myriad/core/Scatter.h"
 #include "myriad/gl/Buffer.h"

@@ -8,7 +8,7 @@
 // its upload cursor, and sends only what changed when it returns.
 #include "gl/Bindings.h"  // kVertexBinding, kInstanceBinding
 #include "gl/GlCommon.h"
-#include "gl/GlLimits.h"
+#include "renderer/GlLimits.h"
 #include "gl/StagingRing.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -181,7 +181,7 @@ public:
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
-    // particles and scatter (src/gl/ParticlePass.cpp): their uploads share the one ring
+    // particles and scatter (src/renderer/ParticlePass.cpp): their uploads share the one ring
     [[nodiscard]] StagingRing& ring() noexcept { return m_ring; }
     [[nodiscard]] FrameStats& stats() noexcept { return *m_stats; }
 

@@ -1,6 +1,6 @@
-#include "gl/GpuPopulations.h"
+#include "renderer/GpuPopulations.h"
 
-#include "gl/GpuResources.h"
+#include "renderer/GpuResources.h"
 #include "myriad/util/Error.h"
 
 #include <algorithm>

@@ -11,8 +11,8 @@
 // compares against it with hardware PCF.
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
-#include "gl/GlLimits.h"
-#include "gl/ViewPass.h"
+#include "renderer/GlLimits.h"
+#include "renderer/ViewPass.h"
 #include "myriad/core/Scene.h"
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/ShadowMap.h"

@@ -1,10 +1,10 @@
-#include "gl/GpuCulling.h"
+#include "renderer/GpuCulling.h"
 
 #include "core/LodBands.h"
 
-#include "gl/GpuResources.h"
-#include "gl/InstanceVisibility.h"
-#include "gl/ViewPass.h"
+#include "renderer/GpuResources.h"
+#include "renderer/InstanceVisibility.h"
+#include "renderer/ViewPass.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MorphTargets.h"
 #include "myriad/gl/VertexArray.h"

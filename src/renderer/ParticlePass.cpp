@@ -1,4 +1,4 @@
-#include "gl/ParticlePass.h"
+#include "renderer/ParticlePass.h"
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstanceRecord.h"

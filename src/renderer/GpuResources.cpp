@@ -1,4 +1,4 @@
-#include "gl/GpuResources.h"
+#include "renderer/GpuResources.h"
 
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/Material.h"
@@ -71,7 +71,7 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
     return vertexArray;
 }
 
-// particles and scatter (src/gl/ParticlePass.cpp)
+// particles and scatter (src/renderer/ParticlePass.cpp)
 VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
 
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, std::size_t maxStagingBytes,

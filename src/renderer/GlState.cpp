@@ -1,4 +1,4 @@
-#include "gl/GlState.h"
+#include "renderer/GlState.h"
 
 namespace myriad::gl::detail {
 

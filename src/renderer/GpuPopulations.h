@@ -9,7 +9,7 @@
 // before it rewrites the material table (a dispatch may write it); the next dispatch the
 // storage bit; writeBuffer()/readBuffer() the buffer-update bit.
 #include "gl/GlCommon.h"
-#include "gl/GlLimits.h"
+#include "renderer/GlLimits.h"
 #include "myriad/core/MeshData.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/GpuData.h"

@@ -1,4 +1,4 @@
-#include "gl/GlLimits.h"
+#include "renderer/GlLimits.h"
 
 #include "myriad/util/Error.h"
 

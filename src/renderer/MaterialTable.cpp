@@ -1,6 +1,6 @@
-#include "gl/MaterialTable.h"
+#include "renderer/MaterialTable.h"
 
-#include "gl/GlState.h"
+#include "renderer/GlState.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 

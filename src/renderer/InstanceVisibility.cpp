@@ -1,8 +1,8 @@
-#include "gl/InstanceVisibility.h"
+#include "renderer/InstanceVisibility.h"
 
-#include "gl/GpuResources.h"
-#include "gl/LodSelection.h"
-#include "gl/ViewPass.h"
+#include "renderer/GpuResources.h"
+#include "renderer/LodSelection.h"
+#include "renderer/ViewPass.h"
 #include "myriad/core/InstancedMeshNode.h"
 
 #include <glm/matrix.hpp>

@@ -9,7 +9,7 @@
 // where they are. Batches that opt into nothing never come here: their draw is unchanged.
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
-#include "gl/GlLimits.h"
+#include "renderer/GlLimits.h"
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/FrameStats.h"
@@ -28,7 +28,7 @@ namespace myriad::gl::detail {
 
 struct BatchGpu;
 struct DrawItem;
-class LodSelection;  // per-instance level of detail (gl/LodSelection.h)
+class LodSelection;  // per-instance level of detail (renderer/LodSelection.h)
 struct ViewCamera;
 
 // Its texture units, kIndexedRecordUnit and kVisibleIndexUnit, are gl/Bindings.h's.
@@ -56,7 +56,7 @@ public:
     /** True when @p batch draws through a visible-index list in a pass (culling on, a
      *  blended batch sorted per instance, or a LOD chain). The one place that routes a batch:
      *  ViewPass asks GpuCulling::wants() first: a LOD batch culled on the GPU picks its levels
-     *  there (gl/GpuCulling.h). */
+     *  there (renderer/GpuCulling.h). */
     [[nodiscard]] static bool wants(const InstancedMeshNode& batch, bool blended) noexcept;
 
     void beginFrame() noexcept;

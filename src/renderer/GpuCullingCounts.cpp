@@ -1,6 +1,6 @@
-#include "gl/GpuCullingCounts.h"
+#include "renderer/GpuCullingCounts.h"
 
-#include "gl/GpuCulling.h"  // GpuCullList, DrawElementsIndirectCommand
+#include "renderer/GpuCulling.h"  // GpuCullList, DrawElementsIndirectCommand
 #include "myriad/util/Error.h"
 
 #include <algorithm>

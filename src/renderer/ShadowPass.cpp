@@ -1,7 +1,7 @@
-#include "gl/ShadowPass.h"
+#include "renderer/ShadowPass.h"
 
 #include "core/Validate.h"  // allFinite
-#include "gl/ShaderLibrary.h"
+#include "renderer/ShaderLibrary.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/SceneNode.h"
 #include "myriad/util/Error.h"

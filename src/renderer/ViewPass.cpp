@@ -1,7 +1,7 @@
-#include "gl/ViewPass.h"
+#include "renderer/ViewPass.h"
 
-#include "gl/GpuCulling.h"
-#include "gl/InstanceVisibility.h"
+#include "renderer/GpuCulling.h"
+#include "renderer/InstanceVisibility.h"
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"

@@ -1,6 +1,6 @@
-#include "gl/LodSelection.h"
+#include "renderer/LodSelection.h"
 
-#include "gl/ViewPass.h"
+#include "renderer/ViewPass.h"
 #include "myriad/core/InstancedMeshNode.h"
 
 #include <algorithm>

@@ -8,8 +8,8 @@
 // frame (one byte per instance) for the hysteresis.
 //
 // GPU culling (InstanceCulling::Gpu): a LOD batch culled on the GPU does not come here; the cull
-// dispatch picks its levels with the same rule (gl/GpuCulling.h, shaders/cull.comp).
-#include "gl/InstanceVisibility.h"
+// dispatch picks its levels with the same rule (renderer/GpuCulling.h, shaders/cull.comp).
+#include "renderer/InstanceVisibility.h"
 #include "myriad/core/Lod.h"
 
 #include <array>

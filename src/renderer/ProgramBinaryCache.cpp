@@ -1,4 +1,4 @@
-#include "gl/ProgramBinaryCache.h"
+#include "renderer/ProgramBinaryCache.h"
 
 #include "gl/GlCommon.h"
 

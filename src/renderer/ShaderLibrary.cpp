@@ -1,7 +1,7 @@
-#include "gl/ShaderLibrary.h"
+#include "renderer/ShaderLibrary.h"
 
 #include "gl/GlCommon.h"
-#include "gl/InstanceVisibility.h"
+#include "renderer/InstanceVisibility.h"
 #include "gl/Bindings.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/Scatter.h"  // particles and scatter: streams::kScatter

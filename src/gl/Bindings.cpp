@@ -1,0 +1,26 @@
+#include "gl/Bindings.h"
+
+#include <sstream>
+
+namespace myriad::gl::detail {
+
+std::string bindingDefines() {
+    // One source for both languages: every unit and storage binding Bindings.h assigns, by the name GLSL uses.
+    std::ostringstream out;
+    out << "#define MYRIAD_UNIT_BASE_COLOR " << kBaseColorUnit << "\n"
+        << "#define MYRIAD_UNIT_MORPH_TARGETS " << kMorphTargetUnit << "\n"
+        << "#define MYRIAD_UNIT_INDEXED_RECORD " << kIndexedRecordUnit << "\n"
+        << "#define MYRIAD_UNIT_VISIBLE_INDEX " << kVisibleIndexUnit << "\n"
+        << "#define MYRIAD_UNIT_SHADOW_MAP " << kShadowMapUnit << "\n"
+        << "#define MYRIAD_UNIT_PARTICLE_ORDER " << kParticleOrderUnit << "\n"
+        << "#define MYRIAD_UNIT_PARTICLE_STREAMS " << kParticleStreamsUnit << "\n"
+        << "#define MYRIAD_BINDING_MATERIAL_TABLE " << kMaterialTableBinding << "\n"
+        << "#define MYRIAD_BINDING_CULL_RECORDS " << kCullRecordsBinding << "\n"
+        << "#define MYRIAD_BINDING_CULL_MORPH_WEIGHTS " << kCullMorphWeightsBinding << "\n"
+        << "#define MYRIAD_BINDING_CULL_VISIBLE " << kCullVisibleBinding << "\n"
+        << "#define MYRIAD_BINDING_CULL_COMMANDS " << kCullCommandsBinding << "\n"
+        << "#define MYRIAD_BINDING_CULL_LOD_LEVELS " << kCullLodLevelsBinding << "\n";
+    return out.str();
+}
+
+} // namespace myriad::gl::detail
