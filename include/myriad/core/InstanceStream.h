@@ -232,8 +232,8 @@ namespace streams {
 /** Texture units of the buffer-texture streams below: the renderer's unit map
  *  (src/gl/Bindings.h) is built from these, and checks at compile time that they do not meet
  *  its other units. */
-inline constexpr std::uint32_t kMorphWeightsUnit = 2;
-inline constexpr std::uint32_t kLanesUnit = 3;
+inline constexpr std::uint32_t kMorphWeightsUnit = 2;     ///< kMorphWeights (surface programs)
+inline constexpr std::uint32_t kLanesUnit = 3;            ///< kLanes (surface programs)
 inline constexpr std::uint32_t kParticleStreamsUnit = 2;  ///< the four particle planes (particle programs)
 /** The 64-byte transform-and-colour record (InstanceRecord): attribute locations 4-7. */
 extern const InstanceStreamDesc kRecord;
