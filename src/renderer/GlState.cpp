@@ -2,9 +2,6 @@
 
 namespace myriad::gl::detail {
 
-// GL_MAX_CLIP_DISTANCES is at least 8 (OpenGL 4.5's minimum): the planes a host may
-// have enabled that render() turns off, and puts back with preserveState.
-constexpr GLuint kClipDistances = 8;
 namespace {
 
 GLboolean enabled(GLenum capability) { return glIsEnabled(capability); }
@@ -53,21 +50,11 @@ GlStateSnapshot GlStateSnapshot::capture() {
     GLint polygonModes[2] = {GL_FILL, GL_FILL};
     glGetIntegerv(GL_POLYGON_MODE, polygonModes);
     s.polygonMode = polygonModes[0];
-    s.polygonOffsetFill = enabled(GL_POLYGON_OFFSET_FILL);
-    s.stencilTest = enabled(GL_STENCIL_TEST);
     s.framebufferSrgb = enabled(GL_FRAMEBUFFER_SRGB);
-    s.rasterizerDiscard = enabled(GL_RASTERIZER_DISCARD);
-    s.primitiveRestart = enabled(GL_PRIMITIVE_RESTART);
-    s.primitiveRestartFixedIndex = enabled(GL_PRIMITIVE_RESTART_FIXED_INDEX);
-    s.sampleAlphaToCoverage = enabled(GL_SAMPLE_ALPHA_TO_COVERAGE);
-    s.sampleCoverage = enabled(GL_SAMPLE_COVERAGE);
-    s.depthClamp = enabled(GL_DEPTH_CLAMP);
-    for (GLuint plane = 0; plane < kClipDistances; ++plane) {
-        s.clipDistances |= enabled(GL_CLIP_DISTANCE0 + plane) == GL_TRUE ? 1u << plane : 0u;
-    }
-    s.sampleMask = enabled(GL_SAMPLE_MASK);
     s.multisample = enabled(GL_MULTISAMPLE);
-    s.colorLogicOp = enabled(GL_COLOR_LOGIC_OP);
+    for (std::size_t i = 0; i < kSwitchedOff.size(); ++i) {
+        s.switchedOff[i] = enabled(kSwitchedOff[i]);
+    }
     glGetFloatv(GL_COLOR_CLEAR_VALUE, s.clearColor.data());
     glGetFloatv(GL_DEPTH_CLEAR_VALUE, &s.clearDepth);
     s.program = integer(GL_CURRENT_PROGRAM);
@@ -127,21 +114,11 @@ void GlStateSnapshot::apply() const {
     glCullFace(static_cast<GLenum>(cullFaceMode));
     glFrontFace(static_cast<GLenum>(frontFace));
     glPolygonMode(GL_FRONT_AND_BACK, static_cast<GLenum>(polygonMode));
-    setEnabled(GL_POLYGON_OFFSET_FILL, polygonOffsetFill);
-    setEnabled(GL_STENCIL_TEST, stencilTest);
     setEnabled(GL_FRAMEBUFFER_SRGB, framebufferSrgb);
-    setEnabled(GL_RASTERIZER_DISCARD, rasterizerDiscard);
-    setEnabled(GL_PRIMITIVE_RESTART, primitiveRestart);
-    setEnabled(GL_PRIMITIVE_RESTART_FIXED_INDEX, primitiveRestartFixedIndex);
-    setEnabled(GL_SAMPLE_ALPHA_TO_COVERAGE, sampleAlphaToCoverage);
-    setEnabled(GL_SAMPLE_COVERAGE, sampleCoverage);
-    setEnabled(GL_DEPTH_CLAMP, depthClamp);
-    for (GLuint plane = 0; plane < kClipDistances; ++plane) {
-        setEnabled(GL_CLIP_DISTANCE0 + plane, (clipDistances & (1u << plane)) != 0 ? GL_TRUE : GL_FALSE);
-    }
-    setEnabled(GL_SAMPLE_MASK, sampleMask);
     setEnabled(GL_MULTISAMPLE, multisample);
-    setEnabled(GL_COLOR_LOGIC_OP, colorLogicOp);
+    for (std::size_t i = 0; i < kSwitchedOff.size(); ++i) {
+        setEnabled(kSwitchedOff[i], switchedOff[i]);
+    }
     glClearColor(clearColor[0], clearColor[1], clearColor[2], clearColor[3]);
     glClearDepth(clearDepth);
     glUseProgram(static_cast<GLuint>(program));
@@ -196,25 +173,14 @@ void applyRenderState() {
     glDisable(GL_SCISSOR_TEST);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-    glDisable(GL_POLYGON_OFFSET_FILL);
-    glDisable(GL_STENCIL_TEST);
-    glDisable(GL_RASTERIZER_DISCARD);
-    glDisable(GL_PRIMITIVE_RESTART);
-    glDisable(GL_PRIMITIVE_RESTART_FIXED_INDEX);
-    glDisable(GL_SAMPLE_ALPHA_TO_COVERAGE);
-    glDisable(GL_SAMPLE_COVERAGE);
-    glDisable(GL_DEPTH_CLAMP);
-    glDisable(GL_COLOR_LOGIC_OP);
-    for (GLuint plane = 0; plane < kClipDistances; ++plane) {
-        glDisable(GL_CLIP_DISTANCE0 + plane);  // the shaders write no gl_ClipDistance
+    for (const GLenum capability : kSwitchedOff) {
+        glDisable(capability);
     }
-    glDisable(GL_SAMPLE_MASK);
     glEnable(GL_MULTISAMPLE);  // GL's initial value; off would alias a multisampled target
     glDepthRange(0.0, 1.0);
     glFrontFace(GL_CCW);
     glBlendEquationSeparate(GL_FUNC_ADD, GL_FUNC_ADD);
-    glBindProgramPipeline(0);
-    glEnable(GL_FRAMEBUFFER_SRGB);
+    glBindProgramPipeline(0);  // GL_FRAMEBUFFER_SRGB is each view's (drawView)
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 0);

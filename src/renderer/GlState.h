@@ -14,6 +14,18 @@ namespace myriad::gl::detail {
 // The units and binding points it saves and restores, kRendererTextureUnits,
 // kMaterialTableBinding and kCullBindings, are gl/Bindings.h's.
 
+/** Capabilities whose GL initial value is off and that render() turns off for its draws (a host
+ *  may leave any of them on): one list for the snapshot, its apply() and applyRenderState().
+ *  Clip distances 0-7 (GL_MAX_CLIP_DISTANCES is at least 8): myriad's shaders write no
+ *  gl_ClipDistance, and an enabled plane they do not write clips by an undefined value
+ *  (OpenGL 4.5 section 13.5). */
+inline constexpr std::array<GLenum, 18> kSwitchedOff{
+    GL_POLYGON_OFFSET_FILL, GL_STENCIL_TEST, GL_RASTERIZER_DISCARD, GL_PRIMITIVE_RESTART,
+    GL_PRIMITIVE_RESTART_FIXED_INDEX, GL_SAMPLE_ALPHA_TO_COVERAGE, GL_SAMPLE_COVERAGE,
+    GL_SAMPLE_MASK, GL_DEPTH_CLAMP, GL_COLOR_LOGIC_OP,
+    GL_CLIP_DISTANCE0, GL_CLIP_DISTANCE1, GL_CLIP_DISTANCE2, GL_CLIP_DISTANCE3,
+    GL_CLIP_DISTANCE4, GL_CLIP_DISTANCE5, GL_CLIP_DISTANCE6, GL_CLIP_DISTANCE7};
+
 /** Every piece of GL state render() changes, as glGet* reads it. */
 struct GlStateSnapshot {
     GLint drawFramebuffer = 0;
@@ -40,21 +52,10 @@ struct GlStateSnapshot {
     GLint cullFaceMode = GL_BACK;
     GLint frontFace = GL_CCW;
     GLint polygonMode = GL_FILL;
-    GLboolean polygonOffsetFill = GL_FALSE;
-    GLboolean stencilTest = GL_FALSE;
     GLboolean framebufferSrgb = GL_FALSE;
-    GLboolean rasterizerDiscard = GL_FALSE;
-    GLboolean primitiveRestart = GL_FALSE;
-    GLboolean primitiveRestartFixedIndex = GL_FALSE;
-    GLboolean sampleAlphaToCoverage = GL_FALSE;
-    GLboolean sampleCoverage = GL_FALSE;
-    GLboolean depthClamp = GL_FALSE;
-    /** GL_CLIP_DISTANCE0..7 (bit i: enabled). myriad's shaders write no gl_ClipDistance, and an
-     *  enabled plane they do not write clips by an undefined value (OpenGL 4.5 section 13.5). */
-    std::uint32_t clipDistances = 0;
-    GLboolean sampleMask = GL_FALSE;      ///< GL_SAMPLE_MASK
+    /** Each of kSwitchedOff's capabilities, in its order (all off: GL's initial values). */
+    std::array<GLboolean, kSwitchedOff.size()> switchedOff{};
     GLboolean multisample = GL_TRUE;      ///< GL_MULTISAMPLE (GL's initial value: on)
-    GLboolean colorLogicOp = GL_FALSE;
     std::array<GLfloat, 4> clearColor{};
     GLfloat clearDepth = 1.0f;
     GLint program = 0;
