@@ -57,6 +57,15 @@ struct TwoBatches {
     }
 };
 
+/** A renderer with gpuCullingCounts on, a target and the two batches, for the count tests. */
+struct CountsFixture {
+    egl::HeadlessContext& context = test::context();
+    gl::Renderer renderer{gl::RendererDesc{.gpuCullingCounts = true}};
+    gl::OffscreenTarget target{kSize, kSize, "gpu-counts-target"};
+    const Camera camera = orthoCamera();
+    TwoBatches batches;
+};
+
 } // namespace
 
 TEST_CASE("FrameStats prints on one line, through to_string and operator<<", "[stats]") {
@@ -86,14 +95,8 @@ TEST_CASE("FrameStats prints on one line, through to_string and operator<<", "[s
           "frame 0.000 ms (cull 0.000, upload 0.000, submit 0.000, draw 0.000, sort 0.000, compile 0.000)");
 }
 
-TEST_CASE("gpuCullingCounts: a frame late, the GPU-culled counts are the instances inside the frustum",
+TEST_CASE_METHOD(CountsFixture, "gpuCullingCounts: a frame late, the GPU-culled counts are the instances inside the frustum",
           "[stats][gpu-culling][pixels]") {
-    egl::HeadlessContext& context = test::context();
-    (void)context;
-    gl::Renderer renderer(gl::RendererDesc{.gpuCullingCounts = true});
-    gl::OffscreenTarget target(kSize, kSize, "gpu-counts-target");
-    const Camera camera = orthoCamera();
-    TwoBatches batches;
 
     renderer.render(batches.scene, camera, target);
     const gl::FrameStats first = renderer.lastFrameStats();
@@ -142,14 +145,8 @@ TEST_CASE("gpuCullingCounts: a frame late, the GPU-culled counts are the instanc
     CHECK(after.gpuCulled.instances == 3 + 3 * 2);
 }
 
-TEST_CASE("gpuCullingCounts: a LOD chain on the GPU counts each visible instance once, over its levels",
+TEST_CASE_METHOD(CountsFixture, "gpuCullingCounts: a LOD chain on the GPU counts each visible instance once, over its levels",
           "[stats][gpu-culling][lod]") {
-    egl::HeadlessContext& context = test::context();
-    (void)context;
-    gl::Renderer renderer(gl::RendererDesc{.gpuCullingCounts = true});
-    gl::OffscreenTarget target(kSize, kSize, "gpu-counts-target");
-    const Camera camera = orthoCamera();
-    TwoBatches batches;
     // The eye is at z = 10: with quad 6 moved to x = 0.3, three visible quads (x = -0.25, 0.25,
     // 0.3) are nearer than 10.03 and one (x = -0.75) farther: three at level 0, one at level 1
     // (unequal, so reading one level's count for the other shows).
