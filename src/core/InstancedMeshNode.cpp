@@ -65,23 +65,18 @@ bool isMirrored(const InstanceRecord& r) noexcept {
             }
         }
     }
-    try {
-        detail::requireAffine(transform, "");
-    } catch (const InvalidArgument&) {
-        throw InvalidArgument(where + "matrix is not affine (bottom row must be 0, 0, 0, 1; it is " +
-                              std::to_string(transform[0][3]) + ", " + std::to_string(transform[1][3]) + ", " +
-                              std::to_string(transform[2][3]) + ", " + std::to_string(transform[3][3]) + ")");
-    }
-    throw InvalidArgument(where + "transform refused");  // unreachable: the accept path took it
+    throw InvalidArgument(where + "matrix is not affine (bottom row must be 0, 0, 0, 1; it is " +
+                          std::to_string(transform[0][3]) + ", " + std::to_string(transform[1][3]) + ", " +
+                          std::to_string(transform[2][3]) + ", " + std::to_string(transform[3][3]) + ")");
 }
 
 void checkTransform(const glm::mat4& transform, const char* function, const std::string& batch) {
     // One branch-free pass accepts the usual good matrix (x * 0 is 0 exactly when x is finite;
-    // the bottom row within requireAffine's tolerance); the detailed checks run only to word a
+    // the bottom row within detail::kAffineTolerance); the detailed checks run only to word a
     // refusal. setTransform and acquire run this once per call, so it is kept short: four
     // columns at once, no chain of dependent adds (a long chain holds the out-of-order window
     // that a release + acquire pair needs for overlapping its cache misses).
-    constexpr float kTolerance = 1e-5f;
+    constexpr float kTolerance = detail::kAffineTolerance;
     const float* f = &transform[0][0];
 #if defined(__SSE2__)
     const __m128 zero = _mm_setzero_ps();
@@ -103,20 +98,11 @@ void checkTransform(const glm::mat4& transform, const char* function, const std:
             zero[row] += f[column * 4 + row] * 0.0f;
         }
     }
-    if ((zero[0] + zero[1]) + (zero[2] + zero[3]) == 0.0f && std::abs(transform[0][3]) <= kTolerance &&
-        std::abs(transform[1][3]) <= kTolerance && std::abs(transform[2][3]) <= kTolerance &&
-        std::abs(transform[3][3] - 1.0f) <= kTolerance) {
+    if ((zero[0] + zero[1]) + (zero[2] + zero[3]) == 0.0f && detail::isAffine(transform)) {
         return;
     }
 #endif
-    if (!detail::allFinite(transform)) {
-        refuseTransform(transform, function, batch);
-    }
-    constexpr float kAffine = 1e-5f;  // requireAffine's tolerance
-    if (std::abs(transform[0][3]) > kAffine || std::abs(transform[1][3]) > kAffine ||
-        std::abs(transform[2][3]) > kAffine || std::abs(transform[3][3] - 1.0f) > kAffine) {
-        refuseTransform(transform, function, batch);
-    }
+    refuseTransform(transform, function, batch);  // only a bad matrix leaves the accept path
 }
 
 /** requireFinite() for a colour, with the short accept path of checkTransform(). */

@@ -1,5 +1,6 @@
 #include "myriad/core/Shapes.h"
 
+#include "core/Validate.h"
 #include "myriad/util/Error.h"
 
 #include <glm/gtc/constants.hpp>
@@ -20,10 +21,8 @@ MeshData triangle() {
 }
 
 MeshData quad(float width, float height) {
-    if (!(std::isfinite(width) && width > 0.0f) || !(std::isfinite(height) && height > 0.0f)) {
-        throw InvalidArgument("shapes::quad: width " + std::to_string(width) + " and height " +
-                              std::to_string(height) + " must be finite and above 0");
-    }
+    detail::requirePositiveFinite(width, "shapes::quad", "width");
+    detail::requirePositiveFinite(height, "shapes::quad", "height");
     const float x = width * 0.5f;
     const float y = height * 0.5f;
     MeshData data;
@@ -36,10 +35,8 @@ MeshData quad(float width, float height) {
 
 MeshData plane(float width, float depth, int subdivisionsX, int subdivisionsZ) {
     constexpr int kMaxSubdivisions = 4095;
-    if (!(std::isfinite(width) && width > 0.0f) || !(std::isfinite(depth) && depth > 0.0f)) {
-        throw InvalidArgument("shapes::plane: width " + std::to_string(width) + " and depth " +
-                              std::to_string(depth) + " must be finite and above 0");
-    }
+    detail::requirePositiveFinite(width, "shapes::plane", "width");
+    detail::requirePositiveFinite(depth, "shapes::plane", "depth");
     if (subdivisionsX < 0 || subdivisionsZ < 0 || subdivisionsX > kMaxSubdivisions ||
         subdivisionsZ > kMaxSubdivisions) {
         throw InvalidArgument("shapes::plane: subdivisions " + std::to_string(subdivisionsX) + " x " +
@@ -74,10 +71,7 @@ MeshData plane(float width, float depth, int subdivisionsX, int subdivisionsZ) {
         }
     }
     if (vertexCount <= 65536) {
-        data.indices16.reserve(indices.size());
-        for (const std::uint32_t index : indices) {
-            data.indices16.push_back(static_cast<std::uint16_t>(index));
-        }
+        data.indices16.assign(indices.begin(), indices.end());  // every index below 65,536
     } else {
         data.indices32 = std::move(indices);
     }
@@ -85,9 +79,7 @@ MeshData plane(float width, float depth, int subdivisionsX, int subdivisionsZ) {
 }
 
 MeshData box(float size) {
-    if (!(std::isfinite(size) && size > 0.0f)) {
-        throw InvalidArgument("shapes::box: size " + std::to_string(size) + " must be finite and above 0");
-    }
+    detail::requirePositiveFinite(size, "shapes::box", "size");
     const float h = size * 0.5f;
     MeshData data;
     // One face per (normal, tangent u, tangent v): corners at n*h +- u*h +- v*h, CCW from outside.
@@ -116,9 +108,7 @@ MeshData uvSphere(float radius, int segments, int rings) {
     if (segments < 3 || rings < 2) {
         throw InvalidArgument("shapes::uvSphere: need segments >= 3 and rings >= 2");
     }
-    if (!(std::isfinite(radius) && radius > 0.0f)) {
-        throw InvalidArgument("shapes::uvSphere: radius " + std::to_string(radius) + " must be finite and above 0");
-    }
+    detail::requirePositiveFinite(radius, "shapes::uvSphere", "radius");
     MeshData data;
     for (int ring = 0; ring <= rings; ++ring) {
         const float theta = glm::pi<float>() * static_cast<float>(ring) / static_cast<float>(rings);

@@ -32,12 +32,28 @@ void requireFinite(const T& value, const char* function, const char* field) {
     }
 }
 
+/** How far a transform's bottom row may be from (0, 0, 0, 1) and still count as affine. */
+inline constexpr float kAffineTolerance = 1e-5f;
+
+/** True when @p m's bottom row is (0, 0, 0, 1) within kAffineTolerance. */
+[[nodiscard]] inline bool isAffine(const glm::mat4& m) noexcept {
+    return std::abs(m[0][3]) <= kAffineTolerance && std::abs(m[1][3]) <= kAffineTolerance &&
+           std::abs(m[2][3]) <= kAffineTolerance && std::abs(m[3][3] - 1.0f) <= kAffineTolerance;
+}
+
+/** Refuses a value that is not a finite number above 0 (a size, a radius), naming function,
+ *  field and value. */
+inline void requirePositiveFinite(float value, const char* function, const char* field) {
+    if (!(std::isfinite(value) && value > 0.0f)) {
+        throw InvalidArgument(std::string(function) + ": " + field + " " + std::to_string(value) +
+                              " must be finite and above 0");
+    }
+}
+
 /** Refuses a matrix whose bottom row is not (0, 0, 0, 1): an instance or node transform is
  *  affine, and a projective one cannot be stored as three rows. */
 inline void requireAffine(const glm::mat4& m, const char* function) {
-    constexpr float kTolerance = 1e-5f;
-    if (std::abs(m[0][3]) > kTolerance || std::abs(m[1][3]) > kTolerance ||
-        std::abs(m[2][3]) > kTolerance || std::abs(m[3][3] - 1.0f) > kTolerance) {
+    if (!isAffine(m)) {
         throw InvalidArgument(std::string(function) +
                               ": matrix is not affine (bottom row must be 0, 0, 0, 1)");
     }

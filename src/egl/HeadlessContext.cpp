@@ -173,7 +173,15 @@ struct HeadlessContext::Impl {
                 destroyContext();
                 continue;
             }
-            gl::loadGl(&glProcAddress, &currentEglContext);
+            try {
+                // May throw (no entry points, GL below 4.5): the next display is tried, and the
+                // caller's context comes back if none works, as the header promises.
+                gl::loadGl(&glProcAddress, &currentEglContext);
+            } catch (const GlError& error) {
+                tried += "\n  " + name + ": " + error.what();
+                destroyContext();
+                continue;
+            }
             log(LogLevel::Info, "egl::HeadlessContext: " + name + ", GL_VENDOR " + vendor + ", GL_RENDERER " +
                                     renderer + ", GL_VERSION " + version + (software ? " (software)" : ""));
             return;

@@ -4,8 +4,10 @@
 
 namespace myriad::gl::detail {
 
-std::string bindingDefines() {
-    // One source for both languages: every unit and storage binding Bindings.h assigns, by the name GLSL uses.
+const std::string& bindingDefines() {
+    // One source for both languages: the units and storage bindings Bindings.h assigns, by the
+    // names GLSL uses; built on first use (a function-local static: thread-safe).
+    static const std::string defines = [] {
     std::ostringstream out;
     out << "#define MYRIAD_UNIT_BASE_COLOR " << kBaseColorUnit << "\n"
         << "#define MYRIAD_UNIT_MORPH_TARGETS " << kMorphTargetUnit << "\n"
@@ -21,6 +23,8 @@ std::string bindingDefines() {
         << "#define MYRIAD_BINDING_CULL_COMMANDS " << kCullCommandsBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_LOD_LEVELS " << kCullLodLevelsBinding << "\n";
     return out.str();
+    }();
+    return defines;
 }
 
 } // namespace myriad::gl::detail

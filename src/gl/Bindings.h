@@ -102,8 +102,11 @@ static_assert(std::ranges::max(kRendererTextureUnits) < 16, "a texture unit past
 static_assert(std::ranges::max(kCullBindings) < 8, "a storage binding past GL 4.5's minimum of 8");
 static_assert(std::ranges::max(kSurfaceLocations) < 16, "an attribute location past GL 4.5's minimum of 16");
 
-/** The #defines every stage is compiled with, so GLSL names each slot by the number above:
- *  MYRIAD_LOCATION_* (attributes), MYRIAD_UNIT_* (samplers), MYRIAD_BINDING_* (storage blocks). */
-[[nodiscard]] std::string bindingDefines();
+/** The #defines every stage is compiled with (compiledStageText, after the MYRIAD_LOCATION_*
+ *  of InstanceRecord.h), so GLSL names each unit and binding by the number above:
+ *  MYRIAD_UNIT_* (samplers), MYRIAD_BINDING_* (storage blocks). The streams' own units
+ *  (morph weights, lanes) reach GLSL through their generated declarations
+ *  (ShaderLibrary::streamDeclarations). Built once. */
+[[nodiscard]] const std::string& bindingDefines();
 
 } // namespace myriad::gl::detail

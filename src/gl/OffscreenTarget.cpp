@@ -16,9 +16,7 @@ namespace {
 
 /** IEC 61966-2-1 sRGB encoding of a linear value, to a byte. */
 std::uint8_t encodeSrgb(float linear) {
-    const float c = std::clamp(linear, 0.0f, 1.0f);
-    const float encoded = c <= 0.0031308f ? c * 12.92f : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
-    return static_cast<std::uint8_t>(std::lround(encoded * 255.0f));
+    return static_cast<std::uint8_t>(std::lround(linearToSrgb(linear) * 255.0f));
 }
 
 Image readFramebuffer(GLuint framebuffer, std::uint32_t width, std::uint32_t height, bool linearFloat) {

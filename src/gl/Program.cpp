@@ -123,10 +123,6 @@ std::string compiledStageText(const ShaderSource& source) {
     return full;
 }
 
-bool hasParallelShaderCompile() noexcept {
-    return GLAD_GL_KHR_parallel_shader_compile != 0 || GLAD_GL_ARB_parallel_shader_compile != 0;
-}
-
 ProgramBuild::ProgramBuild(std::span<const ShaderSource> stages, std::span<const std::string> assembled,
                            std::string_view label, bool retrievable,
                            std::span<const char* const> captureVaryings)
@@ -195,15 +191,6 @@ void ProgramBuild::release() noexcept {
         glDeleteProgram(m_program);
         m_program = 0;
     }
-}
-
-bool ProgramBuild::ready() const {
-    if (m_program == 0 || !hasParallelShaderCompile()) {
-        return true;
-    }
-    GLint done = GL_TRUE;
-    glGetProgramiv(m_program, GL_COMPLETION_STATUS_KHR, &done);
-    return done == GL_TRUE;
 }
 
 Program ProgramBuild::finish() {

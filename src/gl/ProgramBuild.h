@@ -14,10 +14,6 @@
 
 namespace myriad::gl::detail {
 
-/** True when the context offers GL_KHR_parallel_shader_compile or GL_ARB_parallel_shader_compile
- *  (glad loaded it): GL_COMPLETION_STATUS_KHR can be polled without waiting. */
-[[nodiscard]] bool hasParallelShaderCompile() noexcept;
-
 /** One program on its way: every stage handed to glCompileShader and the program to
  *  glLinkProgram, nothing waited for. finish() waits, checks, and hands the Program over.
  *  Move-only; destroying an unfinished build deletes its GL objects. Context thread only. */
@@ -36,9 +32,6 @@ public:
     ProgramBuild(const ProgramBuild&) = delete;
     ProgramBuild& operator=(const ProgramBuild&) = delete;
 
-    /** True once the driver has finished compiling and linking (GL_COMPLETION_STATUS_KHR on the
-     *  program); without the extension always true (finish() then waits as GL does). */
-    [[nodiscard]] bool ready() const;
     /** Waits for the driver, then checks every stage and the link.
      *  @throws ShaderError "name:line: message" per error line of a stage's log, or the link
      *  log; the build is empty afterwards either way. */

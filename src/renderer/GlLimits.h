@@ -6,7 +6,10 @@
 // frame. docs/architecture.md ("Limits the renderer checks") lists what each one guards.
 #include "gl/GlCommon.h"
 
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -61,5 +64,13 @@ void requireTextureBufferTexels(const GlLimits& limits, std::uint64_t texels, co
 /** The same for a shader storage block of @p bytes against maxShaderStorageBlockBytes. */
 void requireStorageBlockBytes(const GlLimits& limits, std::uint64_t bytes, const SceneNode& node,
                               std::string_view what, std::string_view advice = {});
+
+/** The capacity a growing list or buffer gets: @p needed rounded up to a power of two (at least
+ *  64), so one that grows a little at a time reallocates O(log n) times, but never past
+ *  @p limit when @p needed fits in it, so a list that fits is never refused for its slack
+ *  (never below @p needed: what does not fit is the caller's refusal to make). */
+[[nodiscard]] inline std::size_t grownCapacity(std::size_t needed, std::size_t limit) noexcept {
+    return std::max(needed, std::min(std::bit_ceil(std::max<std::size_t>(needed, 64)), limit));
+}
 
 } // namespace myriad::gl::detail

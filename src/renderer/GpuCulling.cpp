@@ -64,13 +64,14 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     m_queued.push_back(&list);
     const std::size_t tested = list.range.end - list.range.begin;
     if (list.capacity < tested || list.capacity == 0) {
-        // Grown to a power of two (at least 64): a batch that grows a little at a time
-        // reallocates O(log n) times; no allocation once warm. Decided here so the level
-        // items know where their slots start; run() allocates. The slack never takes the
-        // slots past GL_MAX_TEXTURE_BUFFER_SIZE: a list that fits is not refused for it.
+        // Decided here so the level items know where their slots start; run() allocates. The
+        // slots together are read as a buffer texture (texels) and written as a storage block
+        // (4 bytes a texel): the slack stays under both limits, so a list that fits either is
+        // not refused for it.
         const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
-        const auto perSlot = static_cast<std::size_t>(m_limits.maxTextureBufferTexels) / slots;
-        list.capacity = std::max(tested, std::min(std::bit_ceil(std::max<std::size_t>(tested, 64)), perSlot));
+        const auto texels = std::min(static_cast<std::size_t>(m_limits.maxTextureBufferTexels),
+                                     static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / sizeof(std::uint32_t));
+        list.capacity = grownCapacity(tested, texels / slots);
     }
     stats.instancesTested += tested;
     stats.instancesGpuCulled += tested;
@@ -172,7 +173,7 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
     // Before them: the lists and commands the dispatches write (and count into with atomics)
     // were read by the last frame's draws, by texel fetch and as indirect parameters. Shader
     // stores and atomics after a SHADER_STORAGE barrier wait for every access issued before it
-    // (OpenGL 4.5 section 7.13.2); without one a GPU that overlaps compute with the previous
+    // (OpenGL 4.5, "Shader Memory Access Synchronization"); without one a GPU that overlaps compute with the previous
     // frame's drawing may overwrite a list still being read.
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     // After the dispatches, also when one throws: the draws read what they wrote (the lists by
@@ -180,7 +181,7 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
     // dispatches touch again; and the CPU reaches the same buffers next (the next frame's
     // glNamedBufferSubData reset of the commands, the LOD copy's glCopyNamedBufferSubData,
     // readBack()'s glGetNamedBufferSubData), which sees shader writes only after
-    // GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5 section 7.13.2). One barrier for all of them.
+    // GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5, "Shader Memory Access Synchronization"). One barrier for all of them.
     struct Barrier {
         bool dispatched = false;
         ~Barrier() {
@@ -293,9 +294,8 @@ void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
         // One uint per record up to the drawn range's end (the shader indexes it by record).
         // Growth keeps the levels held so far, as the CPU path's resize does; the rest, and a
         // new list, start at kNoLodLevel: the first frame selects without hysteresis.
-        const std::size_t capacity = std::max<std::size_t>(
-            list.range.end, std::min(std::bit_ceil(std::max<std::size_t>(list.range.end, 64)),
-                                     static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / sizeof(std::uint32_t)));
+        const std::size_t capacity = grownCapacity(
+            list.range.end, static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / sizeof(std::uint32_t));
         Buffer held({.sizeBytes = capacity * sizeof(std::uint32_t), .label = labelFor(batch, "InstancedMeshNode.gpu-lod-levels")});
         const GLuint none = kNoLodLevel;
         glClearNamedBufferData(held.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &none);

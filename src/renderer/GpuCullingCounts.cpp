@@ -93,7 +93,7 @@ void GpuCullingCounts::copy() {
         }
     }
     // The commands' instance counts were written by cull.comp's atomics (shader storage): a copy
-    // reads them only after GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5 section 7.12.2). What the
+    // reads them only after GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5, "Shader Memory Access Synchronization"). What the
     // copies write reaches the CPU through the coherent mapping once the fence below has
     // signalled (section 6.2); the client-mapped bit covers shader writes to mapped memory,
     // which these are not, and is set so a later change that writes the slot from a shader

@@ -224,7 +224,7 @@ void GpuPopulations::dispatch(const ComputeProgram& program, std::span<const Buf
     // An earlier dispatch's writes must land before this one reads them, and a frame drawn
     // since the last dispatch may still be reading what this one writes (records by vertex
     // fetch, lanes by texel fetch, the material table from storage): stores after a
-    // SHADER_STORAGE barrier wait for every access issued before it (OpenGL 4.5 section 7.13.2).
+    // SHADER_STORAGE barrier wait for every access issued before it (OpenGL 4.5, "Shader Memory Access Synchronization").
     if (m_drawnSinceDispatch) {
         m_pending |= GL_SHADER_STORAGE_BARRIER_BIT;
         m_drawnSinceDispatch = false;

@@ -2,7 +2,7 @@
 // Internal to myriad_gl: a renderer's named GPU buffers, the populations drawn from them, and
 // compute dispatches that write them, with the memory barriers between the two.
 //
-// Barriers (OpenGL 4.5 section 7.12.2): a compute write is visible to a later read only after
+// Barriers (OpenGL 4.5, "Shader Memory Access Synchronization"): a compute write is visible to a later read only after
 // glMemoryBarrier with the bit of that read's kind. A dispatch marks every kind pending; the
 // next consumer issues the bits it needs that are still pending and clears them: render() the
 // vertex-attribute (records), texture-fetch (lanes) and storage bits, and the buffer-update bit

@@ -99,12 +99,10 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
 
 void InstanceVisibility::bind(VisibleList& list, const InstancedMeshNode& batch, BatchGpu& gpu, FrameStats& stats) {
     if (list.capacity < list.indices.size()) {
-        // Rounded up to a power of two, but never past GL_MAX_TEXTURE_BUFFER_SIZE texels: a list
-        // that fits (the renderer refuses longer ones before drawing) must not be refused for
-        // its slack.
-        const auto limit = static_cast<std::size_t>(m_limits.maxTextureBufferTexels);
+        // Never past GL_MAX_TEXTURE_BUFFER_SIZE texels for a list that fits (the renderer
+        // refuses longer ones before drawing).
         const std::size_t capacity =
-            std::min(std::bit_ceil(std::max<std::size_t>(list.indices.size(), 64)), std::max(limit, list.indices.size()));
+            grownCapacity(list.indices.size(), static_cast<std::size_t>(m_limits.maxTextureBufferTexels));
         list.buffer = Buffer({.sizeBytes = capacity * sizeof(std::uint32_t), .usage = BufferUsage::Dynamic,
                               .label = labelFor(batch, "InstancedMeshNode.visible-instances")});
         list.texture = TextureHandle(GL_TEXTURE_BUFFER);

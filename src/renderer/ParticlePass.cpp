@@ -119,8 +119,7 @@ void ParticlePass::trim() {
     }
 }
 
-std::uint32_t ParticlePass::particleFeatures(const ParticlePool& pool, const View& view) {
-    (void)pool;
+std::uint32_t ParticlePass::particleFeatures(const View& view) {
     return kParticle | outputFeatures(view);
 }
 
@@ -152,7 +151,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (pool.count() == 0 || pass.view().depthOnly) {
                     continue;
                 }
-                shaders.request(particleFeatures(pool, pass.view()), pool.material().surface);  // waited for by the renderer
+                shaders.request(particleFeatures(pass.view()), pool.material().surface);  // waited for by the renderer
                 if (pool.material().atlas) {
                     Material atlas;
                     atlas.name = pool.material().name;
@@ -412,7 +411,7 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         } else {
             glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
         }
-        SurfaceProgram& chosen = shaders.get(particleFeatures(pool, pass.view()), material.surface);
+        SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
         const Program& program = chosen.program;
         const SurfaceUniforms& u = chosen.uniforms;
         program.use();

@@ -95,7 +95,7 @@ private:
         std::uint64_t uploadedFrame = 0;
     };
 
-    static std::uint32_t particleFeatures(const ParticlePool& pool, const View& view);
+    static std::uint32_t particleFeatures(const View& view);
     static std::uint32_t scatterFeatures(const ScatterNode& node, const View& view);
     void uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources);
     void uploadOrder(std::size_t passIndex, const ViewPass& pass, const ParticlePool& pool, PoolGpu& gpu,

@@ -17,6 +17,7 @@
 #include "renderer/ViewPass.h"
 #include "core/Validate.h"  // allFinite
 #include "myriad/core/Camera.h"
+#include "myriad/core/Image.h"  // linearToSrgb
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -254,10 +255,10 @@ struct Renderer::Impl {
      *  morph deltas (2 texels per target and vertex) before they are uploaded; a batch drawn
      *  through the indexed path (culling, sorting, LOD, GPU culling), whose records it reads as
      *  4 texels per instance, and its CPU visible-index list, once batch() has sized them. */
-    void requireMorphFits(const detail::DrawItem& item, std::uint32_t features) const {
+    void requireMorphFits(const detail::DrawItem& item) const {
         const MeshGeometry& mesh = *detail::drawnMesh(item);
         const std::uint64_t texels = std::uint64_t{2} * mesh.morphTargetCount() * mesh.vertexCount();
-        if ((features & detail::kMorph) != 0 && texels > static_cast<std::uint64_t>(limits.maxTextureBufferTexels)) {
+        if (texels > static_cast<std::uint64_t>(limits.maxTextureBufferTexels)) {  // 0 without targets
             detail::requireTextureBufferTexels(
                 limits, texels, *item.node,
                 "morph targets of mesh '" + mesh.name() + "' (a buffer texture, 2 texels per target and vertex)",
@@ -309,7 +310,7 @@ struct Renderer::Impl {
             for (const auto* list : {&pass.opaque(), &pass.blended()}) {
                 for (const detail::DrawItem& item : *list) {
                     const Material& material = item.node->primitiveMaterial(item.primitive);
-                    requireMorphFits(item, featuresOf(item, pass.view()));
+                    requireMorphFits(item);
                     const PhaseTimer timer(stats.uploadMs);
                     (void)resources.mesh(detail::drawnMesh(item));  // a LOD level's mesh too
                     (void)resources.texture(material);
@@ -563,7 +564,7 @@ struct Renderer::Impl {
             // for a linear 8-bit one that the shaders encode for, it is encoded here.
             glm::vec4 color = view.clearColor.value_or(scene.clearColor);
             if (detail::encodesInShader(view)) {
-                color = {detail::encodeSrgb(color.r), detail::encodeSrgb(color.g), detail::encodeSrgb(color.b), color.a};
+                color = {linearToSrgb(color.r), linearToSrgb(color.g), linearToSrgb(color.b), color.a};
             }
             glClearColor(color.r, color.g, color.b, color.a);
             clearBits |= GL_COLOR_BUFFER_BIT;

@@ -1,8 +1,6 @@
 #include "renderer/ShaderLibrary.h"
 
 #include "gl/GlCommon.h"
-#include "renderer/InstanceVisibility.h"
-#include "gl/Bindings.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/Scatter.h"  // particles and scatter: streams::kScatter
 #include "myriad/util/Error.h"
@@ -246,21 +244,19 @@ void ShaderLibrary::request(std::uint32_t features, const std::shared_ptr<const 
 
 void ShaderLibrary::finishPending() {
     std::exception_ptr firstError;
-    while (!m_pending.empty()) {
-        // Whatever the driver has finished first; when none is, wait on the oldest (the others
-        // keep compiling on the driver's threads meanwhile) rather than spin.
-        auto next = std::find_if(m_pending.begin(), m_pending.end(), [](const Pending& p) { return p.build.ready(); });
-        if (next == m_pending.end()) {
-            next = m_pending.begin();
-        }
-        Pending pending = std::move(*next);
-        m_pending.erase(next);
+    // In the order requested: the frame needs all of them, so finishing whichever the driver
+    // completed first would not end the wait sooner, and polling GL_COMPLETION_STATUS_KHR of
+    // every pending build per step costs queries. The driver's threads overlap the compiles
+    // either way, since every compile and link was issued before this first wait.
+    std::vector<Pending> pending = std::move(m_pending);
+    m_pending.clear();
+    for (Pending& build : pending) {
         try {
-            Program program = pending.build.finish();
+            Program program = build.build.finish();
             if (m_cache.enabled()) {
-                m_cache.store(pending.cacheKey, program.id());
+                m_cache.store(build.cacheKey, program.id());
             }
-            keep(pending.key, std::move(program), pending.surface.lock());
+            keep(build.key, std::move(program), build.surface.lock());
             ++m_compiled;
         } catch (const ShaderError&) {
             if (!firstError) {

@@ -11,9 +11,7 @@
 #include "myriad/gl/Program.h"
 #include "myriad/gl/View.h"
 
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -53,12 +51,6 @@ inline constexpr std::string_view kEncodeSrgbGlsl =
     "    vec3 c = clamp(linearColor, 0.0, 1.0);\n"
     "    return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));\n"
     "}\n";
-
-/** The same OETF on the CPU (a clear colour for a target the shader encodes for). */
-inline float encodeSrgb(float linear) {
-    const float c = std::clamp(linear, 0.0f, 1.0f);
-    return c <= 0.0031308f ? 12.92f * c : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
-}
 
 /** True when the shaders encode for @p view: it wants display output, its target stores
  *  linear fixed-point values, and it writes colour. @p view.targetEncoding must be resolved
@@ -159,16 +151,15 @@ public:
      *  loaded from the binary cache at once when the cache has it, else compiled and linked
      *  without waiting. @throws InvalidArgument only for a built-in text without \#version. */
     void request(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface);
-    /** Waits for every requested build, finishing them in the order the driver completes them;
-     *  each one that links is kept (and written to the cache).
+    /** Waits for every requested build, in the order requested (all were issued before this
+     *  first wait, so the driver's compiler threads overlap them); each one that links is kept
+     *  (and written to the cache).
      *  @throws ShaderError of the first build that failed, after finishing the others (the failed
      *  ones are forgotten: the next request compiles them again). */
     void finishPending();
     /** Drops programs whose surface function was destroyed. */
     void releaseExpired();
     [[nodiscard]] std::size_t size() const noexcept { return m_programs.size(); }
-    /** Builds requested and not yet finished. */
-    [[nodiscard]] std::size_t pendingCount() const noexcept { return m_pending.size(); }
     /** Programs compiled from source so far (finished builds that linked). */
     [[nodiscard]] std::uint64_t compiledCount() const noexcept { return m_compiled; }
     /** Programs made from a cached binary so far. */

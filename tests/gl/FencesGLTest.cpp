@@ -5,7 +5,7 @@
 //  - every write into a persistently mapped region follows a signalled fence issued after the
 //    region's last reader (a streaming batch drawn unchanged for frames between rewrites);
 //  - every CPU access to a buffer a shader wrote (reset, copy, read back) follows
-//    GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5 section 7.13.2).
+//    GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5, "Shader Memory Access Synchronization").
 #include "support/GlCallLog.h"
 #include "support/GlTest.h"
 
@@ -164,7 +164,7 @@ TEST_CASE("GPU culling's command reset, LOD-level copy and read back each follow
     CHECK(found.empty());
     // Write after read (a driver engineer's review): each dispatch rewrites lists and counts
     // into commands that the previous frame's draws read, so a storage barrier comes between
-    // the last draw before it and the dispatch (OpenGL 4.5 section 7.13.2).
+    // the last draw before it and the dispatch (OpenGL 4.5, "Shader Memory Access Synchronization").
     std::uint64_t lastDraw = 0;
     bool drawn = false;
     std::uint64_t lastStorageBarrier = 0;

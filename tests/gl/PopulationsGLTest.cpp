@@ -234,7 +234,7 @@ TEST_CASE("compute-written transforms are drawn in the next frame, after the bar
         f.renderer.dispatch(place, std::span(&binding, 1), (kCount + 63) / 64);
         image = f.render(scene);
         // Write after read: the last frame's draws may still fetch the records this dispatch
-        // overwrites, so a storage barrier comes first (OpenGL 4.5 section 7.13.2); then the
+        // overwrites, so a storage barrier comes first (OpenGL 4.5, "Shader Memory Access Synchronization"); then the
         // read after write, before the draw.
         REQUIRE(CallLog::calls.size() >= 4);
         CHECK(CallLog::calls[0] == "barrier");

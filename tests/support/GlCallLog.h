@@ -461,7 +461,7 @@ inline std::vector<std::string> unfencedMappedRewrites(const GlCallLog& log, GLu
     return unfenced;
 }
 
-/** Checks the barrier rule for buffers shaders write (OpenGL 4.5 section 7.13.2): after a
+/** Checks the barrier rule for buffers shaders write (OpenGL 4.5, "Shader Memory Access Synchronization"): after a
  *  dispatch, every buffer bound as a storage block (glBindBufferBase/Range on
  *  GL_SHADER_STORAGE_BUFFER; conservatively, read-only ones too) may hold shader writes, and
  *  the CPU's next glNamedBufferSubData, glGetNamedBufferSubData, glCopyNamedBufferSubData

@@ -23,4 +23,10 @@ struct Image {
     [[nodiscard]] std::uint32_t at(std::uint32_t x, std::uint32_t y) const;
 };
 
+/** The sRGB encoding (the OETF of IEC 61966-2-1) of a linear-light value, clamped to 0..1
+ *  first: 12.92 x below 0.0031308, else 1.055 x^(1/2.4) - 0.055. How a linear colour becomes
+ *  an Image's colour bytes (times 255, rounded), and what the renderer's shaders apply for a
+ *  target that stores linear 8-bit values (gl::View::output). */
+[[nodiscard]] float linearToSrgb(float linear) noexcept;
+
 } // namespace myriad
