@@ -67,6 +67,9 @@ private:
     GLuint m_id = 0;
 };
 
+/** glGetString(@p name) as a string, empty when GL returns null. */
+[[nodiscard]] std::string glString(GLenum name);
+
 /** glObjectLabel(identifier, id, label); a label longer than GL_MAX_LABEL_LENGTH is cut. */
 void setLabel(GLenum identifier, GLuint id, std::string_view label);
 
@@ -78,6 +81,11 @@ void setLabel(GLenum identifier, GLuint id, std::string_view label);
 
 /** "<prefix>#<id>" when @p label is empty, else @p label. */
 [[nodiscard]] std::string labelOrDefault(std::string_view label, std::string_view prefix, GLuint id);
+
+/** True when a glClientWaitSync result says the fence has signalled. */
+[[nodiscard]] inline bool signalled(GLenum waitResult) noexcept {
+    return waitResult == GL_ALREADY_SIGNALED || waitResult == GL_CONDITION_SATISFIED;
+}
 
 [[nodiscard]] inline GLenum toGl(IndexType type) noexcept {
     return type == IndexType::UInt16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;

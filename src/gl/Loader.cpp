@@ -25,8 +25,8 @@ struct VerifiedContext {
 thread_local VerifiedContext t_verified;
 
 std::string stringOf(GLenum name) {
-    const GLubyte* text = glGetString(name);
-    return text != nullptr ? reinterpret_cast<const char*>(text) : "(null)";
+    std::string text = detail::glString(name);
+    return text.empty() ? "(null)" : text;
 }
 
 } // namespace
@@ -92,6 +92,11 @@ std::string nodeName(const SceneNode& node) {
 
 std::string labelFor(const SceneNode& node, std::string_view role) {
     return nodeName(node) + "/" + std::string(role);
+}
+
+std::string glString(GLenum name) {
+    const GLubyte* text = glGetString(name);
+    return text != nullptr ? reinterpret_cast<const char*>(text) : "";
 }
 
 void setLabel(GLenum identifier, GLuint id, std::string_view label) {

@@ -17,10 +17,6 @@ constexpr std::size_t alignUp(std::size_t value) noexcept {
     return (value + StagingRing::kAlignment - 1) & ~(StagingRing::kAlignment - 1);
 }
 
-bool signalled(GLenum status) noexcept {
-    return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED;
-}
-
 } // namespace
 
 std::pair<GLuint, std::byte*> StagingRing::createMapped(std::size_t bytes) {
@@ -161,9 +157,11 @@ void StagingRing::copy(GLuint destination, std::size_t destinationOffset, const 
         // [begin - capacity, begin + span - capacity) held: all of those must be copied already.
         const std::uint64_t mustBeRetired = begin + span > m_capacity ? begin + span - m_capacity : 0;
         if (m_retired < mustBeRetired && mustBeRetired > m_frameStart &&
-            grow(m_frameBytes + (bytes - done) + kAlignment)) {
+            grow(4 * (m_frameBytes + (bytes - done) + kAlignment))) {
             // This frame's own bytes were about to be overwritten: the ring is smaller than the
-            // frame. The rest of this upload (and what the frame placed so far) fits the new one.
+            // frame. The rest of this upload (and what the frame placed so far) fits the new one,
+            // sized as endFrame() sizes for such a frame (four of them), so endFrame() does not
+            // grow it a second time.
             continue;
         }
         if (m_retired < mustBeRetired) {

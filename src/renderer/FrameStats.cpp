@@ -33,16 +33,12 @@ std::string to_string(const FrameStats& stats) {
         out += ", gpu-culled drawn " + std::to_string(stats.gpuCulled.instances) + " of " +
                std::to_string(stats.gpuCulled.upperBound) + " (frame " + std::to_string(stats.gpuCulled.frame) + ")";
     }
-    std::uint64_t lodDrawn = 0;
-    for (const std::uint64_t level : stats.lodInstances) {
-        lodDrawn += level;
-    }
-    if (lodDrawn != 0) {
-        out += ", lod";
-        for (std::size_t level = 0; level < stats.lodInstances.size(); ++level) {
-            if (stats.lodInstances[level] != 0) {
-                out += ' ' + std::to_string(level) + ':' + std::to_string(stats.lodInstances[level]);
-            }
+    const char* lod = ", lod";  // written before the first level drawn, if any
+    for (std::size_t level = 0; level < stats.lodInstances.size(); ++level) {
+        if (stats.lodInstances[level] != 0) {
+            out += lod;
+            lod = "";
+            out += ' ' + std::to_string(level) + ':' + std::to_string(stats.lodInstances[level]);
         }
     }
     counter(out, stats.particlesSorted, "particles sorted");

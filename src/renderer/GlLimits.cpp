@@ -32,10 +32,6 @@ std::int64_t integer(GLenum name) {
     throw CapacityError(message);
 }
 
-} // namespace
-
-namespace {
-
 /** The driver's most anisotropy, or 1 when it offers none (asked once per Renderer). */
 float driverMaxAnisotropy() {
     GLint major = 0;
@@ -57,7 +53,6 @@ float driverMaxAnisotropy() {
     glGetFloatv(kMaxTextureMaxAnisotropy, &most);
     return std::max(most, 1.0f);
 }
-
 
 } // namespace
 

@@ -13,10 +13,6 @@ namespace {
 
 constexpr GLbitfield kMapFlags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
 
-bool signalled(GLenum status) noexcept {
-    return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED;
-}
-
 void release(GLuint& buffer, GLsync& fence) noexcept {
     if (fence != nullptr) {
         glDeleteSync(fence);

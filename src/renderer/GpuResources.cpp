@@ -48,12 +48,12 @@ VertexLayoutDesc meshLayout(bool instanced, std::string_view label) {
 /** Waits until @p fence has signalled, flushing the first time so it can. */
 bool waitForFence(GLsync fence) {
     GLenum result = glClientWaitSync(fence, 0, 0);
-    if (result == GL_ALREADY_SIGNALED || result == GL_CONDITION_SATISFIED) {
+    if (signalled(result)) {
         return false;
     }
     while (true) {
         result = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1'000'000'000);
-        if (result == GL_ALREADY_SIGNALED || result == GL_CONDITION_SATISFIED) {
+        if (signalled(result)) {
             return true;
         }
         if (result == GL_WAIT_FAILED) {
@@ -76,18 +76,24 @@ VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(fa
 
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, std::size_t maxStagingBytes,
                            const GlLimits& limits)
-    : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes, maxStagingBytes),
-      m_maxAnisotropy(limits.maxTextureAnisotropy) {
-    glCreateSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
-    countObject(ObjectKind::Sampler, static_cast<int>(m_samplers.size()));
-    for (std::size_t i = 0; i < m_samplers.size(); ++i) {
-        const bool nearest = i == 1;
-        glSamplerParameteri(m_samplers[i], GL_TEXTURE_MIN_FILTER, nearest ? GL_NEAREST : GL_LINEAR_MIPMAP_LINEAR);
-        glSamplerParameteri(m_samplers[i], GL_TEXTURE_MAG_FILTER, nearest ? GL_NEAREST : GL_LINEAR);
-        glSamplerParameteri(m_samplers[i], GL_TEXTURE_WRAP_S, GL_REPEAT);
-        glSamplerParameteri(m_samplers[i], GL_TEXTURE_WRAP_T, GL_REPEAT);
-        setLabel(GL_SAMPLER, m_samplers[i], nearest ? "myriad/Renderer.sampler-nearest" : "myriad/Renderer.sampler-linear");
+    : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes, maxStagingBytes) {
+    m_samplers = {makeSampler(false, 1.0f, "myriad/Renderer.sampler-linear"),
+                  makeSampler(true, 1.0f, "myriad/Renderer.sampler-nearest")};
+}
+
+GLuint GpuResources::makeSampler(bool nearest, float anisotropy, const std::string& label) {
+    GLuint sampler = 0;
+    glCreateSamplers(1, &sampler);
+    countObject(ObjectKind::Sampler, 1);
+    glSamplerParameteri(sampler, GL_TEXTURE_MIN_FILTER, nearest ? GL_NEAREST : GL_LINEAR_MIPMAP_LINEAR);
+    glSamplerParameteri(sampler, GL_TEXTURE_MAG_FILTER, nearest ? GL_NEAREST : GL_LINEAR);
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    if (anisotropy > 1.0f) {
+        glSamplerParameterf(sampler, kTextureMaxAnisotropy, anisotropy);
     }
+    setLabel(GL_SAMPLER, sampler, label);
+    return sampler;
 }
 
 GpuResources::~GpuResources() {
@@ -274,30 +280,22 @@ const Texture2D* GpuResources::texture(const Material& material) {
 GLuint GpuResources::sampler(const Material& material) {
     const GLuint plain = m_samplers[material.nearestFilter ? 1 : 0];
     // NaN fails the comparison and counts as 1, as documented on Material::maxAnisotropy.
-    const float anisotropy = material.maxAnisotropy > 1.0f ? std::min(material.maxAnisotropy, m_maxAnisotropy) : 1.0f;
+    const float anisotropy =
+        material.maxAnisotropy > 1.0f ? std::min(material.maxAnisotropy, m_limits.maxTextureAnisotropy) : 1.0f;
     // Nearest filtering takes none: EXT_texture_filter_anisotropic lets a driver ignore the
     // filters once anisotropy is above 1, which would filter a texture meant to stay sharp.
     if (anisotropy <= 1.0f || material.nearestFilter) {
         return plain;
     }
-    const std::pair<bool, float> key{material.nearestFilter, anisotropy};
     for (const auto& [known, sampler] : m_anisotropicSamplers) {
-        if (known == key) {
+        if (known == anisotropy) {
             return sampler;
         }
     }
-    GLuint sampler = 0;
-    glCreateSamplers(1, &sampler);
-    countObject(ObjectKind::Sampler, 1);
-    glSamplerParameteri(sampler, GL_TEXTURE_MIN_FILTER, material.nearestFilter ? GL_NEAREST : GL_LINEAR_MIPMAP_LINEAR);
-    glSamplerParameteri(sampler, GL_TEXTURE_MAG_FILTER, material.nearestFilter ? GL_NEAREST : GL_LINEAR);
-    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_S, GL_REPEAT);
-    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_T, GL_REPEAT);
-    glSamplerParameterf(sampler, kTextureMaxAnisotropy, anisotropy);
-    setLabel(GL_SAMPLER, sampler,
-             std::string(material.nearestFilter ? "myriad/Renderer.sampler-nearest" : "myriad/Renderer.sampler-linear") +
-                 "-anisotropic-" + std::to_string(static_cast<int>(anisotropy)));
-    m_anisotropicSamplers.emplace_back(key, sampler);
+    const GLuint sampler = makeSampler(false, anisotropy,
+                                       "myriad/Renderer.sampler-linear-anisotropic-" +
+                                           std::to_string(static_cast<int>(anisotropy)));
+    m_anisotropicSamplers.emplace_back(anisotropy, sampler);
     return sampler;
 }
 

@@ -152,13 +152,11 @@ public:
     MeshGpu& mesh(const std::shared_ptr<const MeshGeometry>& geometry);
     /** The material's base-colour texture, or null when it has none. */
     const Texture2D* texture(const Material& material);
-    /** A sampler object for the material's filtering (nearest or linear, and its anisotropy
-     *  clamped to maxAnisotropy()): bound with the texture, so two materials sharing one image
-     *  sample it each their own way. An anisotropic one is made on first use and kept. */
+    /** A sampler object for the material's filtering (nearest or linear, and a linear one's
+     *  anisotropy clamped to GlLimits::maxTextureAnisotropy): bound with the texture, so two
+     *  materials sharing one image sample it each their own way. An anisotropic one is made on
+     *  first use and kept. */
     GLuint sampler(const Material& material);
-    /** The driver's GL_MAX_TEXTURE_MAX_ANISOTROPY (queried at construction), 1 without GL 4.6
-     *  or GL_ARB/EXT_texture_filter_anisotropic. */
-    [[nodiscard]] float maxAnisotropy() const noexcept { return m_maxAnisotropy; }
     /** The batch's GPU copy, made or resized as needed, every allocated stream brought up to
      *  date (only rows changed since this renderer's last upload, and only drawn rows).
      *  @throws CapacityError (nothing made) when a side stream read as a buffer texture needs
@@ -186,6 +184,9 @@ public:
     [[nodiscard]] FrameStats& stats() noexcept { return *m_stats; }
 
 private:
+    /** A labelled sampler: repeat wrapping, trilinear (or nearest) filtering, @p anisotropy when
+     *  above 1. */
+    GLuint makeSampler(bool nearest, float anisotropy, const std::string& label);
     MeshGpu createMesh(const std::shared_ptr<const MeshGeometry>& geometry);
     /** @return rows sent. */
     std::size_t uploadStream(const InstancedMeshNode& node, const InstanceStream& stream, StreamGpu& gpu);
@@ -216,9 +217,8 @@ private:
     std::unordered_map<std::uint64_t, BatchGpu> m_batches;
     std::unordered_map<const Image*, TextureGpu> m_textures;
     std::array<GLuint, 2> m_samplers{};  // linear, nearest
-    /** Samplers with anisotropy above 1, by (nearest, clamped anisotropy). */
-    std::vector<std::pair<std::pair<bool, float>, GLuint>> m_anisotropicSamplers;
-    float m_maxAnisotropy = 1.0f;
+    /** Linear samplers with anisotropy above 1, by clamped anisotropy. */
+    std::vector<std::pair<float, GLuint>> m_anisotropicSamplers;
     std::vector<IndexRange> m_ranges;
     std::uint64_t m_bufferSerial = 0;  ///< last serial given to a stream buffer    // scratch, reused: no per-frame allocation
     std::vector<std::uint64_t> m_streamingIds;  // batches that have a streaming buffer (streamAhead)

@@ -21,11 +21,6 @@ namespace {
 
 constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
 
-std::string glString(GLenum name) {
-    const GLubyte* text = glGetString(name);
-    return text != nullptr ? reinterpret_cast<const char*>(text) : "";
-}
-
 } // namespace
 
 std::uint64_t fnv1a(std::span<const std::byte> bytes, std::uint64_t seed) noexcept {
@@ -61,18 +56,16 @@ ProgramBinaryCache::ProgramBinaryCache(const std::filesystem::path& folder) : m_
     if (m_enabled) {
         // The formats glProgramBinary accepts: a file of another one is a miss, not the
         // GL_INVALID_ENUM the host would see in its error queue or debug output.
-        std::vector<GLint> accepted(static_cast<std::size_t>(formats));
-        glGetIntegerv(GL_PROGRAM_BINARY_FORMATS, accepted.data());
-        m_formats.assign(accepted.begin(), accepted.end());
-    }
-    if (!m_enabled) {
+        m_formats.resize(static_cast<std::size_t>(formats));
+        glGetIntegerv(GL_PROGRAM_BINARY_FORMATS, m_formats.data());
+    } else {
         log(LogLevel::Info, "gl::Renderer: the driver offers no program binary format "
                             "(GL_NUM_PROGRAM_BINARY_FORMATS is 0); programCacheFolder is ignored");
     }
 }
 
 std::uint64_t ProgramBinaryCache::keyOf(std::span<const std::string> stageTexts) const noexcept {
-    std::uint64_t hash = fnv1a(m_driver);
+    std::uint64_t hash = m_driverHash;  // fnv1a(m_driver): the driver part of every key
     for (const std::string& text : stageTexts) {
         // The length first, so stage boundaries are part of the key.
         // Written into a buffer, not a std::string: noexcept, and no allocation per stage.

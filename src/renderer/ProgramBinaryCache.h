@@ -64,14 +64,12 @@ public:
      *  GL_PROGRAM_BINARY_RETRIEVABLE_HINT) as @p key's file, through a temporary file and a
      *  rename so a reader never sees half a file. A failure to write is logged, never thrown. */
     void store(std::uint64_t key, std::uint32_t program);
-    /** The driver part of every key ("vendor\nrenderer\nversion"). */
-    [[nodiscard]] const std::string& driver() const noexcept { return m_driver; }
 
 private:
     std::filesystem::path m_folder;
     std::string m_driver;
     std::uint64_t m_driverHash = 0;
-    std::vector<std::int32_t> m_formats;  ///< GL_PROGRAM_BINARY_FORMATS, read once
+    std::vector<std::int32_t> m_formats;  ///< GL_PROGRAM_BINARY_FORMATS, read once (GLint is int32)
     bool m_enabled = false;
     bool m_warnedWrite = false;
 };

@@ -549,8 +549,8 @@ struct Renderer::Impl {
         // GL's encoding only where the target is sRGB: it changes nothing on a conforming
         // driver's linear or float target, and some drivers encode a default framebuffer that
         // reports GL_LINEAR anyway (twice encoded where the shader encodes, encoded where the
-        // view asked for linear values). Depth-only views write no colour.
-        if (view.targetEncoding == TargetEncoding::Srgb || view.depthOnly) {
+        // view asked for linear values).
+        if (view.targetEncoding == TargetEncoding::Srgb) {
             glEnable(GL_FRAMEBUFFER_SRGB);
         } else {
             glDisable(GL_FRAMEBUFFER_SRGB);

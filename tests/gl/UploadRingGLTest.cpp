@@ -459,3 +459,19 @@ TEST_CASE("GlCallLog forwards, logs in order, refuses a second log and restores 
     CHECK(again.calls()[0].sequence == 0);
     CHECK(firstSequence == 0);
 }
+
+TEST_CASE("StagingRing: a frame that outgrows the ring mid-frame grows it once, not again at endFrame", "[ring][uploads]") {
+    // Found in review: the mid-frame growth sized the ring to the frame, which left it more than
+    // half full, so endFrame() grew it again (a buffer mapped and dropped within one frame).
+    (void)context();
+    gl::Buffer destination({.sizeBytes = 64 * 1024, .label = "test/ring-destination"});
+    std::vector<std::byte> source(12 * 1024, std::byte{7});
+    gl::detail::StagingRing ring(4096, 1024 * 1024);
+    ring.copy(destination.id(), 0, source.data(), source.size());
+    CHECK(ring.growths() == 1);
+    const std::size_t grown = ring.capacity();
+    ring.endFrame();
+    CHECK(ring.growths() == 1);
+    CHECK(ring.capacity() == grown);
+    CHECK(grown >= 4 * source.size());  // room for four such frames, as endFrame() gives
+}

@@ -119,7 +119,7 @@ struct FrameStats {
  *  lodInstances as "lod level:count ...", then binds and uploads), then the phase times in milliseconds, e.g.
  *  "frame 12: 1 views, 3 draw calls, 2000 instances, 50 particles, 24000 triangles, 3 batches,
  *  gpu-culled drawn 812 of 2000 (frame 11), frame 0.410 ms (cull 0.020, upload 0.050,
- *  submit 0.300, draw 0.210, sort 0.000)" (the "gpu-culled drawn" part only once
+ *  submit 0.300, draw 0.210, sort 0.000, compile 0.000)" (the "gpu-culled drawn" part only once
  *  gpuCulled holds a reading). No trailing newline. Throws only std::bad_alloc. */
 [[nodiscard]] std::string to_string(const FrameStats& stats);
 
