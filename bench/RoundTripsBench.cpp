@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
                 "pool, scatter with wind, a population with lanes); frames 2-10 after a first frame that "
                 "compiles and allocates. Counted: glGet*, glIsEnabled, glGetUniformLocation, "
                 "glCheck*FramebufferStatus. Goal: 0 with the default state contract.",
-                context.description().c_str());
+                driverLine(context).c_str());
     report.blank();
     report.line("| state contract | views | round trips / steady frame | glGet* + glIsEnabled | glGetUniformLocation | framebuffer checks | first frame (all) |");
     report.line("|---|---:|---:|---:|---:|---:|---:|");

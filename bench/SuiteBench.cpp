@@ -1164,7 +1164,7 @@ int main(int argc, char** argv) {
             lagging.emplace();
         }
         const char* name = grows ? "grows 4 -> 64 MiB (default)" : "fixed 4 MiB";
-        const char* gpu = behind ? "3 frames behind" : "llvmpipe as is";
+        const char* gpu = behind ? "3 frames behind" : "driver as is";
         const std::size_t side = gridSide(n);
         Scene scene;
         auto& batch = scene.root().emplace<InstancedMeshNode>(triangle, material, n, "ring");

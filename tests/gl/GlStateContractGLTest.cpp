@@ -3,6 +3,7 @@
 // the renderer is drawn (textures, morph weights, lanes, CPU and GPU culling, shadows,
 // blending), and the value is checked afterwards: the host's again with
 // RendererDesc::preserveState, GL's initial value (or the documented exception) without.
+#include "support/GlCallLog.h"  // integer()
 #include "support/GlTest.h"
 
 #include <glad/gl.h>
@@ -25,12 +26,6 @@ using namespace myriad::test;
 namespace {
 
 constexpr std::uint32_t kSize = 64;
-
-GLint integer(GLenum name) {
-    GLint value = 0;
-    glGetIntegerv(name, &value);
-    return value;
-}
 
 std::array<GLint, 4> integers4(GLenum name) {
     std::array<GLint, 4> value{};

@@ -104,9 +104,13 @@ TEST_CASE("a headless context reports its renderer, and requireHardware refuses 
     checkRequireHardware(shared, desc);
 
     // The environment variable does the same for a default desc (CI on a GPU runner).
-    ::setenv("MYRIAD_EGL_REQUIRE_HARDWARE", "1", 1);
-    checkRequireHardware(shared, egl::HeadlessContextDesc{});
-    ::unsetenv("MYRIAD_EGL_REQUIRE_HARDWARE");
+    {
+        struct Variable {  // unset again however the check ends
+            Variable() { ::setenv("MYRIAD_EGL_REQUIRE_HARDWARE", "1", 1); }
+            ~Variable() { ::unsetenv("MYRIAD_EGL_REQUIRE_HARDWARE"); }
+        } variable;
+        checkRequireHardware(shared, egl::HeadlessContextDesc{});
+    }
     // Unset, the default accepts whatever there is.
     const egl::HeadlessContext any;
     CHECK(any.isSoftware() == shared.isSoftware());

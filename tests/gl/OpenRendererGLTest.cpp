@@ -1,6 +1,7 @@
 // The open renderer: views into the game's framebuffer, the GL state contract, one upload for
 // several views, linear-light blending, user surface functions, draw ranges, per-renderer
 // upload cursors, sampler objects, exception safety, zero-size targets.
+#include "support/GlCallLog.h"
 #include "support/GlTest.h"
 
 #include <glad/gl.h>
@@ -72,12 +73,6 @@ struct HostileState {
     HostileState(const HostileState&) = delete;
     HostileState& operator=(const HostileState&) = delete;
 };
-
-GLint integer(GLenum name) {
-    GLint value = 0;
-    glGetIntegerv(name, &value);
-    return value;
-}
 
 /** GL_POLYGON_MODE: Mesa returns two values (front, back) even in a core profile. */
 GLint polygonMode() {

@@ -65,14 +65,6 @@ bool holdsRecords(GLuint buffer, const InstancedMeshNode& batch) {
     return std::memcmp(actual.data(), expected.data(), expected.size()) == 0;
 }
 
-std::string joined(const std::vector<std::string>& lines, std::size_t max = 10) {
-    std::string out;
-    for (std::size_t i = 0; i < lines.size() && i < max; ++i) {
-        out += lines[i] + "\n";
-    }
-    return out;
-}
-
 } // namespace
 
 namespace {

@@ -3,7 +3,7 @@
 # front end (glslangValidator, Debian glslang-tools) as GLSL 4.50 core, the language the driver
 # is given, so GLSL that only Mesa accepts fails here (docs/shaders.md).
 # Usage: check-variants.sh DUMP_TOOL OUT_DIR [DUMP_TOOL ARGUMENTS...]
-# Exit status: 0 all pass; 1 any error (each printed with its file); 77 (ctest: skipped) when
+# Exit status: 0 all pass; 1 any error (each printed with its file), or no validator under CI; 77 (ctest: skipped) when
 # glslangValidator is not installed.
 set -euo pipefail
 tool=$1
@@ -11,6 +11,10 @@ out=$2
 shift 2
 validator=${GLSLANG_VALIDATOR:-glslangValidator}
 if ! command -v "$validator" >/dev/null 2>&1; then
+    if [ -n "${CI:-}" ]; then  # CI installs it (scripts/install-deps.sh): missing there is a failure
+        echo "FAILED: $validator not found under CI; install Debian glslang-tools"
+        exit 1
+    fi
     echo "SKIPPED: $validator not found; install Debian glslang-tools (scripts/install-deps.sh does)"
     exit 77
 fi

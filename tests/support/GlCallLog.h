@@ -262,6 +262,22 @@ inline void GlCallLog::hookDefaultFunctions() {
  *  every command before it completed). Copies only reveal the ring's reuse: the CPU wrote the
  *  bytes just before the later copy, so the guard must precede that copy.
  *  @return one line per unguarded pair; empty when the rule holds. O(copies^2) comparisons. */
+/** The first @p max of @p lines, one per line: what a failed call-log check prints. */
+inline std::string joined(const std::vector<std::string>& lines, std::size_t max = 10) {
+    std::string out;
+    for (std::size_t i = 0; i < lines.size() && i < max; ++i) {
+        out += lines[i] + "\n";
+    }
+    return out;
+}
+
+/** glGetIntegerv(@p name) of one value, for tests that read GL state back. */
+inline GLint integer(GLenum name) {
+    GLint value = 0;
+    glGetIntegerv(name, &value);
+    return value;
+}
+
 inline std::vector<std::string> unguardedStagingRewrites(const GlCallLog& log, GLuint stagingBuffer) {
     struct Copy {
         std::uint64_t sequence;
