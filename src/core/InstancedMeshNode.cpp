@@ -208,21 +208,7 @@ void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float
             throw InvalidArgument("InstancedMeshNode::setMorphWeights: a weight is NaN or Inf");
         }
     }
-    InstanceStream& stream = m_streams[InstanceStreamId::MorphWeights];
-    stream.allocate(m_capacity);  // may throw: nothing changed
-    const bool own = hasOwnWeights(index);
-    const std::span<float> row = stream.row(index);
-    std::fill(row.begin(), row.end(), 0.0f);
-    std::copy(weights.begin(), weights.end(), row.begin());
-    for (std::size_t t = 0; t < targets; ++t) {
-        if (row[t] < m_morphWeightLow[t] || row[t] > m_morphWeightHigh[t]) {
-            m_boundsValid = false;  // outside the range the instance box covers: recompute
-            break;
-        }
-    }
-    stream.markChanged(index, index + 1);
-    m_ownWeights += own ? 0 : 1;
-    ++m_dataVersion;
+    writeMorphRows(index, 1, weights, weights.size());
 }
 
 void InstancedMeshNode::setMorphWeights(std::size_t first, std::span<const float> weights,
@@ -250,9 +236,14 @@ void InstancedMeshNode::setMorphWeights(std::size_t first, std::span<const float
                                   " is NaN or Inf");
         }
     }
-    if (rows == 0) {
-        return;
+    if (rows != 0) {
+        writeMorphRows(first, rows, weights, weightsPerInstance);
     }
+}
+
+void InstancedMeshNode::writeMorphRows(std::size_t first, std::size_t rows, std::span<const float> weights,
+                                       std::size_t weightsPerInstance) {
+    const std::size_t targets = mesh()->morphTargetCount();
     InstanceStream& stream = m_streams[InstanceStreamId::MorphWeights];
     stream.allocate(m_capacity);  // may throw: nothing changed
     bool outside = false;

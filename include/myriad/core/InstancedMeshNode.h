@@ -416,6 +416,12 @@ public:
     }
 
 private:
+    /** Writes @p rows rows of morph weights from instance @p first, @p weightsPerInstance each
+     *  from @p weights (the rest of a row 0), after the caller's checks: one change-log range,
+     *  one dataVersion() bump, bounds marked stale when a weight leaves the covered range. May
+     *  throw std::bad_alloc only before anything changed (the stream's first allocation). */
+    void writeMorphRows(std::size_t first, std::size_t rows, std::span<const float> weights,
+                        std::size_t weightsPerInstance);
     /** The union of instance boxes needs a pass: no override, and a write or a change of the
      *  mesh box (meshBoundsVersion() moves with setMesh(), addPrimitive() and the node's
      *  setMorphWeights(), which are not virtual: comparing it catches them however called). */
