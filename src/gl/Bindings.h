@@ -57,6 +57,11 @@ inline constexpr std::uint32_t kCullLodLevelsBinding = 5;
 inline constexpr std::array<std::uint32_t, 5> kCullBindings{kCullRecordsBinding, kCullMorphWeightsBinding,
                                                             kCullVisibleBinding, kCullCommandsBinding,
                                                             kCullLodLevelsBinding};
+/** Every storage binding render() uses (the GL state contract's): the material table's, then
+ *  GPU culling's. */
+inline constexpr std::array<std::uint32_t, 6> kRendererStorageBindings{
+    kMaterialTableBinding, kCullRecordsBinding, kCullMorphWeightsBinding, kCullVisibleBinding,
+    kCullCommandsBinding, kCullLodLevelsBinding};
 
 // ---- vertex-buffer binding indices and attribute locations -------------------------------------
 
@@ -89,10 +94,7 @@ constexpr bool allDistinct(const std::array<std::uint32_t, N>& slots) {
 static_assert(allDistinct(kRendererTextureUnits), "two samplers of a surface program share a texture unit");
 static_assert(allDistinct(std::array<std::uint32_t, 3>{kParticleAtlasUnit, kParticleOrderUnit, kParticleStreamsUnit}),
               "two samplers of a particle program share a texture unit");
-static_assert(allDistinct(std::array<std::uint32_t, 6>{kMaterialTableBinding, kCullRecordsBinding,
-                                                       kCullMorphWeightsBinding, kCullVisibleBinding,
-                                                       kCullCommandsBinding, kCullLodLevelsBinding}),
-              "two storage blocks share a binding point");
+static_assert(allDistinct(kRendererStorageBindings), "two storage blocks share a binding point");
 static_assert(allDistinct(kSurfaceLocations), "two attributes share a location");
 static_assert(kVertexBinding != kInstanceBinding, "vertices and instances share a vertex-buffer binding");
 // Inside GL 4.5's minimum values (chapter 23's implementation-dependent tables): 16 samplers a

@@ -77,13 +77,11 @@ GlStateSnapshot GlStateSnapshot::capture() {
     s.unpackSkipImages = integer(GL_UNPACK_SKIP_IMAGES);
     s.pixelUnpackBuffer = integer(GL_PIXEL_UNPACK_BUFFER_BINDING);
     s.shaderStorageBuffer = integer(GL_SHADER_STORAGE_BUFFER_BINDING);
-    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, kMaterialTableBinding, &s.materialTableBuffer);
-    glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, kMaterialTableBinding, &s.materialTableStart);
-    glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, kMaterialTableBinding, &s.materialTableSize);
-    for (std::size_t i = 0; i < kCullBindings.size(); ++i) {
-        glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, kCullBindings[i], &s.cullBuffers[i]);
-        glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, kCullBindings[i], &s.cullStarts[i]);
-        glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, kCullBindings[i], &s.cullSizes[i]);
+    for (std::size_t i = 0; i < kRendererStorageBindings.size(); ++i) {
+        const GLuint binding = kRendererStorageBindings[i];
+        glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, binding, &s.storageBuffers[i]);
+        glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, binding, &s.storageStarts[i]);
+        glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, binding, &s.storageSizes[i]);
     }
     s.drawIndirectBuffer = integer(GL_DRAW_INDIRECT_BUFFER_BINDING);
     s.captured = true;
@@ -150,18 +148,14 @@ void GlStateSnapshot::apply() const {
     glPixelStorei(GL_UNPACK_SKIP_ROWS, unpackSkipRows);
     glPixelStorei(GL_UNPACK_SKIP_IMAGES, unpackSkipImages);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(pixelUnpackBuffer));
-    if (materialTableBuffer != 0 && materialTableSize != 0) {
-        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kMaterialTableBinding, static_cast<GLuint>(materialTableBuffer),
-                          static_cast<GLintptr>(materialTableStart), static_cast<GLsizeiptr>(materialTableSize));
-    } else {
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMaterialTableBinding, static_cast<GLuint>(materialTableBuffer));
-    }
-    for (std::size_t i = 0; i < kCullBindings.size(); ++i) {
-        if (cullBuffers[i] != 0 && cullSizes[i] != 0) {
-            glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullBindings[i], static_cast<GLuint>(cullBuffers[i]),
-                              static_cast<GLintptr>(cullStarts[i]), static_cast<GLsizeiptr>(cullSizes[i]));
+    for (std::size_t i = 0; i < kRendererStorageBindings.size(); ++i) {
+        const GLuint binding = kRendererStorageBindings[i];
+        const auto buffer = static_cast<GLuint>(storageBuffers[i]);
+        if (buffer != 0 && storageSizes[i] != 0) {
+            glBindBufferRange(GL_SHADER_STORAGE_BUFFER, binding, buffer, static_cast<GLintptr>(storageStarts[i]),
+                              static_cast<GLsizeiptr>(storageSizes[i]));
         } else {
-            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullBindings[i], static_cast<GLuint>(cullBuffers[i]));
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, buffer);
         }
     }
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, static_cast<GLuint>(drawIndirectBuffer));

@@ -12,7 +12,7 @@
 namespace myriad::gl::detail {
 
 // The units and binding points it saves and restores, kRendererTextureUnits,
-// kMaterialTableBinding and kCullBindings, are gl/Bindings.h's.
+// kRendererStorageBindings, are gl/Bindings.h's.
 
 /** Capabilities whose GL initial value is off and that render() turns off for its draws (a host
  *  may leave any of them on): one list for the snapshot, its apply() and applyRenderState().
@@ -74,12 +74,10 @@ struct GlStateSnapshot {
     GLint unpackSkipImages = 0;
     GLint pixelUnpackBuffer = 0;
     GLint shaderStorageBuffer = 0;        ///< the generic GL_SHADER_STORAGE_BUFFER binding
-    GLint materialTableBuffer = 0;        ///< indexed binding kMaterialTableBinding
-    GLint64 materialTableStart = 0;
-    GLint64 materialTableSize = 0;        ///< 0: bound whole (glBindBufferBase)
-    std::array<GLint, kCullBindings.size()> cullBuffers{};  ///< indexed bindings kCullBindings
-    std::array<GLint64, kCullBindings.size()> cullStarts{};
-    std::array<GLint64, kCullBindings.size()> cullSizes{};  ///< 0: bound whole
+    /** The indexed storage bindings kRendererStorageBindings (material table, GPU culling). */
+    std::array<GLint, kRendererStorageBindings.size()> storageBuffers{};
+    std::array<GLint64, kRendererStorageBindings.size()> storageStarts{};
+    std::array<GLint64, kRendererStorageBindings.size()> storageSizes{};  ///< 0: bound whole (glBindBufferBase)
     GLint drawIndirectBuffer = 0;         ///< GL_DRAW_INDIRECT_BUFFER (GPU-culled draws)
     /** True when capture() read it. False (documentedExitState()): apply() leaves the viewport
      *  as the last view set it and the active texture unit as the caller left it, and empties
