@@ -5,7 +5,6 @@
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
 
-#include <stb_image.h>
 #include <tiny_gltf.h>
 
 #include <glm/geometric.hpp>
@@ -1565,14 +1564,10 @@ private:
         if (source.image.size() > static_cast<std::size_t>(INT_MAX)) {
             fail(name + ": image data is larger than 2 GiB");
         }
-        int width = 0;
-        int height = 0;
-        int channels = 0;
-        if (stbi_info_from_memory(source.image.data(), static_cast<int>(source.image.size()),
-                                  &width, &height, &channels) != 0 &&
-            (static_cast<std::uint64_t>(width) > m_options.maxImageSide ||
-             static_cast<std::uint64_t>(height) > m_options.maxImageSide)) {
-            fail(name + " is " + std::to_string(width) + "x" + std::to_string(height) +
+        const std::optional<image::ImageSize> size =
+            image::readImageSize(std::as_bytes(std::span(source.image)));
+        if (size && (size->width > m_options.maxImageSide || size->height > m_options.maxImageSide)) {
+            fail(name + " is " + std::to_string(size->width) + "x" + std::to_string(size->height) +
                  ", above the limit of " + std::to_string(m_options.maxImageSide) +
                  " on a side (ImportOptions::maxImageSide)");
         }

@@ -4,12 +4,15 @@
 
 #include <stb_image.h>
 #include <stb_image_write.h>
+#include <turbojpeg.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -52,7 +55,137 @@ std::optional<std::string> pngChunkError(std::span<const std::byte> data) {
     return "PNG ends without an IEND chunk";
 }
 
+/** Whether stb_image would take @p data for a JPEG: its first marker is SOI (0xFF, any run of
+ *  0xFF fill bytes, then 0xD8), the test stbi__jpeg_test makes before every other format's.
+ *
+ *  Such data never reaches stb_image: its JPEG decoder (v2.27, Debian 12's libstb) turns a
+ *  hostile Huffman table into an index past the end of its tables (stbi__jpeg_huff_decode;
+ *  upstream checks the symbol id from v2.28 on). tests/fuzz/ImageFuzzer.cpp found it in CI; see
+ *  docs/reliability.md. libjpeg-turbo decodes JPEG instead: it is what browsers and most engines
+ *  ship, and OSS-Fuzz runs it continuously. Mirroring stb's own test exactly means that no byte
+ *  string stb would decode as a JPEG is left to it. */
+bool takenForJpeg(std::span<const std::byte> data) {
+    std::size_t at = 0;
+    if (data.empty() || data[0] != std::byte{0xFF}) {
+        return false;
+    }
+    while (at < data.size() && data[at] == std::byte{0xFF}) {
+        ++at;
+    }
+    return at < data.size() && data[at] == std::byte{0xD8};
+}
+
+/** A TurboJPEG decompressor, destroyed on every way out. */
+struct JpegDecompressor {
+    JpegDecompressor() : handle(tjInitDecompress()) {}
+    ~JpegDecompressor() {
+        if (handle != nullptr) {
+            tjDestroy(handle);
+        }
+    }
+    JpegDecompressor(const JpegDecompressor&) = delete;
+    JpegDecompressor& operator=(const JpegDecompressor&) = delete;
+    /** The library's message for the last failure on this handle. */
+    [[nodiscard]] std::string error() const { return tjGetErrorStr2(handle); }
+    tjhandle handle;
+};
+
+/** Width and height from a JPEG's frame header, or the reason it has none. */
+struct JpegHeader {
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+    std::string error;  // empty when the header was read
+};
+
+JpegHeader readJpegHeader(const JpegDecompressor& jpeg, std::span<const std::byte> data) {
+    JpegHeader header;
+    if (jpeg.handle == nullptr) {
+        header.error = "libjpeg-turbo could not make a decompressor";
+        return header;
+    }
+    int width = 0;
+    int height = 0;
+    int subsampling = 0;
+    int colorspace = 0;
+    if (tjDecompressHeader3(jpeg.handle, reinterpret_cast<const unsigned char*>(data.data()),
+                            static_cast<unsigned long>(data.size()), &width, &height, &subsampling,
+                            &colorspace) != 0) {
+        header.error = "JPEG header: " + jpeg.error();
+        return header;
+    }
+    if (width <= 0 || height <= 0) {
+        header.error = "JPEG header gives a size of " + std::to_string(width) + "x" +
+                       std::to_string(height);
+        return header;
+    }
+    header.width = static_cast<std::uint32_t>(width);
+    header.height = static_cast<std::uint32_t>(height);
+    return header;
+}
+
+void checkSide(std::uint64_t width, std::uint64_t height, const std::string& name) {
+    if (width == 0 || height == 0) {
+        throw ImportError(name + ": image is " + std::to_string(width) + "x" +
+                          std::to_string(height) + ", which holds no pixels");
+    }
+    if (width > kMaxImageSide || height > kMaxImageSide) {
+        throw ImportError(name + ": image is " + std::to_string(width) + "x" +
+                          std::to_string(height) + ", above the limit of " +
+                          std::to_string(kMaxImageSide) + " on a side");
+    }
+}
+
+/** Decodes a JPEG to RGBA8 (alpha 255) with libjpeg-turbo.
+ *
+ *  TJFLAG_LIMITSCANS refuses a progressive JPEG of more than 500 scans, the known way to make a
+ *  small file take minutes (libjpeg-turbo's own fuzzing advice). A warning (data that ends
+ *  early, extra bytes before a marker) still yields the decoded image, as browsers show such
+ *  files; an error is an ImportError. */
+Image decodeJpeg(std::span<const std::byte> encoded, const std::string& name) {
+    const JpegDecompressor jpeg;
+    const JpegHeader header = readJpegHeader(jpeg, encoded);
+    if (!header.error.empty()) {
+        throw ImportError(name + ": not a decodable JPEG (" + header.error + ")");
+    }
+    checkSide(header.width, header.height, name);
+    Image image;
+    image.width = header.width;
+    image.height = header.height;
+    image.pixels.resize(std::size_t{image.width} * image.height * 4);
+    if (tjDecompress2(jpeg.handle, reinterpret_cast<const unsigned char*>(encoded.data()),
+                      static_cast<unsigned long>(encoded.size()), image.pixels.data(),
+                      static_cast<int>(image.width), static_cast<int>(image.width * 4),
+                      static_cast<int>(image.height), TJPF_RGBA, TJFLAG_LIMITSCANS) != 0 &&
+        tjGetErrorCode(jpeg.handle) != TJERR_WARNING) {
+        throw ImportError(name + ": JPEG is corrupt (" + jpeg.error() + ")");
+    }
+    return image;
+}
+
 } // namespace
+
+std::optional<ImageSize> readImageSize(std::span<const std::byte> encoded) {
+    if (encoded.empty() || encoded.size() > static_cast<std::size_t>(INT_MAX)) {
+        return std::nullopt;
+    }
+    if (takenForJpeg(encoded)) {
+        const JpegDecompressor jpeg;
+        const JpegHeader header = readJpegHeader(jpeg, encoded);
+        if (!header.error.empty()) {
+            return std::nullopt;
+        }
+        return ImageSize{header.width, header.height};
+    }
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    if (stbi_info_from_memory(reinterpret_cast<const stbi_uc*>(encoded.data()),
+                              static_cast<int>(encoded.size()), &width, &height, &channels) == 0 ||
+        width <= 0 || height <= 0) {
+        return std::nullopt;
+    }
+    return ImageSize{static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height)};
+}
 
 Image decodeImage(std::span<const std::byte> encoded, const std::string& name) {
     if (encoded.empty()) {
@@ -60,6 +193,9 @@ Image decodeImage(std::span<const std::byte> encoded, const std::string& name) {
     }
     if (encoded.size() > static_cast<std::size_t>(INT_MAX)) {
         throw ImportError(name + ": image data is larger than 2 GiB");
+    }
+    if (takenForJpeg(encoded)) {
+        return decodeJpeg(encoded, name);
     }
     const auto* bytes = reinterpret_cast<const stbi_uc*>(encoded.data());
     const int length = static_cast<int>(encoded.size());
@@ -70,12 +206,8 @@ Image decodeImage(std::span<const std::byte> encoded, const std::string& name) {
     if (stbi_info_from_memory(bytes, length, &width, &height, &channels) == 0) {
         throw ImportError(name + ": not a decodable image (" + stbi_failure_reason() + ")");
     }
-    if (width <= 0 || height <= 0 || static_cast<std::uint32_t>(width) > kMaxImageSide ||
-        static_cast<std::uint32_t>(height) > kMaxImageSide) {
-        throw ImportError(name + ": image is " + std::to_string(width) + "x" +
-                          std::to_string(height) + ", above the limit of " +
-                          std::to_string(kMaxImageSide) + " on a side");
-    }
+    checkSide(static_cast<std::uint64_t>(std::max(width, 0)),
+              static_cast<std::uint64_t>(std::max(height, 0)), name);
     if (const std::optional<std::string> broken = pngChunkError(encoded)) {
         throw ImportError(name + ": image is corrupt (" + *broken + ")");
     }

@@ -1,5 +1,5 @@
-// libFuzzer target: myriad::image::decodeImage on arbitrary bytes (PNG, JPEG, BMP, TGA, GIF,
-// PSD, HDR, PIC, PNM: whatever stb_image recognises).
+// libFuzzer target: myriad::image::decodeImage on arbitrary bytes (JPEG through libjpeg-turbo;
+// PNG, BMP, TGA, GIF, PSD, HDR, PIC, PNM: whatever else stb_image recognises).
 //
 // Expected outcomes: an image of at most kMaxImageSide on a side, or myriad::ImportError.
 // Anything else is a bug libFuzzer records as a crash (see GltfFuzzer.cpp).

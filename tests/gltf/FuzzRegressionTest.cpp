@@ -158,3 +158,20 @@ TEST_CASE("fuzz regression: the PNG chunk walk stops at IEND, as stb_image does"
     CHECK(image.width == 2);
     CHECK(image.height == 2);
 }
+
+// The image fuzzer's second finding (docs/reliability.md), in CI: a JPEG whose scan names a
+// Huffman table no DHT segment defined made stb_image v2.27 decode with the uninitialised table,
+// its symbol ids landing hundreds of entries past the 256-entry arrays (an out-of-bounds read; an
+// assert in a build with asserts on). The hand-made 783-byte file here (a 16 x 16 JPEG whose one
+// scan selects DC and AC table 3) reaches the same state every run, where the fuzzer's input
+// crashed only when the heap held the right garbage. The message shows who read it: stb's own
+// refusal ("bad huffman code") would be an ImportError too.
+TEST_CASE("fuzz regression: a JPEG scan naming an undefined Huffman table is refused by libjpeg-turbo",
+          "[gltf][fuzz]") {
+    const std::vector<char> bytes = readBytes(kFuzzDir / "regressions" / "image" /
+                                              "jpeg-scan-uses-undefined-huffman-table.jpg");
+    REQUIRE(bytes.size() == 783);
+    CHECK_THROWS_WITH(
+        (void)myriad::image::decodeImage(std::as_bytes(std::span(bytes)), "hostile.jpg"),
+        Catch::Matchers::Contains("hostile.jpg: JPEG is corrupt (Huffman table 0x03 was not defined)"));
+}

@@ -4,8 +4,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
+#include <span>
 #include <vector>
 
 using namespace myriad;
@@ -80,4 +84,93 @@ TEST_CASE("writeJpeg writes a JPEG that decodes back to about the same colours",
     CHECK_THROWS_AS(image::writeJpeg(Image{}, path), InvalidArgument);
     CHECK_THROWS_AS(image::writeJpeg(image, path, 0), InvalidArgument);
     CHECK_THROWS_AS(image::writeJpeg(image, "/nonexistent-folder/x.jpg"), Error);
+}
+
+namespace {
+
+/** A 32 x 16 JPEG of our own (left half red, right half blue), as writeJpeg writes it. */
+std::vector<char> redBlueJpeg() {
+    Image image;
+    image.width = 32;
+    image.height = 16;
+    image.pixels.resize(32 * 16 * 4);
+    for (std::size_t p = 0; p < 32 * 16; ++p) {
+        const bool left = p % 32 < 16;
+        image.pixels[p * 4 + 0] = left ? 255 : 0;
+        image.pixels[p * 4 + 2] = left ? 0 : 255;
+        image.pixels[p * 4 + 3] = 255;
+    }
+    const std::string path = (std::filesystem::temp_directory_path() / "myriad-red-blue.jpg").string();
+    image::writeJpeg(image, path, 95);
+    std::ifstream file(path, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    return bytes;
+}
+
+} // namespace
+
+TEST_CASE("readImageSize reads width and height from a JPEG or PNG header", "[image]") {
+    const std::vector<char> jpeg = redBlueJpeg();
+    const std::optional<image::ImageSize> jpegSize = image::readImageSize(std::as_bytes(std::span(jpeg)));
+    REQUIRE(jpegSize.has_value());
+    CHECK(jpegSize->width == 32);
+    CHECK(jpegSize->height == 16);
+
+    Image png;
+    png.width = 5;
+    png.height = 3;
+    png.pixels.assign(5 * 3 * 4, 128);
+    const std::string path = (std::filesystem::temp_directory_path() / "myriad-size.png").string();
+    image::writePng(png, path);
+    std::ifstream file(path, std::ios::binary);
+    const std::vector<char> pngBytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    const std::optional<image::ImageSize> pngSize = image::readImageSize(std::as_bytes(std::span(pngBytes)));
+    REQUIRE(pngSize.has_value());
+    CHECK(pngSize->width == 5);
+    CHECK(pngSize->height == 3);
+
+    const std::vector<char> junk{'n', 'o', 't', ' ', 'a', 'n', ' ', 'i', 'm', 'a', 'g', 'e'};
+    CHECK_FALSE(image::readImageSize(std::as_bytes(std::span(junk))).has_value());
+    CHECK_FALSE(image::readImageSize({}).has_value());
+    const std::vector<char> jpegHead(jpeg.begin(), jpeg.begin() + 40);  // cut inside the tables
+    CHECK_FALSE(image::readImageSize(std::as_bytes(std::span(jpegHead))).has_value());
+}
+
+// stb_image takes any byte string whose first marker is SOI for a JPEG, fill bytes (0xFF)
+// before it included; its v2.27 decoder must see none of them (docs/reliability.md, finding 2).
+// libjpeg-turbo wants SOI at byte 0, so this one is refused with its message, where stb would
+// have decoded it.
+TEST_CASE("what stb_image would take for a JPEG goes to libjpeg-turbo, never to stb", "[image][errors]") {
+    std::vector<char> filled = redBlueJpeg();
+    filled.insert(filled.begin(), {'\xFF', '\xFF'});
+    CHECK_THROWS_WITH((void)image::decodeImage(std::as_bytes(std::span(filled)), "filled.jpg"),
+                      Catch::Contains("filled.jpg: not a decodable JPEG (JPEG header: Not a JPEG file"));
+    CHECK_FALSE(image::readImageSize(std::as_bytes(std::span(filled))).has_value());
+}
+
+TEST_CASE("a JPEG that ends early decodes with what it has, at its full size", "[image]") {
+    const std::vector<char> whole = redBlueJpeg();
+    const Image full = image::decodeImage(std::as_bytes(std::span(whole)), "whole.jpg");
+    REQUIRE(full.width == 32);
+    CHECK(full.pixels[0] > 230);        // top-left red
+    CHECK(full.pixels[2] < 25);
+    CHECK(full.pixels[3] == 255);       // no alpha in a JPEG: opaque
+    // Keep the headers and a little of the scan: libjpeg-turbo warns "Premature end of JPEG
+    // file" and fills the rest, as a browser shows a half-loaded photo.
+    std::size_t scan = 0;
+    for (std::size_t i = 0; i + 1 < whole.size(); ++i) {
+        if (static_cast<unsigned char>(whole[i]) == 0xFF && static_cast<unsigned char>(whole[i + 1]) == 0xDA) {
+            scan = i;
+            break;
+        }
+    }
+    REQUIRE(scan > 0);
+    const std::vector<char> cut(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(scan + 40));
+    const Image part = image::decodeImage(std::as_bytes(std::span(cut)), "cut.jpg");
+    CHECK(part.width == 32);
+    CHECK(part.height == 16);
+    CHECK(part.pixels.size() == std::size_t{32} * 16 * 4);
+    CHECK(part.pixels[0] > 230);        // the first block arrived
 }

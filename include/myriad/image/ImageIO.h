@@ -1,9 +1,12 @@
 #pragma once
 /** @file
- *  Reading and writing image files (stb_image / stb_image_write, Debian's libstb). */
+ *  Reading and writing image files: JPEG through libjpeg-turbo, every other format through
+ *  stb_image, writing through stb_image_write (Debian's libturbojpeg and libstb). */
 #include "myriad/core/Image.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -13,10 +16,32 @@ namespace myriad::image {
  *  pixels are allocated. */
 inline constexpr std::uint32_t kMaxImageSide = 16384;
 
-/** Decodes a PNG, JPEG, BMP, TGA or other stb_image format held in memory into RGBA8.
+/** Width and height of an encoded image in pixels, as its header gives them. */
+struct ImageSize {
+    std::uint32_t width = 0;
+    std::uint32_t height = 0;
+};
+
+/** Reads an encoded image's width and height from its header, decoding no pixels, so a caller
+ *  can refuse an oversized image before its pixels are allocated (gltf::ImportOptions::maxImageSide
+ *  does). Any format decodeImage takes; the size is not checked against kMaxImageSide.
+ *  @param encoded the whole file's bytes; read only during the call.
+ *  @return nothing when the format is not recognised or its header is corrupt (decodeImage then
+ *  throws, with the reason). Throws nothing but std::bad_alloc. */
+[[nodiscard]] std::optional<ImageSize> readImageSize(std::span<const std::byte> encoded);
+
+/** Decodes an image held in memory into RGBA8 (JPEG without alpha gets 255).
+ *
+ *  JPEG (any byte string whose first marker is SOI) is decoded by libjpeg-turbo: baseline,
+ *  progressive (at most 500 scans, libjpeg-turbo's TJFLAG_LIMITSCANS) and arithmetic-coded,
+ *  grey or YCbCr; a JPEG that ends early or has stray bytes decodes with what it has (grey
+ *  below), as browsers show it; CMYK is refused. PNG, BMP, TGA, GIF (first frame), PSD, HDR
+ *  (clamped to 8 bits), PIC and PNM go through stb_image; a PNG's chunk lengths are checked
+ *  against the data first. Values are stored as the file holds them: no colour conversion.
  *  @param encoded the whole file's bytes; read only during the call.
  *  @param name shown in errors (a file path or "image 3 of model.glb").
- *  @throws ImportError if the data is corrupt or the image is larger than kMaxImageSide. */
+ *  @throws ImportError if the data is empty, above 2 GiB, corrupt, of no format above, or the
+ *  image is 0 or above kMaxImageSide pixels on a side. */
 [[nodiscard]] Image decodeImage(std::span<const std::byte> encoded, const std::string& name);
 /** Reads and decodes an image file. @throws ImportError naming the path if it is missing,
  *  unreadable or corrupt. */
