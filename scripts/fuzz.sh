@@ -8,7 +8,12 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS] [gltf|image ...]      (default: both fuzzers)
 # Environment: MYRIAD_ASSETS_DIR (default ../shared/assets/gltf), MYRIAD_FUZZ_CC/CXX
-# (default clang-14 / clang++-14), MYRIAD_FUZZ_ARGS (extra libFuzzer flags).
+# (default clang-14 / clang++-14), MYRIAD_FUZZ_ARGS (extra libFuzzer flags),
+# MYRIAD_FUZZ_RUNS (stop each fuzzer after that many inputs, SECONDS still the cap) and
+# MYRIAD_FUZZ_SEED (libFuzzer's -seed; default 0, a new random seed each run).
+# With both set and an empty corpus the run is reproducible: the same inputs in the same order
+# on every machine, which is how CI runs it (.ci/run): a random walk would make CI fail at
+# random on findings nobody has seen yet. Explore with plain SECONDS runs (docs/reliability.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,6 +23,20 @@ seconds=${1:-60}
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
     echo "fuzz.sh: SECONDS must be a positive whole number, got '$seconds'" >&2
     exit 2
+fi
+runs_limit=${MYRIAD_FUZZ_RUNS:-}
+seed=${MYRIAD_FUZZ_SEED:-0}
+if [ -n "$runs_limit" ] && ! [[ "$runs_limit" =~ ^[1-9][0-9]*$ ]]; then
+    echo "fuzz.sh: MYRIAD_FUZZ_RUNS must be a positive whole number, got '$runs_limit'" >&2
+    exit 2
+fi
+if ! [[ "$seed" =~ ^[0-9]+$ ]]; then
+    echo "fuzz.sh: MYRIAD_FUZZ_SEED must be a whole number, got '$seed'" >&2
+    exit 2
+fi
+limits=(-max_total_time="$seconds" -seed="$seed")
+if [ -n "$runs_limit" ]; then
+    limits+=(-runs="$runs_limit")
 fi
 shift || true
 fuzzers=("$@")
@@ -123,12 +142,13 @@ for name in "${fuzzers[@]}"; do
         dict=(-dict="tests/fuzz/$name.dict")
     fi
     before=$(find "$build/crashes" -type f | wc -l)
-    echo "fuzz.sh: $name for ${seconds}s (corpus $corpus, log $log)"
+    echo "fuzz.sh: $name for ${runs_limit:+$runs_limit inputs or }${seconds}s, seed $seed (corpus $corpus, log $log)"
+    started=$SECONDS
     set +e
     # New interesting inputs go to the first folder (the corpus kept between runs); the seeds
     # are only read. -timeout: one input taking 30 s is a denial of service for a game.
     # shellcheck disable=SC2086
-    "$build/tests/fuzz/myriad_${name}_fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    "$build/tests/fuzz/myriad_${name}_fuzzer" "${limits[@]}" -rss_limit_mb=2048 \
         -timeout=30 -print_final_stats=1 "${dict[@]}" \
         -artifact_prefix="$build/crashes/$name-" ${MYRIAD_FUZZ_ARGS:-} \
         "$corpus" "$seeds/$name" >"$log" 2>&1
@@ -136,7 +156,7 @@ for name in "${fuzzers[@]}"; do
     set -e
     after=$(find "$build/crashes" -type f | wc -l)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    echo "fuzz.sh: $name: exit $status, ${runs:-?} executions in ${seconds}s, corpus $(find "$corpus" -type f | wc -l) inputs"
+    echo "fuzz.sh: $name: exit $status, ${runs:-?} executions in $((SECONDS - started))s, corpus $(find "$corpus" -type f | wc -l) inputs"
     grep -m1 "GltfFuzzer: note:" "$log" || true
     if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
         failed+=("$name")
@@ -151,4 +171,4 @@ if [ ${#failed[@]} -ne 0 ]; then
          "then add them to tests/fuzz/regressions/, see docs/reliability.md)" >&2
     exit 1
 fi
-echo "fuzz.sh: no crash in ${fuzzers[*]} (${seconds}s each)"
+echo "fuzz.sh: no crash in ${fuzzers[*]} (${runs_limit:+at most $runs_limit inputs or }${seconds}s each)"
