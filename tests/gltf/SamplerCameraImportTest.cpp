@@ -96,7 +96,7 @@ bool nearMatrix(const glm::mat4& a, const glm::mat4& b, float tolerance = 1e-4f)
 
 } // namespace
 
-TEST_CASE("TextureSampler: the default is what myriad always did; nearestFilter overrides the filters",
+TEST_CASE("TextureSampler: the default is what myriad always did, and nearestFilter overrides the filters",
           "[gltf][samplers]") {
     const TextureSampler plain;
     CHECK(plain.magFilter == MagFilter::Linear);
@@ -279,7 +279,7 @@ TEST_CASE("cameras: perspective and orthographic, on their nodes, as myriad came
     CHECK_THROWS_AS(side.makeCamera(1.0f), myriad::InvalidArgument);  // zero axes
 }
 
-TEST_CASE("cameras: a camera used by no node of the scene is not listed; importModel reads none", "[gltf][cameras]") {
+TEST_CASE("cameras: a camera used by no node of the scene is not listed, and importModel reads none", "[gltf][cameras]") {
     const std::string cameras = R"([{"type": "perspective", "perspective": {"yfov": 1.0, "znear": 0.1}}])";
     const std::string path = writeDoc("unused-camera.gltf", withCameras(cameras, R"({"camera": 0})", "0"));
     CHECK(importScene(path).cameras.empty());
