@@ -14,6 +14,18 @@
 #include <string>
 #include <vector>
 
+namespace Catch {
+/** Failures print the four fields, not {?}. */
+template <>
+struct StringMaker<myriad::TextureSampler> {
+    static std::string convert(const myriad::TextureSampler& s) {
+        return "{mag " + std::to_string(static_cast<int>(s.magFilter)) + ", min " +
+               std::to_string(static_cast<int>(s.minFilter)) + ", wrapS " + std::to_string(static_cast<int>(s.wrapS)) +
+               ", wrapT " + std::to_string(static_cast<int>(s.wrapT)) + "}";
+    }
+};
+} // namespace Catch
+
 using Catch::Matchers::Contains;
 using myriad::ImportError;
 using myriad::MagFilter;
