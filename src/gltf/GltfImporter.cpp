@@ -1,6 +1,7 @@
 #include "myriad/gltf/GltfImporter.h"
 
 #include "gltf/Decompose.h"
+#include "gltf/GltfCameras.h"
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
@@ -61,7 +62,6 @@ static_assert(std::endian::native == std::endian::little,
               "glTF buffers are little endian (3.6.1.1); this reader copies them as they are");
 
 constexpr int kModeTriangles = TINYGLTF_MODE_TRIANGLES;
-constexpr int kFilterNearest = TINYGLTF_TEXTURE_FILTER_NEAREST;
 constexpr int kFloat = TINYGLTF_COMPONENT_TYPE_FLOAT;
 constexpr int kUnsignedByte = TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE;
 constexpr int kUnsignedShort = TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
@@ -479,6 +479,18 @@ public:
             SceneNode& parentNode = parent < 0 ? root : *placeOf[static_cast<std::size_t>(parent)];
             placeOf[static_cast<std::size_t>(index)] =
                 &buildNode(index, parentNode, root, result, drawn);
+            // 3.10: a camera rides on its node, looking down the node's -Z.
+            if (const int camera = m_model.nodes[static_cast<std::size_t>(index)].camera; camera >= 0) {
+                if (!validIndex(camera, m_model.cameras)) {
+                    fail(describeNode(index) + ": camera " + std::to_string(camera) + " is out of range (" +
+                         std::to_string(m_model.cameras.size()) + " cameras)");
+                }
+                ImportedCamera imported =
+                    detail::importedCamera(m_model.cameras[static_cast<std::size_t>(camera)], camera, m_path);
+                imported.gltfNode = index;
+                imported.node = placeOf[static_cast<std::size_t>(index)];
+                result.cameras.push_back(std::move(imported));
+            }
         });
         if (drawn == 0) {
             fail("no triangle primitive in the scene (nothing to draw)");
@@ -1464,6 +1476,57 @@ private:
         return normals;
     }
 
+    /** glTF sampler @p index (3.8.4, 5.26; the index already checked) as a TextureSampler.
+     *  An absent magFilter is Linear and an absent minFilter LinearMipmapLinear (the spec
+     *  leaves both to the implementation); an absent wrap is REPEAT (the schema's default).
+     *  A value the spec does not list is an ImportError naming the sampler and the field. */
+    TextureSampler convertedSampler(int index) const {
+        const tinygltf::Sampler& source = m_model.samplers[static_cast<std::size_t>(index)];
+        const std::string what = "sampler " + std::to_string(index) +
+                                 (source.name.empty() ? "" : " ('" + source.name + "')");
+        auto refuse = [&](const char* field, int value, const char* allowed) {
+            fail(what + ": " + field + " " + std::to_string(value) + " is not a glTF value (" +
+                 allowed + ")");
+        };
+        TextureSampler result;
+        switch (source.magFilter) {  // tinygltf: -1 when absent
+        case -1: break;
+        case TINYGLTF_TEXTURE_FILTER_NEAREST: result.magFilter = MagFilter::Nearest; break;
+        case TINYGLTF_TEXTURE_FILTER_LINEAR: result.magFilter = MagFilter::Linear; break;
+        default: refuse("magFilter", source.magFilter, "9728 NEAREST or 9729 LINEAR");
+        }
+        switch (source.minFilter) {
+        case -1: break;
+        case TINYGLTF_TEXTURE_FILTER_NEAREST: result.minFilter = MinFilter::Nearest; break;
+        case TINYGLTF_TEXTURE_FILTER_LINEAR: result.minFilter = MinFilter::Linear; break;
+        case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_NEAREST:
+            result.minFilter = MinFilter::NearestMipmapNearest;
+            break;
+        case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_NEAREST:
+            result.minFilter = MinFilter::LinearMipmapNearest;
+            break;
+        case TINYGLTF_TEXTURE_FILTER_NEAREST_MIPMAP_LINEAR:
+            result.minFilter = MinFilter::NearestMipmapLinear;
+            break;
+        case TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR:
+            result.minFilter = MinFilter::LinearMipmapLinear;
+            break;
+        default: refuse("minFilter", source.minFilter, "9728, 9729 or 9984 to 9987");
+        }
+        auto wrap = [&](const char* field, int value) {
+            switch (value) {
+            case TINYGLTF_TEXTURE_WRAP_REPEAT: return TextureWrap::Repeat;
+            case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT: return TextureWrap::MirroredRepeat;
+            case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE: return TextureWrap::ClampToEdge;
+            default: refuse(field, value, "33071 CLAMP_TO_EDGE, 33648 MIRRORED_REPEAT or 10497 REPEAT");
+            }
+            return TextureWrap::Repeat;  // not reached: refuse() throws
+        };
+        result.wrapS = wrap("wrapS", source.wrapS);
+        result.wrapT = wrap("wrapT", source.wrapT);
+        return result;
+    }
+
     /** glTF material @p index as a myriad Material (3.9), converted once and cached. */
     const Material& convertedMaterial(int index, const std::string& where) {
         if (!validIndex(index, m_model.materials)) {
@@ -1505,17 +1568,18 @@ private:
             } else {
                 result.baseColorTexture = decodedImage(texture.source, what);
             }
-            // 3.8.4: magFilter NEAREST asks for unfiltered (pixel-art) sampling. No sampler
-            // means "auto filtering", which is myriad's default (linear, mipmapped).
+            // 3.8.4: the sampler's filters and wrap modes. No sampler means "repeat wrapping
+            // and auto filtering", which is myriad's default (linear, trilinear, repeat).
             if (texture.sampler >= 0) {
                 if (!validIndex(texture.sampler, m_model.samplers)) {
                     fail(what + ": sampler " + std::to_string(texture.sampler) +
                          " is out of range (" + std::to_string(m_model.samplers.size()) +
                          " samplers)");
                 }
-                result.nearestFilter =
-                    m_model.samplers[static_cast<std::size_t>(texture.sampler)].magFilter ==
-                    kFilterNearest;
+                result.sampler = convertedSampler(texture.sampler);
+                // The deprecated convenience stays true to the file: set for unfiltered sampling.
+                result.nearestFilter = result.sampler.magFilter == MagFilter::Nearest &&
+                                       result.sampler.minFilter == MinFilter::Nearest;
             }
         }
 

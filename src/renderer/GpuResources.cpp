@@ -77,20 +77,83 @@ VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(fa
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, std::size_t maxStagingBytes,
                            const GlLimits& limits)
     : m_consumer(consumer), m_limits(limits), m_ring(stagingBytes, maxStagingBytes) {
-    m_samplers = {makeSampler(false, 1.0f, "myriad/Renderer.sampler-linear"),
-                  makeSampler(true, 1.0f, "myriad/Renderer.sampler-nearest")};
+    // The two every scene has used since before TextureSampler; the rest are made on first use.
+    m_samplers.reserve(4);
+    m_samplers.push_back({{TextureSampler{}, 1.0f}, makeSampler(TextureSampler{}, 1.0f)});
+    m_samplers.push_back({{TextureSampler::nearest(), 1.0f}, makeSampler(TextureSampler::nearest(), 1.0f)});
 }
 
-GLuint GpuResources::makeSampler(bool nearest, float anisotropy, const std::string& label) {
+namespace {
+
+GLint glFilter(MagFilter filter) { return filter == MagFilter::Nearest ? GL_NEAREST : GL_LINEAR; }
+
+GLint glFilter(MinFilter filter) {
+    switch (filter) {
+    case MinFilter::Nearest: return GL_NEAREST;
+    case MinFilter::Linear: return GL_LINEAR;
+    case MinFilter::NearestMipmapNearest: return GL_NEAREST_MIPMAP_NEAREST;
+    case MinFilter::LinearMipmapNearest: return GL_LINEAR_MIPMAP_NEAREST;
+    case MinFilter::NearestMipmapLinear: return GL_NEAREST_MIPMAP_LINEAR;
+    case MinFilter::LinearMipmapLinear: break;
+    }
+    return GL_LINEAR_MIPMAP_LINEAR;
+}
+
+GLint glWrap(TextureWrap wrap) {
+    switch (wrap) {
+    case TextureWrap::MirroredRepeat: return GL_MIRRORED_REPEAT;
+    case TextureWrap::ClampToEdge: return GL_CLAMP_TO_EDGE;
+    case TextureWrap::Repeat: break;
+    }
+    return GL_REPEAT;
+}
+
+const char* name(MagFilter filter) { return filter == MagFilter::Nearest ? "nearest" : "linear"; }
+
+const char* name(MinFilter filter) {
+    switch (filter) {
+    case MinFilter::Nearest: return "nearest";
+    case MinFilter::Linear: return "linear";
+    case MinFilter::NearestMipmapNearest: return "nearest-mipmap-nearest";
+    case MinFilter::LinearMipmapNearest: return "linear-mipmap-nearest";
+    case MinFilter::NearestMipmapLinear: return "nearest-mipmap-linear";
+    case MinFilter::LinearMipmapLinear: break;
+    }
+    return "linear-mipmap-linear";
+}
+
+const char* name(TextureWrap wrap) {
+    switch (wrap) {
+    case TextureWrap::MirroredRepeat: return "mirrored-repeat";
+    case TextureWrap::ClampToEdge: return "clamp";
+    case TextureWrap::Repeat: break;
+    }
+    return "repeat";
+}
+
+/** Linear within a level at both scales: the only sampling that takes anisotropy (see
+ *  Material::maxAnisotropy). */
+bool takesAnisotropy(const TextureSampler& sampling) {
+    return sampling.magFilter == MagFilter::Linear &&
+           (sampling.minFilter == MinFilter::Linear || sampling.minFilter == MinFilter::LinearMipmapNearest ||
+            sampling.minFilter == MinFilter::LinearMipmapLinear);
+}
+
+} // namespace
+
+GLuint GpuResources::makeSampler(const TextureSampler& sampling, float anisotropy) {
     GLuint sampler = 0;
     glCreateSamplers(1, &sampler);
     countObject(ObjectKind::Sampler, 1);
-    glSamplerParameteri(sampler, GL_TEXTURE_MIN_FILTER, nearest ? GL_NEAREST : GL_LINEAR_MIPMAP_LINEAR);
-    glSamplerParameteri(sampler, GL_TEXTURE_MAG_FILTER, nearest ? GL_NEAREST : GL_LINEAR);
-    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_S, GL_REPEAT);
-    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glSamplerParameteri(sampler, GL_TEXTURE_MIN_FILTER, glFilter(sampling.minFilter));
+    glSamplerParameteri(sampler, GL_TEXTURE_MAG_FILTER, glFilter(sampling.magFilter));
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_S, glWrap(sampling.wrapS));
+    glSamplerParameteri(sampler, GL_TEXTURE_WRAP_T, glWrap(sampling.wrapT));
+    std::string label = std::string("myriad/Renderer.sampler-") + name(sampling.magFilter) + "-" +
+                        name(sampling.minFilter) + "-" + name(sampling.wrapS) + "-" + name(sampling.wrapT);
     if (anisotropy > 1.0f) {
         glSamplerParameterf(sampler, kTextureMaxAnisotropy, anisotropy);
+        label += "-anisotropic-" + std::to_string(static_cast<int>(anisotropy));
     }
     setLabel(GL_SAMPLER, sampler, label);
     return sampler;
@@ -104,9 +167,7 @@ GpuResources::~GpuResources() {
         glDeleteSync(fence.sync);
         countObject(ObjectKind::Sync, -1);
     }
-    glDeleteSamplers(static_cast<GLsizei>(m_samplers.size()), m_samplers.data());
-    countObject(ObjectKind::Sampler, -static_cast<int>(m_samplers.size()));
-    for (const auto& [key, sampler] : m_anisotropicSamplers) {
+    for (const auto& [key, sampler] : m_samplers) {
         glDeleteSamplers(1, &sampler);
         countObject(ObjectKind::Sampler, -1);
     }
@@ -263,39 +324,51 @@ const Texture2D* GpuResources::texture(const Material& material) {
         m_textures.erase(it);  // an image freed and another allocated at the same address
         it = m_textures.end();
     }
-    if (it == m_textures.end()) {
+    // Filtering and wrapping are the sampler's (sampler()), not the texture's: one copy per
+    // image. Its mip chain is made only for a sampling that reads it; the first material that
+    // does replaces a one-level copy with a mipmapped one (immutable storage cannot grow
+    // levels), and the copy stays mipmapped from then on. The renderer asks for every drawn
+    // material before the first draw of a frame, so within a frame every draw binds the final copy.
+    const bool mipmaps = material.sampling().usesMipmaps();
+    if (it == m_textures.end() || (mipmaps && !it->second.mipmapped)) {
         TextureGpu gpu;
         gpu.image = material.baseColorTexture;
-        // Filtering is the sampler's (sampler()), not the texture's: one copy per image.
+        gpu.mipmapped = mipmaps;
+        // TextureDesc::nearestFilter is what makes a one-level texture; its own filter
+        // parameters are never used, the sampler object bound with it overrides them.
         gpu.texture = Texture2D(*material.baseColorTexture,
-                                {.srgb = true, .nearestFilter = false,
+                                {.srgb = true, .nearestFilter = !mipmaps,
                                  .label = material.name + "/Material.baseColorTexture"});
         m_stats->bytesUploaded += material.baseColorTexture->pixels.size();
-        it = m_textures.emplace(material.baseColorTexture.get(), std::move(gpu)).first;
+        if (it == m_textures.end()) {
+            it = m_textures.emplace(material.baseColorTexture.get(), std::move(gpu)).first;
+        } else {
+            it->second = std::move(gpu);
+        }
     }
     it->second.lastUsedFrame = m_frame;
     return &it->second.texture;
 }
 
 GLuint GpuResources::sampler(const Material& material) {
-    const GLuint plain = m_samplers[material.nearestFilter ? 1 : 0];
+    const TextureSampler sampling = material.sampling();
     // NaN fails the comparison and counts as 1, as documented on Material::maxAnisotropy.
-    const float anisotropy =
+    float anisotropy =
         material.maxAnisotropy > 1.0f ? std::min(material.maxAnisotropy, m_limits.maxTextureAnisotropy) : 1.0f;
-    // Nearest filtering takes none: EXT_texture_filter_anisotropic lets a driver ignore the
-    // filters once anisotropy is above 1, which would filter a texture meant to stay sharp.
-    if (anisotropy <= 1.0f || material.nearestFilter) {
-        return plain;
+    // Only a sampling linear at both scales takes anisotropy: EXT_texture_filter_anisotropic
+    // lets a driver ignore the filters once anisotropy is above 1, which would filter a
+    // texture meant to stay sharp.
+    if (!takesAnisotropy(sampling)) {
+        anisotropy = 1.0f;
     }
-    for (const auto& [known, sampler] : m_anisotropicSamplers) {
-        if (known == anisotropy) {
+    const SamplerKey key{sampling, anisotropy};
+    for (const auto& [known, sampler] : m_samplers) {
+        if (known == key) {
             return sampler;
         }
     }
-    const GLuint sampler = makeSampler(false, anisotropy,
-                                       "myriad/Renderer.sampler-linear-anisotropic-" +
-                                           std::to_string(static_cast<int>(anisotropy)));
-    m_anisotropicSamplers.emplace_back(anisotropy, sampler);
+    const GLuint sampler = makeSampler(sampling, anisotropy);
+    m_samplers.push_back({key, sampler});
     return sampler;
 }
 

@@ -109,6 +109,7 @@ struct BatchGpu {
 struct TextureGpu {
     std::weak_ptr<const Image> image;
     Texture2D texture;
+    bool mipmapped = false;  ///< a full mip chain (some material drawn with it asked for one)
     std::uint64_t lastUsedFrame = 0;
 };
 
@@ -150,12 +151,15 @@ public:
     void trim();
 
     MeshGpu& mesh(const std::shared_ptr<const MeshGeometry>& geometry);
-    /** The material's base-colour texture, or null when it has none. */
+    /** The material's base-colour texture, or null when it has none. One copy per image, with
+     *  a mip chain once any material asking for it has a mipmap filter (Material::sampling()):
+     *  a one-level copy is then made again with every level, and stays so. */
     const Texture2D* texture(const Material& material);
-    /** A sampler object for the material's filtering (nearest or linear, and a linear one's
-     *  anisotropy clamped to GlLimits::maxTextureAnisotropy): bound with the texture, so two
-     *  materials sharing one image sample it each their own way. An anisotropic one is made on
-     *  first use and kept. */
+    /** A sampler object for the material's Material::sampling() (filters and wrap modes) and
+     *  anisotropy (clamped to GlLimits::maxTextureAnisotropy; 1 unless the sampling is linear
+     *  at both scales): bound with the texture, so two materials sharing one image sample it
+     *  each their own way. Materials with equal sampling and anisotropy share one; each is made
+     *  on first use and kept while the renderer lives. */
     GLuint sampler(const Material& material);
     /** The batch's GPU copy, made or resized as needed, every allocated stream brought up to
      *  date (only rows changed since this renderer's last upload, and only drawn rows).
@@ -184,9 +188,9 @@ public:
     [[nodiscard]] FrameStats& stats() noexcept { return *m_stats; }
 
 private:
-    /** A labelled sampler: repeat wrapping, trilinear (or nearest) filtering, @p anisotropy when
-     *  above 1. */
-    GLuint makeSampler(bool nearest, float anisotropy, const std::string& label);
+    /** A sampler object with @p sampling's filters and wrap modes and @p anisotropy when above
+     *  1, labelled after them. */
+    GLuint makeSampler(const TextureSampler& sampling, float anisotropy);
     MeshGpu createMesh(const std::shared_ptr<const MeshGeometry>& geometry);
     /** @return rows sent. */
     std::size_t uploadStream(const InstancedMeshNode& node, const InstanceStream& stream, StreamGpu& gpu);
@@ -216,9 +220,15 @@ private:
     std::unordered_map<std::uint64_t, MeshGpu> m_meshes;
     std::unordered_map<std::uint64_t, BatchGpu> m_batches;
     std::unordered_map<const Image*, TextureGpu> m_textures;
-    std::array<GLuint, 2> m_samplers{};  // linear, nearest
-    /** Linear samplers with anisotropy above 1, by clamped anisotropy. */
-    std::vector<std::pair<float, GLuint>> m_anisotropicSamplers;
+    /** What a sampler object is made for: a sampling and its clamped anisotropy. */
+    struct SamplerKey {
+        TextureSampler sampling;
+        float anisotropy = 1.0f;
+        friend bool operator==(const SamplerKey&, const SamplerKey&) = default;
+    };
+    /** Every sampler object made, by key; few (one per distinct sampling in use), so searched
+     *  in order. The first two, made with the renderer: the default and the nearest sampling. */
+    std::vector<std::pair<SamplerKey, GLuint>> m_samplers;
     std::vector<IndexRange> m_ranges;
     std::uint64_t m_bufferSerial = 0;  ///< last serial given to a stream buffer    // scratch, reused: no per-frame allocation
     std::vector<std::uint64_t> m_streamingIds;  // batches that have a streaming buffer (streamAhead)

@@ -1,6 +1,7 @@
 #pragma once
 /** @file
  *  glTF 2.0 import (.gltf with external or embedded buffers, and .glb), via tinygltf. */
+#include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Material.h"
 #include "myriad/core/MeshData.h"
@@ -11,7 +12,9 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +53,10 @@ struct ImportOptions {
  *  morph targets (POSITION and NORMAL deltas, transformed with the node) and mesh.weights,
  *  animation channels whose path is "weights" (as MorphAnimation),
  *  material pbrMetallicRoughness.baseColorFactor and baseColorTexture (decoded to RGBA8,
- *  shared between primitives that use the same image), alphaMode, alphaCutoff, doubleSided.
+ *  shared between primitives that use the same image) with its sampler's magFilter, minFilter,
+ *  wrapS and wrapT (Material::sampler; absent filters: Linear and LinearMipmapLinear, absent
+ *  wraps: Repeat), alphaMode, alphaCutoff, doubleSided. Cameras are not read (importScene()
+ *  reads them).
  *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data.
  *  Primitives that are not triangle lists (points, lines, strips, fans) are skipped with a
  *  warning through myriad::log. Also warned about, and otherwise ignored: skins (the mesh is
@@ -62,7 +68,9 @@ struct ImportOptions {
  *  unreadable, the JSON is malformed, a primitive has no POSITION, an accessor (offset + count
  *  x stride) runs past its buffer view or buffer, a component type is not allowed by the spec
  *  for its attribute, an index is past the vertex count, a count exceeds the limits in
- *  @p options, an image is corrupt or too large, or extensionsRequired lists an extension
+ *  @p options, an image is corrupt or too large, a base colour texture's sampler has a
+ *  magFilter, minFilter, wrapS or wrapT value glTF does not list (the message names the
+ *  sampler and the field), or extensionsRequired lists an extension
  *  this function does not implement (the message names it; EXT_mesh_gpu_instancing is
  *  implemented by importScene() only). Nothing is returned then. */
 [[nodiscard]] ImportedModel importModel(const std::string& path, const ImportOptions& options = {});
@@ -101,6 +109,66 @@ struct SceneMorphAnimation {
     std::vector<MeshNode*> nodes;
 };
 
+/** How a glTF camera projects (glTF 2.0 section 3.10.2, camera.type). */
+enum class CameraProjection : std::uint8_t {
+    Perspective,   ///< "perspective": yfov, aspectRatio, znear, zfar
+    Orthographic,  ///< "orthographic": xmag, ymag, znear, zfar
+};
+
+/** A glTF camera (glTF 2.0 sections 3.10 and 5.12) as attached to one node of an ImportedScene:
+ *  its parameters as in the file, checked, and the node whose world transform places it. A
+ *  camera used by two nodes is listed twice, once per node.
+ *
+ *  Placement (3.10.1): the eye is at the node's world origin, looking down the node's local -Z
+ *  axis, local +Y up and +X to the right, so moving or turning `node` (or a parent) moves the
+ *  camera. A world scale is ignored (makeCamera() takes only the axes' directions; a shear
+ *  leaves -Z as the view direction and +Y as the up hint). */
+struct ImportedCamera {
+    std::string name;      ///< the camera's name, or "camera<index>"
+    int gltfCamera = -1;   ///< index into the file's cameras array
+    int gltfNode = -1;     ///< index into the file's nodes array: the node carrying it
+    /** Non-owning, inside ImportedScene::root: the myriad node made for `gltfNode` (the glTF
+     *  node's own name and transform). Valid while the nodes live (moving ImportedScene::root,
+     *  or adding it under another node, keeps it). */
+    SceneNode* node = nullptr;
+    CameraProjection projection = CameraProjection::Perspective;  ///< which fields below apply
+    /** Perspective: vertical field of view in radians, in (0, pi). */
+    float yfov = 0.0f;
+    /** Perspective: width / height (> 0) when the file gives one; empty: the viewport's. */
+    std::optional<float> aspectRatio;
+    /** Distance to the near plane, in the node's world units: > 0 for a perspective camera,
+     *  >= 0 for an orthographic one. */
+    float znear = 0.0f;
+    /** Distance to the far plane, > znear; empty: an infinite far plane (perspective only:
+     *  an orthographic camera always has one). See makeCamera() for what myriad does with it. */
+    std::optional<float> zfar;
+    /** Orthographic: half the view's width in world units (the file's xmag, not 0; a negative
+     *  one asks for a mirrored view, which makeCamera() does not draw: it uses the magnitude). */
+    float xmag = 0.0f;
+    /** Orthographic: half the view's height in world units (the file's ymag; as xmag). */
+    float ymag = 0.0f;
+
+    /** A myriad Camera that sees what this glTF camera sees, from `node` world transform as
+     *  it is now (call again after moving the node: a Camera is a value, not a scene node).
+     *
+     *  Perspective: Camera::setPerspective(yfov, aspectRatio or else @p viewportAspect, znear,
+     *  zfar). myriad's Camera has no infinite far plane, so an infinite one (zfar empty)
+     *  becomes a far plane at @p farWhenInfinite, or at znear x 10^6 when that is 0 (the
+     *  default): beyond the far end of any sensible scene, and no less precise in a 24-bit
+     *  depth buffer than an infinite plane (depth precision is set by the near plane).
+     *  Orthographic: Camera::setOrthographic(-|xmag|, |xmag|, -|ymag|, |ymag|, znear, zfar);
+     *  @p viewportAspect is not used: xmag and ymag fix both extents, so a viewport of another
+     *  aspect stretches the picture.
+     *  Then Camera::lookAt(eye, eye - Z, Y) with the node's world origin and axes.
+     *
+     *  @param viewportAspect width / height of the viewport drawn into, > 0 and finite.
+     *  @param farWhenInfinite the far plane used for an infinite zfar: 0 (the default) for
+     *  znear x 10^6, else > znear and finite.
+     *  @throws InvalidArgument when `node` is null, @p viewportAspect or @p farWhenInfinite is
+     *  out of range, or the node's world axes are degenerate (a zero scale); nothing changes. */
+    [[nodiscard]] Camera makeCamera(float viewportAspect, float farWhenInfinite = 0.0f) const;
+};
+
 /** A glTF scene as a myriad node tree. See importScene(). */
 struct ImportedScene {
     std::string path;  ///< the file it was read from, as given
@@ -109,6 +177,10 @@ struct ImportedScene {
     std::unique_ptr<SceneNode> root;
     std::vector<ImportedInstancing> instancing;          ///< in node order
     std::vector<SceneMorphAnimation> morphAnimations;   ///< "weights" channels, as importModel
+    /** Every camera attached to a node of the scene, in node order (ImportedCamera::makeCamera
+     *  turns one into a myriad Camera). Cameras of the file no node of the scene uses are not
+     *  listed. */
+    std::vector<ImportedCamera> cameras;
 };
 
 /** Loads @p path (.gltf or .glb) as a node tree: what importModel() reads, but with nothing
@@ -141,16 +213,24 @@ struct ImportedScene {
  *  pose at identity. A skinned node that is a scene root without children becomes a MeshNode
  *  at identity in place; otherwise its place in the tree is a group with its transform (for its
  *  children) and its mesh nodes are added under `root`, named "<node> (bind pose)".
+ *  Cameras (3.10): every node of the scene with a camera adds an ImportedCamera to
+ *  ImportedScene::cameras, in node order, pointing at the node made for it.
+ *
  *  Warnings (myriad::log, Warning): as importModel(), minus the instancing one, plus a node
- *  matrix with shear. docs/gltf.md has the tables.
+ *  matrix with shear and an orthographic camera with a negative xmag or ymag. docs/gltf.md has
+ *  the tables.
  *
  *  @throws ImportError, the message starting with the path, for everything importModel()
  *  refuses, and when: an instancing attribute accessor has a count other than the others, a
  *  count above ImportOptions::maxInstances, a type or component type the extension does not
  *  allow, a NaN/Inf value or a zero-length quaternion (naming the instance); the extension
  *  has no attributes, or an attribute other than TRANSLATION/ROTATION/SCALE whose name does
- *  not start with '_'; a node transform is not finite. The extension on a node without a mesh
- *  is ignored with a warning. Nothing is returned then. */
+ *  not start with '_'; a node transform is not finite; a node's camera index is out of range,
+ *  or a camera used by the scene has a value out of range (the message names the camera and
+ *  the value: perspective yfov not in (0, pi), aspectRatio or znear not above 0, zfar not
+ *  above znear; orthographic xmag or ymag 0, znear below 0, zfar not above znear; a value
+ *  that is not a finite float). The extension on a node without a mesh is ignored with a
+ *  warning. Nothing is returned then. */
 [[nodiscard]] ImportedScene importScene(const std::string& path, const ImportOptions& options = {});
 
 } // namespace myriad::gltf
