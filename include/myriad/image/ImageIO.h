@@ -18,8 +18,8 @@ inline constexpr std::uint32_t kMaxImageSide = 16384;
 
 /** Width and height of an encoded image in pixels, as its header gives them. */
 struct ImageSize {
-    std::uint32_t width = 0;
-    std::uint32_t height = 0;
+    std::uint32_t width = 0;  ///< Pixels across, as the header gives them (not checked against kMaxImageSide).
+    std::uint32_t height = 0; ///< Pixel rows, as the header gives them.
 };
 
 /** Reads an encoded image's width and height from its header, decoding no pixels, so a caller
