@@ -14,6 +14,7 @@
 
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/egl/HeadlessContext.h"
@@ -1088,6 +1089,53 @@ int main(int argc, char** argv) {
             row("copyDrawnRecords after a rewrite, bounds override: copy + mirrored count",
                 timed([&] { passBatch.markInstancesChanged(); }, [&] { passBatch.copyDrawnRecords(destination); }));
             std::free(out);
+        }
+
+        // SceneNode::subtreeBounds() (issue 25): cached, against the union worked out from
+        // scratch (what every call cost before, and still the cost once everything moved).
+        {
+            SceneNode tree("tree");
+            std::vector<MeshNode*> leaves;
+            SceneNode* level = &tree;
+            for (int depth = 0; depth < 100; ++depth) {  // 100 levels deep, 100 meshes on each
+                for (int i = 0; i < 100; ++i) {
+                    leaves.push_back(&level->emplace<MeshNode>(cube, material, "leaf"));
+                    leaves.back()->setPosition(glm::dvec3(i, depth, 0.0));
+                }
+                level = &level->emplace<SceneNode>("level");
+                level->setPosition(glm::dvec3(0.0, 0.0, -1.0));
+            }
+            auto fromScratch = [&] {
+                Aabb bounds;
+                tree.traverse([&](const SceneNode& node) { bounds.extend(node.ownBounds()); });
+                return bounds;
+            };
+            auto perCall = [&](const std::function<void(int)>& change, const std::function<void()>& call) {
+                std::vector<double> samples;
+                for (int r = -1; r < 7; ++r) {
+                    const auto start = Clock::now();
+                    for (int k = 0; k < 100; ++k) {
+                        change(k);
+                        call();
+                    }
+                    if (r >= 0) {
+                        samples.push_back(millisecondsSince(start) * 1.0e3 / 100.0);
+                    }
+                }
+                return median(samples);
+            };
+            const double scratchUs = perCall([](int) {}, [&] { (void)fromScratch(); });
+            const double cachedUs = perCall([](int) {}, [&] { (void)tree.subtreeBounds(); });
+            const double leafUs = perCall([&](int k) { leaves[static_cast<std::size_t>(k) * 97 % leaves.size()]->translate(glm::vec3(0.0f, 0.0f, 0.001f)); },
+                                          [&] { (void)tree.subtreeBounds(); });
+            const double rootUs = perCall([&](int) { tree.translate(glm::vec3(0.001f, 0.0f, 0.0f)); }, [&] { (void)tree.subtreeBounds(); });
+            report.blank();
+            report.line("| subtreeBounds() of a tree of %zu meshes, 100 levels deep | us per call | x from scratch |", leaves.size());
+            report.line("|---|---:|---:|");
+            report.line("| the union worked out from scratch (every node asked) | %.2f | 1.00x |", scratchUs);
+            report.line("| cached, nothing moved | %.3f | %.1ex |", cachedUs, cachedUs / std::max(scratchUs, 1e-9));
+            report.line("| cached, one mesh moved before each call | %.2f | %.3fx |", leafUs, leafUs / std::max(scratchUs, 1e-9));
+            report.line("| cached, the root moved before each call (everything recomputed) | %.2f | %.2fx |", rootUs, rootUs / std::max(scratchUs, 1e-9));
         }
         for (const std::string& line : memoryLines) {
             report.line("%s", line.c_str());

@@ -264,6 +264,7 @@ void InstancedMeshNode::writeMorphRows(std::size_t first, std::size_t rows, std:
     stream.markChanged(first, first + rows);
     m_ownWeights += gained;
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 void InstancedMeshNode::clearMorphWeights(std::size_t index) {
@@ -272,6 +273,7 @@ void InstancedMeshNode::clearMorphWeights(std::size_t index) {
         m_streams[InstanceStreamId::MorphWeights].reset(index);
         --m_ownWeights;
         ++m_dataVersion;
+        subtreeChanged();
     }
 }
 
@@ -306,6 +308,7 @@ void InstancedMeshNode::setLane(std::size_t index, std::size_t lane, const glm::
     }
     stream.markChanged(index, index + 1);
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 glm::vec4 InstancedMeshNode::lane(std::size_t index, std::size_t lane) const {
@@ -324,6 +327,7 @@ void InstancedMeshNode::clearLanes(std::size_t index) {
     if (m_streams[InstanceStreamId::Lanes].allocated()) {
         m_streams[InstanceStreamId::Lanes].reset(index);
         ++m_dataVersion;
+        subtreeChanged();
     }
 }
 
@@ -354,6 +358,7 @@ void InstancedMeshNode::setCastsShadow(std::size_t index, bool casts) {
     m_shadowMasked = m_shadowMasked - m_shadowMask[index] + masked;
     m_shadowMask[index] = masked;
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 bool InstancedMeshNode::castsShadow(std::size_t index) const {
@@ -431,6 +436,7 @@ void InstancedMeshNode::setCount(std::size_t count) {
     }
     m_count = count;
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 void InstancedMeshNode::clear() noexcept {
@@ -443,6 +449,7 @@ void InstancedMeshNode::clear() noexcept {
     m_mirroredCount = 0;
     m_mirroredValid = true;
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
@@ -521,6 +528,7 @@ void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::v
     // were marked by reset() above, so the record stream is the one left.
     m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 bool InstancedMeshNode::hasSideRows() const noexcept {
@@ -556,6 +564,7 @@ void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transfo
     }
     m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 void InstancedMeshNode::setColor(std::size_t index, const glm::vec4& color) {
@@ -564,6 +573,7 @@ void InstancedMeshNode::setColor(std::size_t index, const glm::vec4& color) {
     records()[index].color = color;
     m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 glm::mat4 InstancedMeshNode::readTransform(std::size_t index) const {
@@ -713,6 +723,7 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     --m_liveHandles;
     --m_count;
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 void InstancedMeshNode::release(std::span<const InstanceHandle> handles) {
@@ -776,6 +787,7 @@ void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t coun
     m_boundsValid = false;
     m_mirroredValid = false;
     ++m_dataVersion;
+    subtreeChanged();
 }
 
 void InstancedMeshNode::refreshDerived(std::byte* destination) const noexcept {
@@ -839,11 +851,13 @@ void InstancedMeshNode::setBoundsOverride(const Aabb& bounds) {
     m_hasBoundsOverride = true;
     // Writes keep no computed bounds while overridden (they test m_boundsValid first).
     m_boundsValid = false;
+    subtreeChanged();
 }
 
 void InstancedMeshNode::clearBoundsOverride() noexcept {
     m_hasBoundsOverride = false;
     m_boundsValid = false;  // recomputed on the next read
+    subtreeChanged();
 }
 
 } // namespace myriad

@@ -42,6 +42,7 @@ void MeshNode::setMorphWeights(std::span<const float> weights) {
     std::copy(weights.begin(), weights.end(), m_morphWeights.begin());
     m_meshBounds = primitivesBounds(m_morphWeights, m_morphWeights);
     ++m_meshBoundsVersion;
+    subtreeChanged();
 }
 
 void MeshNode::setShaderData(std::size_t lane, const glm::vec4& value) {
@@ -78,6 +79,10 @@ const Aabb& MeshNode::drawBounds() const {
 
 Aabb MeshNode::worldBounds() const { return drawBounds().transformed(worldMatrix()); }
 
+Aabb MeshNode::ownBounds() const { return worldBounds(); }
+
+bool MeshNode::ownBoundsAreCullable() const { return frustumCulled(); }
+
 glm::dvec3 MeshNode::worldBoundsCentre() const {
     const Aabb& local = drawBounds();
     if (local.empty()) {
@@ -109,6 +114,7 @@ void MeshNode::setMesh(std::shared_ptr<const MeshGeometry> mesh) {
     m_morphWeights = std::move(weights);
     m_meshBounds = bounds;
     ++m_meshBoundsVersion;
+    subtreeChanged();
 }
 
 void MeshNode::addPrimitive(std::shared_ptr<const MeshGeometry> mesh, Material material) {
@@ -125,6 +131,7 @@ void MeshNode::addPrimitive(std::shared_ptr<const MeshGeometry> mesh, Material m
     m_extraPrimitives.push_back({std::move(mesh), std::move(material)});  // may throw: nothing changed
     m_meshBounds = bounds;
     ++m_meshBoundsVersion;
+    subtreeChanged();
 }
 
 void MeshNode::checkPrimitive(std::size_t index, const char* function) const {

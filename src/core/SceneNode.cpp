@@ -62,7 +62,10 @@ void SceneNode::addChild(std::unique_ptr<SceneNode> child, bool keepWorld) {
     m_children.reserve(m_children.size() + 1);  // the only step that can throw is before linking
     child->m_parent = this;
     child->m_worldDirty = true;
+    SceneNode& linked = *child;
     m_children.push_back(std::move(child));
+    subtreeChanged();
+    linked.bindToScene(m_scene);  // hooks last: the node is in place when they run
 }
 
 void SceneNode::attach(SceneNode& child) {
@@ -84,13 +87,21 @@ void SceneNode::attach(SceneNode& child) {
         throw InvalidArgument("SceneNode::attach: the kept world transform cannot be decomposed");
     }
     m_children.reserve(m_children.size() + 1);
-    std::unique_ptr<SceneNode> owned = child.removeFromParent();
+    // Within one scene a move calls no hooks; between scenes the subtree leaves the old one
+    // while still under its old parent and enters the new one once in place.
+    if (child.m_scene != m_scene) {
+        child.bindToScene(nullptr);
+    }
+    std::unique_ptr<SceneNode> owned = child.m_parent->unlink(child);
     owned->m_position = glm::dvec3(translation);
     owned->m_rotation = glm::normalize(rotation);
     owned->m_scale = scale;
     owned->localChanged();
     owned->m_parent = this;
+    SceneNode& linked = *owned;
     m_children.push_back(std::move(owned));
+    subtreeChanged();
+    linked.bindToScene(m_scene);  // nothing when it stayed in its scene
 }
 
 std::unique_ptr<SceneNode> SceneNode::remove(SceneNode& child) {
@@ -100,11 +111,40 @@ std::unique_ptr<SceneNode> SceneNode::remove(SceneNode& child) {
         throw InvalidArgument("SceneNode::remove: node '" + child.m_name +
                               "' is not a child of '" + m_name + "'");
     }
-    std::unique_ptr<SceneNode> owned = std::move(*it);
+    child.bindToScene(nullptr);  // its hooks run while it is still in place
+    return unlink(child);
+}
+
+std::unique_ptr<SceneNode> SceneNode::unlink(SceneNode& child) noexcept {
+    auto it = std::find_if(m_children.begin(), m_children.end(),
+                           [&](const std::unique_ptr<SceneNode>& c) { return c.get() == &child; });
+    std::unique_ptr<SceneNode> owned = std::move(*it);  // callers pass a child of this node
     m_children.erase(it);
     owned->m_parent = nullptr;
     owned->m_worldDirty = true;
+    subtreeChanged();
     return owned;
+}
+
+void SceneNode::bindToScene(Scene* scene) noexcept {
+    if (m_scene == scene) {
+        return;  // a subtree shares its root's scene, so nothing below changes either
+    }
+    if (m_scene != nullptr) {
+        Scene& old = *m_scene;
+        for (const auto& c : m_children) {
+            c->bindToScene(nullptr);  // children leave first
+        }
+        onDetachedFromScene(old);
+        m_scene = nullptr;
+    }
+    if (scene != nullptr) {
+        m_scene = scene;
+        onAttachedToScene(*scene);  // parents enter first
+        for (const auto& c : m_children) {
+            c->bindToScene(scene);
+        }
+    }
 }
 
 std::unique_ptr<SceneNode> SceneNode::removeFromParent() {
@@ -151,6 +191,7 @@ SceneNode* SceneNode::findByName(std::string_view name) noexcept {
 void SceneNode::localChanged() noexcept {
     m_localMatrixDirty = true;
     m_worldDirty = true;
+    subtreeChanged();
 }
 
 void SceneNode::setPosition(const glm::dvec3& position) {
@@ -334,14 +375,48 @@ bool SceneNode::visibleInHierarchy() const noexcept {
     return true;
 }
 
-Aabb SceneNode::subtreeBounds() const {
-    Aabb bounds;
-    traverse([&](const SceneNode& node) {
-        if (const MeshNode* mesh = asMeshNode(node)) {
-            bounds.extend(mesh->worldBounds());
-        }
-    });
-    return bounds;
+Aabb SceneNode::ownBounds() const { return {}; }
+
+bool SceneNode::ownBoundsAreCullable() const {
+    // Particles and scatter are drawn without a frustum test (their extent is not tracked).
+    return m_kind != NodeKind::Particles && m_kind != NodeKind::Scatter;
+}
+
+void SceneNode::markSubtreeStale() const noexcept {
+    // A stale node's ancestors are stale, so the walk stops at the first stale one.
+    for (const SceneNode* node = this; node != nullptr && node->m_subtreeValid; node = node->m_parent) {
+        node->m_subtreeValid = false;
+    }
+}
+
+void SceneNode::refreshSubtree() const {
+    // A move above this node changes every world box below it without marking anything stale:
+    // the world version catches it, and then every child is recomputed through its own check.
+    const std::uint64_t version = worldVersion();
+    if (m_subtreeValid && m_subtreeWorldVersion == version) {
+        return;
+    }
+    Aabb bounds = ownBounds();
+    bool alwaysDrawn = !ownBoundsAreCullable();
+    for (const auto& c : m_children) {
+        c->refreshSubtree();
+        bounds.extend(c->m_subtreeBounds);
+        alwaysDrawn = alwaysDrawn || c->m_subtreeAlwaysDrawn;
+    }
+    m_subtreeBounds = bounds;
+    m_subtreeAlwaysDrawn = alwaysDrawn;
+    m_subtreeWorldVersion = version;
+    m_subtreeValid = true;
+}
+
+const Aabb& SceneNode::subtreeBounds() const {
+    refreshSubtree();
+    return m_subtreeBounds;
+}
+
+bool SceneNode::subtreeAlwaysDrawn() const {
+    refreshSubtree();
+    return m_subtreeAlwaysDrawn;
 }
 
 void SceneNode::setTint(const glm::vec4& tint) {

@@ -110,6 +110,10 @@ public:
      *  is coarse: use worldBoundsCentre() and worldBoundsRadius() there). Empty if nothing is
      *  drawn. */
     [[nodiscard]] Aabb worldBounds() const;
+    /** worldBounds(): what a subtree's bounds hold on this node's account (SceneNode::ownBounds). */
+    [[nodiscard]] Aabb ownBounds() const override;
+    /** frustumCulled() (SceneNode::ownBoundsAreCullable). */
+    [[nodiscard]] bool ownBoundsAreCullable() const override;
     /** Centre of the sphere around drawBounds(), world space, double precision: the world
      *  matrix applied to the box's centre. */
     [[nodiscard]] glm::dvec3 worldBoundsCentre() const;

@@ -80,7 +80,13 @@ struct DirectionalLight {
  *  Thread safety: as SceneNode. Lit colour = albedo * (ambient + light * max(0, N.L)). */
 class Scene {
 public:
-    Scene() : m_root("root") {}
+    /** An empty scene: its root is in it (root().scene() is this scene). */
+    Scene() : m_root("root") { m_root.m_scene = this; }
+    /** Every node still in the tree leaves it first (SceneNode::onDetachedFromScene, children
+     *  before parents), then the tree is destroyed. */
+    ~Scene() { m_root.bindToScene(nullptr); }
+    Scene(const Scene&) = delete;
+    Scene& operator=(const Scene&) = delete;
     /** The root node, named "root": add the scene's nodes under it. Lives as long as the scene. */
     [[nodiscard]] SceneNode& root() noexcept { return m_root; }
     /** Read-only root(). */

@@ -20,6 +20,8 @@
 
 namespace myriad {
 
+class Scene;
+
 /** What a node draws; lets the renderer dispatch without dynamic_cast or a virtual per node. */
 enum class NodeKind : std::uint8_t {
     Group,          ///< draws nothing; a transform for its children
@@ -219,9 +221,36 @@ public:
     [[nodiscard]] const glm::vec4& tint() const noexcept { return m_tint; }
     /** True when tint() is not (1, 1, 1, 1): the renderer then sets the tint uniform. */
     [[nodiscard]] bool isTinted() const noexcept { return m_tint != glm::vec4(1.0f); }
-    /** Union of worldBounds() of every mesh node in this subtree (this node included),
-     *  hidden ones too; empty if there are none. O(subtree size). */
-    [[nodiscard]] Aabb subtreeBounds() const;
+    /** Union of ownBounds() over this subtree (this node included), world space, hidden nodes
+     *  too; empty when nothing in it draws bounds (groups only, or particles and scatter, whose
+     *  extent is not tracked: see subtreeAlwaysDrawn()).
+     *  Cached: a change below this node (a transform, a mesh, a batch's instances or bounds
+     *  override, an added or removed child, a frustum-culling flag) marks this node and its
+     *  ancestors stale, O(1) per change once they are stale (the walk up stops at the first
+     *  stale node); a call while nothing moved costs a worldVersion() check, O(depth), not
+     *  O(subtree). A stale call recomputes only the stale branches (every branch when this
+     *  node's own world transform moved). The reference is valid until the next call on this
+     *  subtree. Not thread-safe, as the rest of the node. */
+    [[nodiscard]] const Aabb& subtreeBounds() const;
+    /** True when something in this subtree (this node included, hidden nodes too) is drawn
+     *  without a frustum test, so a culler that trusts subtreeBounds() must not cull the subtree
+     *  on it: a mesh node with setFrustumCulled(false), a ParticlePool or a ScatterNode. Cached
+     *  with subtreeBounds(). */
+    [[nodiscard]] bool subtreeAlwaysDrawn() const;
+    /** What the bounds of any subtree holding this node must contain on its account, world
+     *  space: for a MeshNode its worldBounds() (an InstancedMeshNode's covers every drawn
+     *  instance); for a group, a ParticlePool and a ScatterNode an empty box. A subclass that
+     *  overrides it calls subtreeChanged() whenever the value may change. */
+    [[nodiscard]] virtual Aabb ownBounds() const;
+    /** Whether a frustum test against ownBounds() may skip this node: a MeshNode's
+     *  frustumCulled(); false for a ParticlePool and a ScatterNode (drawn without a frustum
+     *  test, docs/particles.md); true for a group, which draws nothing. */
+    [[nodiscard]] virtual bool ownBoundsAreCullable() const;
+
+    // ---- scene membership ----------------------------------------------------------------
+    /** The scene whose tree holds this node (through its root), or null for a node in a tree
+     *  that no Scene owns. O(1): kept up to date as subtrees are added and removed. */
+    [[nodiscard]] Scene* scene() const noexcept { return m_scene; }
     /** Whether this node draws into the shadow map when the scene's light has shadows on
      *  (ShadowSettings, docs/shadows.md): false leaves all of it out (every instance of a
      *  batch), this node only, not its children. Default true. */
@@ -234,7 +263,12 @@ public:
     /** The flag set by setReceivesShadow(). */
     [[nodiscard]] bool receivesShadow() const noexcept { return m_receivesShadow; }
     /** false: always drawn, even outside the view frustum. Default true. */
-    void setFrustumCulled(bool culled) noexcept { m_frustumCulled = culled; }
+    void setFrustumCulled(bool culled) noexcept {
+        if (culled != m_frustumCulled) {
+            m_frustumCulled = culled;
+            subtreeChanged();
+        }
+    }
     /** The flag set by setFrustumCulled(). */
     [[nodiscard]] bool frustumCulled() const noexcept { return m_frustumCulled; }
 
@@ -242,7 +276,36 @@ protected:
     /** For MeshNode and InstancedMeshNode: a node of @p kind named @p name. */
     SceneNode(std::string name, NodeKind kind);
 
+    /** Called once each time this node enters a Scene's tree: when it, or a subtree holding
+     *  it, is added under a node that is in a scene, or moved there from another scene. Parents
+     *  are called before their children (as Godot's _enter_tree); scene() is already @p scene.
+     *  The place for a subclass to register itself in the scene's flat registries. noexcept
+     *  because it runs inside add(), remove() and Scene's destructor, which have no way left to
+     *  report a failure once the tree has changed. Moving a node within its scene (attach())
+     *  calls neither hook. Default: nothing. */
+    virtual void onAttachedToScene(Scene& scene) noexcept { (void)scene; }
+    /** Called once each time this node leaves @p scene's tree: removed (itself or an ancestor),
+     *  moved to another scene, or the scene destroyed. Children are called before their parents
+     *  (as Godot's _exit_tree); scene() is still @p scene during the call and null after it.
+     *  Default: nothing. */
+    virtual void onDetachedFromScene(Scene& scene) noexcept { (void)scene; }
+
+    /** Marks subtreeBounds() of this node and its ancestors stale: O(1) when this node already
+     *  is. A subclass calls it whenever ownBounds() or ownBoundsAreCullable() may change. */
+    void subtreeChanged() const noexcept {
+        if (m_subtreeValid) {
+            markSubtreeStale();
+        }
+    }
+
 private:
+    friend class Scene;
+    /** The library's side of the hooks: sets scene() over this subtree and calls
+     *  onAttachedToScene / onDetachedFromScene (a null @p scene detaches). */
+    void bindToScene(Scene* scene) noexcept;
+    void markSubtreeStale() const noexcept;
+    void refreshSubtree() const;
+    std::unique_ptr<SceneNode> unlink(SceneNode& child) noexcept;
     void addChild(std::unique_ptr<SceneNode> child, bool keepWorld);
     void checkCanAdopt(const SceneNode* child, const char* function) const;
     void localChanged() noexcept;
@@ -278,6 +341,13 @@ private:
     mutable std::uint64_t m_parentVersionSeen = 0;
     mutable std::uint64_t m_worldVersion = 0;
     mutable std::shared_ptr<const int> m_lifetime;  ///< made on the first lifetime() call
+    Scene* m_scene = nullptr;
+    // subtreeBounds() cache: valid when m_subtreeValid and the world version it was made at is
+    // still worldVersion(). Invariant: a stale node's ancestors are all stale.
+    mutable Aabb m_subtreeBounds;
+    mutable std::uint64_t m_subtreeWorldVersion = 0;
+    mutable bool m_subtreeValid = false;
+    mutable bool m_subtreeAlwaysDrawn = false;
 };
 
 } // namespace myriad
