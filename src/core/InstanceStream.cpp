@@ -228,6 +228,23 @@ void InstanceStream::grow(std::size_t capacity) {
     }
 }
 
+InstanceStream::Storage InstanceStream::shrunk(std::size_t capacity) const {
+    if (!allocated()) {
+        return {};
+    }
+    const std::size_t rows = std::min(capacity, this->capacity());
+    const auto end = m_data.begin() + static_cast<std::ptrdiff_t>(rows * m_desc->floatsPerInstance);
+    return Storage(m_data.begin(), end);
+}
+
+void InstanceStream::adopt(Storage rows) noexcept {
+    if (!allocated()) {
+        return;
+    }
+    m_data = std::move(rows);
+    markChanged(0, capacity());
+}
+
 void InstanceStream::move(std::size_t from, std::size_t to) {
     if (!allocated() || from == to) {
         return;

@@ -476,6 +476,34 @@ void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
     }
 }
 
+void InstancedMeshNode::shrinkToFit(std::size_t minimumCapacity) {
+    // At least one row, so every allocated stream stays allocated (a stream's rows are its
+    // allocation).
+    const std::size_t capacity = std::max({m_count, minimumCapacity, std::size_t{1}});
+    if (capacity >= m_capacity) {
+        return;
+    }
+    // Every smaller array is made first (the only steps that can throw), then all are taken.
+    std::array<InstanceStream::Storage, InstanceStreamId::Count> rows;
+    for (std::size_t s = 0; s < m_streams.size(); ++s) {
+        rows[s] = m_streams[s].shrunk(capacity);
+    }
+    decltype(m_handleOfRecord) handleOfRecord(m_handleOfRecord.begin(),
+                                              m_handleOfRecord.begin() + static_cast<std::ptrdiff_t>(capacity));
+    std::vector<std::uint8_t> shadowMask;
+    if (!m_shadowMask.empty()) {
+        shadowMask.assign(m_shadowMask.begin(), m_shadowMask.begin() + static_cast<std::ptrdiff_t>(capacity));
+    }
+    for (std::size_t s = 0; s < m_streams.size(); ++s) {
+        m_streams[s].adopt(std::move(rows[s]));
+    }
+    m_handleOfRecord = std::move(handleOfRecord);
+    m_shadowMask = std::move(shadowMask);
+    m_capacity = capacity;
+    ++m_dataVersion;
+    subtreeChanged();
+}
+
 void InstancedMeshNode::prepareAppend(const char* function) {
     if (m_count < m_capacity) {
         return;

@@ -453,14 +453,12 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
 
 void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batch) {
     const InstanceStream& stream = node.streams()[InstanceStreamId::Record];
-    if (!batch.streaming || batch.streaming->capacity < stream.capacity()) {
-        // First use or grown: three parts of the whole capacity. The old buffer's pending draws
-        // keep it alive (deferred deletion); its fences go with it.
+    if (!batch.streaming || batch.streaming->capacity != StreamingRecords::partCapacity(stream.capacity())) {
+        // First use, grown or shrunk (shrinkToFit gives GPU memory back too): three parts of
+        // the whole capacity. The old buffer's pending draws keep it alive (deferred deletion);
+        // its fences go with it.
         auto fresh = std::make_unique<StreamingRecords>();
-        // Parts of a multiple of 4 records start 256-byte aligned, the largest
-        // GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT GL allows: the indexed path (culling, sorting, LOD)
-        // views one part as a buffer texture.
-        const std::size_t capacity = (stream.capacity() + 3) / 4 * 4;
+        const std::size_t capacity = StreamingRecords::partCapacity(stream.capacity());
         fresh->buffer = Buffer({.sizeBytes = StreamingRecords::kParts * capacity * InstancedMeshNode::strideInBytes,
                                 .usage = BufferUsage::PersistentMapped,
                                 .label = labelFor(node, "InstancedMeshNode.record-streaming")});
@@ -510,7 +508,7 @@ void GpuResources::streamAhead() {
         BatchGpu& batch = it->second;
         const InstancedMeshNode& node = *batch.node;
         if (batch.lastUsedFrame + 1 != m_frame || node.uploadMode() == UploadMode::Staged ||
-            batch.streaming->capacity < node.capacity() || !node.derivedStale()) {
+            batch.streaming->capacity != StreamingRecords::partCapacity(node.capacity()) || !node.derivedStale()) {
             continue;
         }
         const std::uint64_t before = m_stats->bytesUploaded;
@@ -522,15 +520,15 @@ void GpuResources::streamAhead() {
 
 std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStream& stream,
                                        StreamGpu& gpu) {
-    if (gpu.cursor == stream.version() && gpu.capacity >= stream.capacity()) {
+    if (gpu.cursor == stream.version() && gpu.capacity == stream.capacity()) {
         return 0;  // nothing changed since this renderer's last upload
     }
     const InstanceStreamDesc& desc = stream.desc();
     const std::size_t rowBytes = desc.floatsPerInstance * sizeof(float);
     bool full = gpu.cursor == 0;
-    if (gpu.capacity < stream.capacity()) {
-        // First use or grown: a buffer of the whole capacity, so later growth within it costs
-        // no reallocation.
+    if (gpu.capacity != stream.capacity()) {
+        // First use, grown or shrunk (InstancedMeshNode::shrinkToFit): a buffer of the whole
+        // capacity, exactly, so the GPU copy gives memory back when the batch does.
         if (desc.binding == StreamBinding::BufferTexture) {
             requireTextureBufferTexels(m_limits, stream.capacity() * rowBytes / kStreamTexelBytes, node,
                                        std::string(desc.name) + " stream (a buffer texture)",

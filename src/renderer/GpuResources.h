@@ -67,6 +67,10 @@ struct StreamingRecords {
     std::array<std::uint64_t, kParts> readFrame{};
     std::uint64_t cursor = 0;  ///< the record-stream version the current part holds
     [[nodiscard]] std::size_t partOffset() const noexcept { return part * capacity * InstancedMeshNode::strideInBytes; }
+    /** Rows per part for a batch of @p capacity records: a multiple of 4, so every part starts
+     *  256-byte aligned (the largest GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT GL allows; the indexed
+     *  path views one part as a buffer texture). */
+    [[nodiscard]] static constexpr std::size_t partCapacity(std::size_t capacity) noexcept { return (capacity + 3) / 4 * 4; }
 };
 
 struct BatchGpu {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -452,4 +453,60 @@ TEST_CASE("release(span) removes every handle as one-by-one release does, and re
         }
     }
     CHECK_THROWS_AS(many.release(list), InvalidArgument);  // all released already
+}
+
+TEST_CASE("shrinkToFit gives capacity back and keeps every record, lane, mask and handle", "[instances][handles]") {
+    auto mesh = MeshGeometry::create(shapes::box(1.0f), "box");
+    InstancedMeshNode batch(mesh, Material{}, 1000, "shrinking");
+    std::vector<InstanceHandle> handles;
+    for (int i = 0; i < 1000; ++i) {
+        handles.push_back(batch.acquire({.transform = at(static_cast<float>(i)), .color = glm::vec4(1.0f)}));
+    }
+    batch.setLane(handles[999], 2, glm::vec4(7.0f, 8.0f, 9.0f, 10.0f));
+    batch.setCastsShadow(handles[989], false);
+    // Release all but every tenth; the survivors are swap-moved around.
+    for (int i = 0; i < 1000; ++i) {
+        if (i % 10 != 9) {
+            batch.release(handles[static_cast<std::size_t>(i)]);
+        }
+    }
+    REQUIRE(batch.count() == 100);
+    const std::uint64_t version = batch.dataVersion();
+    batch.shrinkToFit();
+    CHECK(batch.capacity() == 100);
+    CHECK(batch.count() == 100);
+    CHECK(batch.dataVersion() > version);
+    for (int i = 9; i < 1000; i += 10) {
+        const InstanceHandle handle = handles[static_cast<std::size_t>(i)];
+        REQUIRE(batch.isLive(handle));
+        CHECK(batch.readTransform(batch.indexOf(handle))[3].x == Approx(static_cast<float>(i)));
+    }
+    CHECK(batch.lane(handles[999], 2) == glm::vec4(7.0f, 8.0f, 9.0f, 10.0f));
+    CHECK_FALSE(batch.castsShadow(batch.indexOf(handles[989])));
+    CHECK(batch.shadowMask().size() == 100);
+    // Every stream is marked changed over the new capacity: a renderer re-sends it whole.
+    for (const InstanceStream& stream : batch.streams()) {
+        if (stream.allocated()) {
+            CHECK(stream.capacity() == 100);
+            const std::vector<IndexRange> pending = stream.changes().pendingRanges();
+            const bool covered = std::any_of(pending.begin(), pending.end(),
+                                             [](const IndexRange& r) { return r.begin == 0 && r.end >= 100; });
+            CHECK(covered);
+        }
+    }
+
+    // A minimum keeps room; a minimum above the capacity changes nothing; at least one row stays.
+    batch.shrinkToFit(150);
+    CHECK(batch.capacity() == 100);
+    batch.setCount(0);
+    batch.shrinkToFit(40);
+    CHECK(batch.capacity() == 40);
+    batch.shrinkToFit();
+    CHECK(batch.capacity() == 1);
+    // Growth works from the new capacity, and new handles are good.
+    batch.ensureCapacity(8);
+    for (int i = 0; i < 8; ++i) {
+        CHECK(batch.isLive(batch.acquire({.transform = at(1.0f)})));
+    }
+    CHECK(batch.count() == 8);
 }

@@ -7,6 +7,8 @@
 #include "myriad/core/Shapes.h"
 #include "myriad/gl/Renderer.h"
 
+#include <glad/gl.h>
+
 #include <algorithm>
 #include <array>
 
@@ -108,4 +110,46 @@ TEST_CASE("with shadows on, a streaming batch moved in bulk is still copied ahea
     CHECK(f.renderer.shadowMap().drawn);
     CHECK(f.renderer.lastFrameStats().bytesStreamedAhead == 4 * 64);
     MYRIAD_CHECK_PIXEL(image, pixelX(0.25f, kSize), pixelY(0.5f, kSize), kBlue);
+}
+
+TEST_CASE("shrinkToFit gives the GPU copy back too and draws the kept instances where they were", "[instances][handles][pixels]") {
+    for (const UploadMode mode : {UploadMode::Staged, UploadMode::Streaming}) {
+        INFO((mode == UploadMode::Staged ? "Staged" : "Streaming"));
+        RenderFixture f;
+        Scene scene;
+        auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::quad(0.4f, 0.4f), "quad"),
+                                                              unlit(), 400, "shrinking",
+                                                              InstancedMeshOptions{.uploadMode = mode});
+        std::vector<InstanceHandle> handles;
+        for (int i = 0; i < 400; ++i) {
+            // All at the left, except the two kept ones, red at the upper right, green at the lower right.
+            handles.push_back(batch.acquire({.transform = at(-0.5f, 0.0f)}));
+        }
+        batch.setTransform(batch.indexOf(handles[100]), at(0.5f, 0.5f));
+        batch.setColor(batch.indexOf(handles[100]), glm::vec4(1, 0, 0, 1));
+        batch.setTransform(batch.indexOf(handles[300]), at(0.5f, -0.5f));
+        batch.setColor(batch.indexOf(handles[300]), glm::vec4(0, 1, 0, 1));
+        (void)f.render(scene);
+        GLint64 before = 0;
+        glGetNamedBufferParameteri64v(f.renderer.instanceBuffer(batch), GL_BUFFER_SIZE, &before);
+
+        for (int i = 0; i < 400; ++i) {
+            if (i != 100 && i != 300) {
+                batch.release(handles[static_cast<std::size_t>(i)]);
+            }
+        }
+        batch.shrinkToFit();
+        REQUIRE(batch.capacity() == 2);
+        const Image image = f.render(scene);
+        GLint64 after = 0;
+        glGetNamedBufferParameteri64v(f.renderer.instanceBuffer(batch), GL_BUFFER_SIZE, &after);
+        // Staged: one record per row of capacity; Streaming: three parts of a multiple of 4 rows.
+        const GLint64 rowsPerCopy = mode == UploadMode::Staged ? 2 : 3 * 4;
+        CHECK(after == rowsPerCopy * 64);
+        CHECK(after < before);
+        MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(0.5f, kSize), kRed);
+        MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(-0.5f, kSize), kGreen);
+        MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), pixelY(0.0f, kSize), kBlack);
+        CHECK(f.renderer.lastFrameStats().instances == 2);
+    }
 }

@@ -188,6 +188,16 @@ public:
     void grow(std::size_t capacity);
     /** Reserves room for @p capacity rows (if allocated) so a later grow() cannot throw. */
     void reserve(std::size_t capacity);
+    /** Row storage: what shrunk() hands to adopt(). */
+    using Storage = std::vector<float, detail::LargeArrayAllocator<float>>;
+    /** The first @p capacity rows (at most capacity()) in storage of exactly that size: the
+     *  first half of a shrink, which may throw std::bad_alloc while nothing has changed yet.
+     *  Empty when the stream is not allocated. */
+    [[nodiscard]] Storage shrunk(std::size_t capacity) const;
+    /** The second half: takes @p rows (from shrunk()) as the stream's rows and marks every row
+     *  changed (a renderer holding a larger copy re-sends the whole stream). Never throws; a
+     *  stream that was not allocated stays so. */
+    void adopt(Storage rows) noexcept;
 
     /** Row @p index: desc().floatsPerInstance floats. Unchecked: @p index must be below
      *  capacity() (the owning node checks). Writing through it does not mark the row changed:

@@ -137,6 +137,15 @@ public:
     /** Grows the buffer to at least @p capacity records, keeping every record and handle;
      *  never shrinks. O(capacity) when it grows. @throws CapacityError if capacity > maxCapacity. */
     void ensureCapacity(std::size_t capacity);
+    /** Gives capacity back after many releases (Ogre's InstanceBatch defragmenting, a
+     *  std::vector's shrink_to_fit): capacity() becomes max(count(), @p minimumCapacity, 1), every
+     *  record, lane, weight, shadow mask and handle is kept (records keep their indices, so
+     *  handles keep finding them). O(count) when it shrinks, nothing when the capacity is
+     *  already at most that. Every stream is marked changed: a renderer re-makes the batch's
+     *  GPU buffers at the new size on its next frame (one full upload), so the GPU memory
+     *  comes back too. Growth::Double then doubles from the new capacity.
+     *  @throws std::bad_alloc if the smaller arrays cannot be allocated; nothing changes then. */
+    void shrinkToFit(std::size_t minimumCapacity = 0);
 
     /** Appends an instance at index count() and returns that index.
      *  @param transform affine node-from-instance matrix. @param color linear RGBA.
