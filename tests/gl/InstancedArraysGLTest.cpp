@@ -238,7 +238,7 @@ TEST_CASE("instanced arrays: vertex and instance limits follow a divisor change"
     CHECK(shortLayout.vertexLimit() == 3);
 }
 
-TEST_CASE("instanced arrays: the divisor query reads the object's record; bad indices change nothing",
+TEST_CASE("instanced arrays: the divisor query reads the object's record and bad indices change nothing",
           "[low-level][divisor]") {
     context();
     const std::vector<glm::vec4> data(4, glm::vec4(1.0f));
