@@ -4,6 +4,8 @@
 #include "myriad/gl/VertexArray.h"
 #include "myriad/util/Error.h"
 
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace myriad::gl {
@@ -20,6 +22,7 @@ GLenum toGl(PrimitiveMode mode) noexcept {
     case PrimitiveMode::Triangles: return GL_TRIANGLES;
     case PrimitiveMode::TriangleStrip: return GL_TRIANGLE_STRIP;
     case PrimitiveMode::TriangleFan: return GL_TRIANGLE_FAN;
+    case PrimitiveMode::LineLoop: return GL_LINE_LOOP;
     }
     return GL_TRIANGLES;
 }
@@ -35,6 +38,16 @@ void checkInstances(const VertexArray& vertexArray, std::uint32_t instanceCount,
     }
 }
 
+// GL takes first as GLint and counts as GLsizei: above INT32_MAX they would arrive negative
+// (WebGL's INVALID_VALUE for a negative first, count or primcount).
+void checkFitsGl(std::uint32_t value, const char* what, const char* function) {
+    if (value > static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max())) {
+        throw OutOfRange(std::string(function) + ": " + what + " " + std::to_string(value) +
+                         " is above INT32_MAX, the most GL's GLint / GLsizei hold (a negative "
+                         "int converted to std::uint32_t?)");
+    }
+}
+
 void bindVertexArray(const VertexArray& vertexArray) {
     glBindVertexArray(vertexArray.id());
 }
@@ -43,6 +56,9 @@ void drawArrays(const VertexArray& vertexArray, PrimitiveMode mode, std::uint32_
                 std::uint32_t count, std::uint32_t instanceCount, std::uint32_t baseInstance,
                 const char* function) {
     checkDrawable(vertexArray, function);
+    checkFitsGl(first, "first", function);
+    checkFitsGl(count, "count", function);
+    checkFitsGl(instanceCount, "instance count", function);
     const std::uint64_t end = std::uint64_t{first} + count;
     if (end > vertexArray.vertexLimit()) {
         throw OutOfRange(std::string(function) + ": vertices [" + std::to_string(first) + ", " +
@@ -64,6 +80,8 @@ void drawElements(const VertexArray& vertexArray, PrimitiveMode mode, std::uint3
                   IndexType indexType, std::size_t offsetBytes, std::uint32_t instanceCount,
                   std::uint32_t baseInstance, const char* function) {
     checkDrawable(vertexArray, function);
+    checkFitsGl(count, "count", function);
+    checkFitsGl(instanceCount, "instance count", function);
     if (!vertexArray.hasIndexBuffer()) {
         throw InvalidArgument(std::string(function) + ": '" + vertexArray.label() +
                               "' has no index buffer");
@@ -77,8 +95,8 @@ void drawElements(const VertexArray& vertexArray, PrimitiveMode mode, std::uint3
         throw InvalidArgument(std::string(function) + ": offset " + std::to_string(offsetBytes) +
                               " is not a multiple of the index size " + std::to_string(size));
     }
-    const std::uint64_t endBytes = offsetBytes + std::uint64_t{count} * size;
-    if (endBytes > vertexArray.indexBufferBytes()) {
+    const std::uint64_t endBytes = std::uint64_t{offsetBytes} + std::uint64_t{count} * size;
+    if (offsetBytes > vertexArray.indexBufferBytes() || endBytes > vertexArray.indexBufferBytes()) {
         throw OutOfRange(std::string(function) + ": " + std::to_string(count) +
                          " indices at offset " + std::to_string(offsetBytes) +
                          " run past the index buffer of '" + vertexArray.label() + "' (" +

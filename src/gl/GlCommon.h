@@ -88,10 +88,20 @@ void setLabel(GLenum identifier, GLuint id, std::string_view label);
 }
 
 [[nodiscard]] inline GLenum toGl(IndexType type) noexcept {
-    return type == IndexType::UInt16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;
+    switch (type) {
+    case IndexType::UInt8: return GL_UNSIGNED_BYTE;
+    case IndexType::UInt16: return GL_UNSIGNED_SHORT;
+    case IndexType::UInt32: return GL_UNSIGNED_INT;
+    }
+    return GL_UNSIGNED_INT;
 }
 [[nodiscard]] inline std::size_t indexSize(IndexType type) noexcept {
-    return type == IndexType::UInt16 ? 2 : 4;
+    switch (type) {
+    case IndexType::UInt8: return 1;
+    case IndexType::UInt16: return 2;
+    case IndexType::UInt32: return 4;
+    }
+    return 4;
 }
 
 } // namespace myriad::gl::detail

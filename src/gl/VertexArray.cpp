@@ -61,9 +61,11 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
                                       " is declared twice");
             }
         }
-        bindings.push_back({binding, 0, 0, false});
+        bindings.push_back({binding, 0, 0, false, binding.binding, 0, 0});
     }
     std::uint32_t usedLocations = 0;
+    std::vector<AttributeState> attributes;
+    attributes.reserve(desc.attributes.size());
     for (const VertexAttribute& attribute : desc.attributes) {
         if (attribute.location >= kMaxSlots) {
             throw InvalidArgument(where + ": location " + std::to_string(attribute.location) +
@@ -90,6 +92,8 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
                                   std::to_string(it->binding.strideBytes));
         }
         it->elementBytes = std::max(it->elementBytes, end);
+        attributes.push_back({attribute.location, attribute.offsetBytes,
+                              attributeSizeBytes(attribute.format), attribute.binding});
     }
     requireCurrentContext("gl::VertexArray");
 
@@ -106,6 +110,7 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
         glVertexArrayBindingDivisor(m_id, state.binding.binding, state.binding.divisor);
     }
     m_bindings = std::move(bindings);
+    m_attributes = std::move(attributes);
     m_label = detail::labelOrDefault(desc.label, "vertex-array", m_id);
     detail::setLabel(GL_VERTEX_ARRAY, m_id, m_label);
 }
@@ -119,7 +124,7 @@ VertexArray::~VertexArray() {
 
 VertexArray::VertexArray(VertexArray&& other) noexcept
     : m_id(std::exchange(other.m_id, 0)), m_label(std::move(other.m_label)),
-      m_bindings(std::move(other.m_bindings)),
+      m_bindings(std::move(other.m_bindings)), m_attributes(std::move(other.m_attributes)),
       m_indexBufferBytes(std::exchange(other.m_indexBufferBytes, 0)),
       m_indexType(other.m_indexType), m_maxIndex(other.m_maxIndex) {}
 
@@ -132,6 +137,7 @@ VertexArray& VertexArray::operator=(VertexArray&& other) noexcept {
         m_id = std::exchange(other.m_id, 0);
         m_label = std::move(other.m_label);
         m_bindings = std::move(other.m_bindings);
+        m_attributes = std::move(other.m_attributes);
         m_indexBufferBytes = std::exchange(other.m_indexBufferBytes, 0);
         m_indexType = other.m_indexType;
         m_maxIndex = other.m_maxIndex;
@@ -151,9 +157,12 @@ VertexArray::BindingState* VertexArray::findBinding(std::uint32_t binding) noexc
 void VertexArray::setVertexBuffer(std::uint32_t binding, const Buffer& buffer,
                                   std::size_t offsetBytes) {
     BindingState* state = findBinding(binding);
-    if (state == nullptr) {
+    if (state == nullptr || state->source != binding) {
         throw InvalidArgument("gl::VertexArray::setVertexBuffer: binding " +
-                              std::to_string(binding) + " is not in layout '" + m_label + "'");
+                              std::to_string(binding) + " is not in layout '" + m_label + "'" +
+                              (state != nullptr ? " (it holds attributes vertexAttribDivisor moved off "
+                                                  "binding " + std::to_string(state->source) + ")"
+                                                : std::string()));
     }
     if (!buffer) {
         throw InvalidArgument("gl::VertexArray::setVertexBuffer: the buffer is empty");
@@ -163,10 +172,155 @@ void VertexArray::setVertexBuffer(std::uint32_t binding, const Buffer& buffer,
                          " is past the end of buffer '" + buffer.label() + "' (" +
                          std::to_string(buffer.sizeBytes()) + " bytes)");
     }
-    glVertexArrayVertexBuffer(m_id, binding, buffer.id(), static_cast<GLintptr>(offsetBytes),
-                              static_cast<GLsizei>(state->binding.strideBytes));
-    state->availableBytes = buffer.sizeBytes() - offsetBytes;
-    state->attached = true;
+    // The declared binding and every binding split off it read the same buffer and offset.
+    for (BindingState& each : m_bindings) {
+        if (each.source != binding) {
+            continue;
+        }
+        glVertexArrayVertexBuffer(m_id, each.binding.binding, buffer.id(),
+                                  static_cast<GLintptr>(offsetBytes),
+                                  static_cast<GLsizei>(each.binding.strideBytes));
+        each.availableBytes = buffer.sizeBytes() - offsetBytes;
+        each.attached = true;
+        each.bufferId = buffer.id();
+        each.bufferOffset = offsetBytes;
+    }
+}
+
+const VertexArray::AttributeState& VertexArray::attributeAt(std::uint32_t index,
+                                                            const char* function) const {
+    if (index >= kMaxSlots) {
+        throw OutOfRange(std::string(function) + ": attribute index " + std::to_string(index) +
+                         " >= 16 (GL_MAX_VERTEX_ATTRIBS as myriad uses it)");
+    }
+    for (const AttributeState& attribute : m_attributes) {
+        if (attribute.location == index) {
+            return attribute;
+        }
+    }
+    throw InvalidArgument(std::string(function) + ": layout '" + m_label +
+                          "' has no attribute at location " + std::to_string(index));
+}
+
+std::uint32_t VertexArray::divisor(std::uint32_t index) const {
+    const AttributeState& attribute = attributeAt(index, "gl::VertexArray::divisor");
+    for (const BindingState& state : m_bindings) {
+        if (state.binding.binding == attribute.binding) {
+            return state.binding.divisor;
+        }
+    }
+    return 0;  // not reached: every attribute reads a binding of the layout
+}
+
+std::uint32_t VertexArray::attributeBinding(std::uint32_t index) const {
+    return attributeAt(index, "gl::VertexArray::attributeBinding").binding;
+}
+
+void VertexArray::vertexAttribDivisor(std::uint32_t index, std::uint32_t divisor) {
+    constexpr const char* kFunction = "gl::VertexArray::vertexAttribDivisor";
+    if (m_id == 0) {
+        throw InvalidArgument(std::string(kFunction) + ": the vertex array is empty");
+    }
+    const AttributeState& current = attributeAt(index, kFunction);
+    const auto bindingIndex = [&](std::uint32_t binding) {
+        std::size_t i = 0;
+        while (m_bindings[i].binding.binding != binding) {
+            ++i;
+        }
+        return i;
+    };
+    const std::size_t from = bindingIndex(current.binding);
+    if (m_bindings[from].binding.divisor == divisor) {
+        return;
+    }
+    const std::uint32_t source = m_bindings[from].source;
+    std::size_t readers = 0;
+    for (const AttributeState& attribute : m_attributes) {
+        readers += attribute.binding == current.binding ? 1 : 0;
+    }
+
+    // Work on copies and swap them in at the end: nothing changes if anything throws.
+    std::vector<BindingState> bindings = m_bindings;
+    std::vector<AttributeState> attributes = m_attributes;
+    AttributeState& moving = *std::find_if(attributes.begin(), attributes.end(),
+                                           [&](const AttributeState& a) { return a.location == index; });
+    std::size_t to = bindings.size();
+    for (std::size_t i = 0; i < bindings.size(); ++i) {
+        if (bindings[i].source == source && bindings[i].binding.divisor == divisor) {
+            to = i;  // a binding of the same family already reads at this divisor: join it
+            break;
+        }
+    }
+    bool changeInPlace = false;
+    bool newBinding = false;
+    if (to == bindings.size()) {
+        if (readers == 1) {
+            changeInPlace = true;
+            to = from;
+        } else {
+            std::uint32_t used = 0;
+            for (const BindingState& state : bindings) {
+                used |= 1u << state.binding.binding;
+            }
+            std::uint32_t slot = index;  // glVertexAttribDivisor's own choice, when free
+            if ((used & (1u << slot)) != 0) {
+                slot = 0;
+                while (slot < kMaxSlots && (used & (1u << slot)) != 0) {
+                    ++slot;
+                }
+            }
+            if (slot >= kMaxSlots) {
+                throw CapacityError(std::string(kFunction) + ": attribute " + std::to_string(index) +
+                                    " of '" + m_label + "' needs a binding of its own for divisor " +
+                                    std::to_string(divisor) + ", and all 16 bindings are taken");
+            }
+            BindingState split = bindings[from];
+            split.binding.binding = slot;
+            split.binding.divisor = divisor;
+            bindings.push_back(split);
+            newBinding = true;
+        }
+    }
+    if (changeInPlace) {
+        bindings[from].binding.divisor = divisor;
+    } else {
+        moving.binding = bindings[to].binding.binding;
+    }
+    // Element sizes follow the attributes; a split binding left with none is dropped.
+    for (BindingState& state : bindings) {
+        state.elementBytes = 0;
+        for (const AttributeState& attribute : attributes) {
+            if (attribute.binding == state.binding.binding) {
+                state.elementBytes = std::max(state.elementBytes, attribute.offsetBytes + attribute.sizeBytes);
+            }
+        }
+    }
+    const std::uint32_t left = bindings[from].binding.binding;
+    const bool dropLeft = !changeInPlace && bindings[from].elementBytes == 0 && bindings[from].source != left;
+    if (dropLeft) {
+        bindings.erase(bindings.begin() + static_cast<std::ptrdiff_t>(from));
+    }
+
+    // GL: allocations are done; from here nothing throws.
+    const BindingState& target = *std::find_if(bindings.begin(), bindings.end(), [&](const BindingState& b) {
+        return b.binding.binding == (changeInPlace ? left : moving.binding);
+    });
+    if (newBinding && target.attached) {
+        glVertexArrayVertexBuffer(m_id, target.binding.binding, target.bufferId,
+                                  static_cast<GLintptr>(target.bufferOffset),
+                                  static_cast<GLsizei>(target.binding.strideBytes));
+    }
+    if (changeInPlace || newBinding) {
+        glVertexArrayBindingDivisor(m_id, target.binding.binding, divisor);
+    }
+    if (!changeInPlace) {
+        glVertexArrayAttribBinding(m_id, index, target.binding.binding);
+    }
+    if (dropLeft) {
+        glVertexArrayVertexBuffer(m_id, left, 0, 0, 0);  // nothing reads it any more
+    }
+    m_bindings = std::move(bindings);
+    m_attributes = std::move(attributes);
 }
 
 void VertexArray::setIndexBuffer(const Buffer& buffer, IndexType type, std::uint32_t maxIndex) {
@@ -196,7 +350,7 @@ std::uint64_t elementsAvailable(std::size_t availableBytes, std::uint32_t elemen
 std::uint64_t VertexArray::vertexLimit() const noexcept {
     std::uint64_t limit = std::numeric_limits<std::uint32_t>::max();
     for (const BindingState& state : m_bindings) {
-        if (state.binding.divisor == 0) {
+        if (state.binding.divisor == 0 && state.elementBytes > 0) {
             limit = std::min(limit, state.attached ? elementsAvailable(state.availableBytes,
                                                                        state.elementBytes,
                                                                        state.binding.strideBytes)
@@ -209,7 +363,7 @@ std::uint64_t VertexArray::vertexLimit() const noexcept {
 std::uint64_t VertexArray::instanceLimit() const noexcept {
     std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
     for (const BindingState& state : m_bindings) {
-        if (state.binding.divisor != 0) {
+        if (state.binding.divisor != 0 && state.elementBytes > 0) {
             const std::uint64_t elements =
                 state.attached ? elementsAvailable(state.availableBytes, state.elementBytes,
                                                    state.binding.strideBytes)
@@ -230,7 +384,7 @@ bool VertexArray::canSupplyInstances(std::uint32_t instanceCount,
         return true;
     }
     for (const BindingState& state : m_bindings) {
-        if (state.binding.divisor == 0) {
+        if (state.binding.divisor == 0 || state.elementBytes == 0) {
             continue;
         }
         const std::uint64_t elements =

@@ -30,8 +30,11 @@ struct MeshData {
     std::vector<float> morphWeights;       ///< default weight per target (glTF mesh.weights); 0 if short
 };
 
-/** Width of one index in the index buffer: 16-bit when MeshData::indices16 is set. */
-enum class IndexType : std::uint8_t { UInt16, UInt32 };
+/** Width of one index in the index buffer: 16-bit when MeshData::indices16 is set. A mesh holds
+ *  16- or 32-bit indices; UInt8 (GL_UNSIGNED_BYTE, as WebGL's drawElements and
+ *  ANGLE_instanced_arrays' drawElementsInstancedANGLE take) is for the low-level draws of
+ *  myriad/gl/Draw.h only. */
+enum class IndexType : std::uint8_t { UInt16, UInt32, UInt8 };
 
 /** An immutable triangle mesh: validated MeshData plus its local AABB. Shared between nodes
  *  through std::shared_ptr<const MeshGeometry>; the renderer uploads it once per renderer and

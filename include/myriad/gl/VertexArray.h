@@ -5,7 +5,9 @@
  *  The ANGLE_instanced_arrays / WebGL 2 model on OpenGL 4.5 DSA: each buffer binding has a
  *  stride and a divisor (0: advance per vertex; 1: per instance; n: every n instances), and each
  *  attribute reads from one binding (OpenGL 4.5 section 10.3.2, glVertexArrayBindingDivisor).
- *  One VAO per layout, so a divisor set for one draw can never leak into another. */
+ *  One VAO per layout, so a divisor set for one draw can never leak into another.
+ *  Divisors can also be changed per attribute afterwards, as ANGLE_instanced_arrays'
+ *  vertexAttribDivisorANGLE does (VertexArray::vertexAttribDivisor, VertexArray::divisor). */
 #include "myriad/core/MeshData.h"
 
 #include <cstddef>
@@ -71,20 +73,56 @@ public:
     VertexArray(const VertexArray&) = delete;
     VertexArray& operator=(const VertexArray&) = delete;
 
-    /** Attaches @p buffer to @p binding, elements starting at @p offsetBytes.
-     *  @throws InvalidArgument if the binding is not in the layout or the buffer is empty;
-     *  OutOfRange if offsetBytes > buffer size. */
+    /** Attaches @p buffer to @p binding, elements starting at @p offsetBytes. Attributes that
+     *  vertexAttribDivisor() moved off @p binding to a binding of their own read the same
+     *  buffer at the same offset: those bindings are attached too.
+     *  @throws InvalidArgument if the binding is not one the layout declared or the buffer is
+     *  empty; OutOfRange if offsetBytes > buffer size. */
     void setVertexBuffer(std::uint32_t binding, const Buffer& buffer, std::size_t offsetBytes = 0);
     /** Attaches @p buffer as the index buffer. @p maxIndex is the largest index value it holds:
      *  draws then refuse to run when that index would read past a per-vertex buffer.
      *  @throws InvalidArgument if the buffer is empty. */
     void setIndexBuffer(const Buffer& buffer, IndexType type, std::uint32_t maxIndex);
 
+    /** Sets the divisor the attribute at shader location @p index reads with: 0 advances per
+     *  vertex, n > 0 one element every n instances. ANGLE_instanced_arrays'
+     *  vertexAttribDivisorANGLE(index, divisor) on this vertex array, on GL 4.5's model where a
+     *  divisor belongs to a binding (OpenGL 4.5 section 10.3.2 defines glVertexAttribDivisor as
+     *  glVertexArrayAttribBinding(index, index) + glVertexArrayBindingDivisor(index, divisor)).
+     *  The attribute's binding neighbours keep their divisor:
+     *  - alone on its binding, that binding's divisor changes;
+     *  - sharing it, the attribute moves to a binding of its own (binding @p index when that
+     *    slot is free, else the lowest free one) that reads the same buffer with the same
+     *    offset and stride; setVertexBuffer() on the original binding attaches both;
+     *  - when a binding split off the same original binding already has @p divisor, the
+     *    attribute joins it (setting a divisor back undoes the split).
+     *  vertexLimit(), instanceLimit() and canSupplyInstances() count from the new bindings, so a
+     *  draw that would now read past a buffer's end is refused. A divisor equal to the current
+     *  one changes nothing. The buffers attached must still exist (they are re-attached to a
+     *  new binding).
+     *  GL calls: glVertexArrayAttribBinding, glVertexArrayBindingDivisor,
+     *  glVertexArrayVertexBuffer (none when nothing changes).
+     *  @throws OutOfRange if @p index >= 16 (GL_MAX_VERTEX_ATTRIBS as myriad uses it: the
+     *  minimum GL 4.5 guarantees); InvalidArgument if no attribute of this layout is at
+     *  location @p index, or the vertex array is empty; CapacityError if the attribute must
+     *  move and all 16 bindings are taken. Nothing changes when it throws. */
+    void vertexAttribDivisor(std::uint32_t index, std::uint32_t divisor);
+    /** The divisor the attribute at shader location @p index reads with now: the layout's, or
+     *  the last vertexAttribDivisor() given for it (ANGLE_instanced_arrays'
+     *  getVertexAttrib(index, VERTEX_ATTRIB_ARRAY_DIVISOR_ANGLE); GL_VERTEX_ATTRIB_ARRAY_DIVISOR,
+     *  OpenGL 4.5 section 10.5). Answered from this object's own record, no GL call.
+     *  @throws OutOfRange if @p index >= 16; InvalidArgument if no attribute of this layout is
+     *  at location @p index. */
+    [[nodiscard]] std::uint32_t divisor(std::uint32_t index) const;
+    /** The binding the attribute at shader location @p index reads from now: the layout's, or
+     *  the one vertexAttribDivisor() moved it to. @throws as divisor(). */
+    [[nodiscard]] std::uint32_t attributeBinding(std::uint32_t index) const;
+
     /** How many vertices the per-vertex bindings can supply (the smallest of them; UINT32_MAX
-     *  when there is no per-vertex binding). */
+     *  when there is no per-vertex binding). A binding no attribute reads does not count. */
     [[nodiscard]] std::uint64_t vertexLimit() const noexcept;
     /** How many instances the per-instance bindings can supply, divisors included (UINT64_MAX
-     *  when there is no per-instance binding). */
+     *  when there is no per-instance binding). A binding no attribute reads does not count. */
     [[nodiscard]] std::uint64_t instanceLimit() const noexcept;
     /** True when instances [0, instanceCount) drawn from @p baseInstance read only elements
      *  that exist. GL reads element floor(instance / divisor) + baseInstance of each
@@ -109,16 +147,27 @@ public:
 private:
     struct BindingState {
         VertexBinding binding;
-        std::uint32_t elementBytes = 0;  ///< end of the last attribute within one element
+        std::uint32_t elementBytes = 0;  ///< end of the last attribute within one element; 0: none reads it
         std::size_t availableBytes = 0;  ///< buffer size - offset; 0 while nothing is attached
         bool attached = false;
+        std::uint32_t source = 0;  ///< the declared binding it was split from (itself if declared)
+        std::uint32_t bufferId = 0;      ///< GL name of the attached buffer; 0: none
+        std::size_t bufferOffset = 0;    ///< offset given to setVertexBuffer
+    };
+    struct AttributeState {
+        std::uint32_t location = 0;
+        std::uint32_t offsetBytes = 0;
+        std::uint32_t sizeBytes = 0;
+        std::uint32_t binding = 0;  ///< the binding it reads now
     };
     [[nodiscard]] BindingState* findBinding(std::uint32_t binding) noexcept;
+    [[nodiscard]] const AttributeState& attributeAt(std::uint32_t index, const char* function) const;
     friend void checkDrawable(const VertexArray&, const char*);
 
     std::uint32_t m_id = 0;
     std::string m_label;
     std::vector<BindingState> m_bindings;
+    std::vector<AttributeState> m_attributes;
     std::size_t m_indexBufferBytes = 0;
     IndexType m_indexType = IndexType::UInt32;
     std::uint32_t m_maxIndex = 0;
