@@ -73,6 +73,8 @@ constexpr int kVec4 = TINYGLTF_TYPE_VEC4;
 
 constexpr std::string_view kInstancingExtension = "EXT_mesh_gpu_instancing";
 constexpr std::string_view kUnlitExtension = "KHR_materials_unlit";
+constexpr std::string_view kQuantizationExtension = "KHR_mesh_quantization";
+constexpr std::string_view kTextureTransformExtension = "KHR_texture_transform";
 
 const glm::vec3 kFallbackNormal{0.0f, 1.0f, 0.0f};
 
@@ -387,6 +389,8 @@ constexpr std::array kAnyComponent{kFloat, TINYGLTF_COMPONENT_TYPE_BYTE, kUnsign
                                    TINYGLTF_COMPONENT_TYPE_SHORT, kUnsignedShort, kUnsignedInt};
 constexpr std::array kFloatOrNormalized{kFloat, kUnsignedByte, kUnsignedShort};
 constexpr std::array kIndexTypes{kUnsignedByte, kUnsignedShort, kUnsignedInt};
+constexpr std::array kFloatOrAnyInt{kFloat, TINYGLTF_COMPONENT_TYPE_BYTE, kUnsignedByte,
+                                    TINYGLTF_COMPONENT_TYPE_SHORT, kUnsignedShort};
 
 const AccessorRule kPositionRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
 const AccessorRule kNormalRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
@@ -396,16 +400,46 @@ const AccessorRule kTexcoordRule{
 const AccessorRule kColorRule{
     kTypesColor, kFloatOrNormalized, true,
     "float, normalized unsigned byte or normalized unsigned short VEC3 or VEC4"};
+// KHR_mesh_quantization, "Extending Mesh Attributes" and "Extending Morph Target Attributes":
+// what the extension adds, used only in files that list it in extensionsUsed. Integers that are
+// not normalized are read as their value (1000 -> 1000.0); the node transform (positions) or
+// KHR_texture_transform (texture coordinates) beside them scales them back.
+const AccessorRule kQuantizedPositionRule{
+    kTypesVec3, kFloatOrAnyInt, false,
+    "float VEC3, or with KHR_mesh_quantization (unsigned) byte or (unsigned) short VEC3, "
+    "normalized or not"};
+const AccessorRule kQuantizedNormalRule{
+    kTypesVec3, kFloatOrSignedNormalized, true,
+    "float VEC3, or with KHR_mesh_quantization normalized byte or normalized short VEC3"};
+const AccessorRule kQuantizedTexcoordRule{
+    kTypesVec2, kFloatOrAnyInt, false,
+    "float VEC2, or with KHR_mesh_quantization (unsigned) byte or (unsigned) short VEC2, "
+    "normalized or not"};
+const AccessorRule kQuantizedPositionDeltaRule{
+    kTypesVec3, kFloatOrSignedNormalized, false,
+    "float VEC3, or with KHR_mesh_quantization byte or short VEC3, normalized or not"};
 // EXT_mesh_gpu_instancing, "Extending Nodes": the attribute table.
 const AccessorRule kTranslationRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
 const AccessorRule kRotationRule{
     kTypesVec4, kFloatOrSignedNormalized, true,
     "float, normalized byte or normalized short VEC4"};
 const AccessorRule kScaleRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
+// EXT_mesh_gpu_instancing with KHR_mesh_quantization: TRANSLATION and SCALE may also be
+// (normalized) byte or short, as gltfpack writes them; ROTATION already allows normalized ones.
+const AccessorRule kQuantizedTranslationRule{
+    kTypesVec3, kFloatOrSignedNormalized, false,
+    "float VEC3, or with KHR_mesh_quantization byte or short VEC3, normalized or not"};
+const AccessorRule kQuantizedScaleRule = kQuantizedTranslationRule;
 const AccessorRule kCustomInstanceRule{
     kTypesAny, kAnyComponent, false,
     "SCALAR, VEC2, VEC3 or VEC4 of float, (unsigned) byte, (unsigned) short or unsigned int"};
 const AccessorRule kTimeRule{kTypesScalar, kFloatOnly, false, "float SCALAR"};
+// 3.11 Animations, the sampler output table: morph weights are float or normalized (unsigned)
+// byte or short (gltfpack writes normalized unsigned bytes).
+const AccessorRule kWeightsOutputRule{
+    kTypesScalar, kFloatOrAnyInt, true,
+    "float, normalized (unsigned) byte or normalized (unsigned) short SCALAR (animation "
+    "outputs of weights, 3.11)"};
 const AccessorRule kIndexRule{kTypesScalar, kIndexTypes, false,
                               "unsigned byte, unsigned short or unsigned int SCALAR"};
 
@@ -429,6 +463,9 @@ public:
                 return;
             }
             const tinygltf::Mesh& mesh = meshOfNode(nodeIndex);
+            if (node.skin >= 0) {
+                warnQuantizedSkin(nodeIndex, mesh);
+            }
             // 3.7.3.2: the transform of a skinned mesh node MUST be ignored; only its joints
             // place it, and with skins ignored that leaves the bind pose, as stored.
             const glm::dmat4 placement = node.skin >= 0 ? glm::dmat4(1.0) : world;
@@ -548,6 +585,8 @@ private:
     void prepare(bool scene) {
         load();
         checkRequiredExtensions(scene);
+        m_quantized = std::find(m_model.extensionsUsed.begin(), m_model.extensionsUsed.end(),
+                                kQuantizationExtension) != m_model.extensionsUsed.end();
         warnUnsupported();
         m_materials.resize(m_model.materials.size());
         m_images.resize(m_model.images.size());
@@ -557,7 +596,8 @@ private:
     void warnUnsupported() const {
         std::string unknown;
         for (const std::string& name : m_model.extensionsUsed) {
-            if (name != kUnlitExtension && name != kInstancingExtension) {
+            if (name != kUnlitExtension && name != kInstancingExtension &&
+                name != kQuantizationExtension && name != kTextureTransformExtension) {
                 unknown += (unknown.empty() ? "" : ", ") + name;
             }
         }
@@ -620,7 +660,8 @@ private:
      *  it does not support. */
     void checkRequiredExtensions(bool scene) const {
         for (const std::string& name : m_model.extensionsRequired) {
-            if (name == kUnlitExtension || (scene && name == kInstancingExtension)) {
+            if (name == kUnlitExtension || name == kQuantizationExtension ||
+                name == kTextureTransformExtension || (scene && name == kInstancingExtension)) {
                 continue;
             }
             if (name == kInstancingExtension) {
@@ -734,7 +775,12 @@ private:
                  ") has component type " + (accessor.normalized ? "normalized " : "") +
                  componentTypeName(accessor.componentType) + " and type " +
                  typeName(accessor.type) + "; " + std::string(semantic) + " must be " +
-                 std::string(rule.description) + " (glTF 2.0 3.7.2.1)");
+                 std::string(rule.description) + " (glTF 2.0 3.7.2.1)" +
+                 (m_quantized || accessor.componentType == kFloat ||
+                          componentSize(accessor.componentType) > 2
+                      ? ""
+                      : "; KHR_mesh_quantization allows more integer types, but the file does "
+                        "not list it in extensionsUsed"));
         }
         return viewAccessor(index, accessor, semantic, maxCount, limitName, tightlyPacked, where);
     }
@@ -941,11 +987,13 @@ private:
                 }
                 return readVectors<3>(view, glm::vec3(0.0f));
             };
-            target.positionDeltas = deltas("POSITION", kPositionRule);
+            target.positionDeltas =
+                deltas("POSITION", m_quantized ? kQuantizedPositionDeltaRule : kPositionRule);
             if (target.positionDeltas.empty()) {
                 target.positionDeltas.assign(vertexCount, glm::vec3(0.0f));  // a normals-only target
             }
-            target.normalDeltas = deltas("NORMAL", kNormalRule);
+            target.normalDeltas =
+                deltas("NORMAL", m_quantized ? kQuantizedNormalRule : kNormalRule);
             data.morphTargets.push_back(std::move(target));
         }
         for (std::size_t t = 0; t < mesh.weights.size() && t < data.morphTargets.size(); ++t) {
@@ -984,7 +1032,7 @@ private:
                 }
                 const ElementView input = readAccessor(sampler.input, "input", kTimeRule,
                                                        m_options.maxIndices, "maxIndices", false, where);
-                const ElementView output = readAccessor(sampler.output, "output", kTimeRule,
+                const ElementView output = readAccessor(sampler.output, "output", kWeightsOutputRule,
                                                         m_options.maxIndices, "maxIndices", false, where);
                 for (const glm::vec1& t : readVectors<1>(input, glm::vec1(0.0f))) {
                     if (!out.times.empty() && !(t.x > out.times.back())) {
@@ -1034,16 +1082,22 @@ private:
             fail(where + ": has no POSITION attribute (required here)");
         }
         const ElementView positionView =
-            readAccessor(position->second, "POSITION", kPositionRule, m_options.maxVertices,
-                         "maxVertices", false, where);
+            readAccessor(position->second, "POSITION",
+                         m_quantized ? kQuantizedPositionRule : kPositionRule,
+                         m_options.maxVertices, "maxVertices", false, where);
         const std::uint64_t vertexCount = positionView.count;
 
         MeshData data;
         data.positions = readVectors<3>(positionView, glm::vec3(0.0f));
-        data.normals = optionalAttribute<3>(primitive, "NORMAL", kNormalRule, vertexCount,
-                                            glm::vec3(0.0f), where);
-        data.uv0 = optionalAttribute<2>(primitive, "TEXCOORD_0", kTexcoordRule, vertexCount,
-                                        glm::vec2(0.0f), where);
+        data.normals = optionalAttribute<3>(primitive, "NORMAL",
+                                            m_quantized ? kQuantizedNormalRule : kNormalRule,
+                                            vertexCount, glm::vec3(0.0f), where);
+        data.uv0 = optionalAttribute<2>(primitive, "TEXCOORD_0",
+                                        m_quantized ? kQuantizedTexcoordRule : kTexcoordRule,
+                                        vertexCount, glm::vec2(0.0f), where);
+        if (!data.uv0.empty() && primitive.material >= 0) {
+            applyTextureTransform(primitive.material, data.uv0, where);
+        }
         data.colors = optionalAttribute<4>(primitive, "COLOR_0", kColorRule, vertexCount,
                                            glm::vec4(1.0f), where);
         readMorphTargets(mesh, primitive, vertexCount, data, where);
@@ -1176,11 +1230,14 @@ private:
         InstanceSet set;
         for (const std::string& name : attributes.Keys()) {  // sorted: deterministic messages
             if (name == "TRANSLATION") {
-                translations = readVectors<3>(view(name, kTranslationRule), glm::vec3(0.0f));
+                translations = readVectors<3>(
+                    view(name, m_quantized ? kQuantizedTranslationRule : kTranslationRule),
+                    glm::vec3(0.0f));
             } else if (name == "ROTATION") {
                 rotations = readVectors<4>(view(name, kRotationRule), glm::vec4(0, 0, 0, 1));
             } else if (name == "SCALE") {
-                scales = readVectors<3>(view(name, kScaleRule), glm::vec3(1.0f));
+                scales = readVectors<3>(view(name, m_quantized ? kQuantizedScaleRule : kScaleRule),
+                                        glm::vec3(1.0f));
             } else if (name == "_COLOR_0") {
                 set.colors = readVectors<4>(view(name, kColorRule), glm::vec4(1.0f));
             } else if (!name.empty() && name.front() == '_') {
@@ -1314,6 +1371,9 @@ private:
         // mesh is drawn in its bind pose at identity. A childless scene root can be that node;
         // elsewhere the node keeps its transform for its children and the mesh goes to root.
         const bool skinned = node.skin >= 0 && !pieces.empty();
+        if (skinned) {
+            warnQuantizedSkin(index, m_model.meshes[static_cast<std::size_t>(node.mesh)]);
+        }
         const bool skinnedInPlace = skinned && &parent == &root && node.children.empty();
         const bool skinnedAside = skinned && !skinnedInPlace;
 
@@ -1527,6 +1587,89 @@ private:
         return result;
     }
 
+    /** gltfpack and other quantizers fold a skinned mesh's dequantization into the skin's
+     *  inverse bind matrices (the node transform of a skinned mesh MUST be ignored, 3.7.3.2).
+     *  Skins are not read, so such a bind pose comes out in quantized units: said once per node. */
+    void warnQuantizedSkin(int nodeIndex, const tinygltf::Mesh& mesh) const {
+        for (const tinygltf::Primitive& primitive : mesh.primitives) {
+            const auto it = primitive.attributes.find("POSITION");
+            if (it != primitive.attributes.end() && validIndex(it->second, m_model.accessors) &&
+                m_model.accessors[static_cast<std::size_t>(it->second)].componentType != kFloat) {
+                warn(describeNode(nodeIndex) + ": skinned mesh with integer (KHR_mesh_quantization) "
+                     "positions: their dequantization is in the skin's inverse bind matrices, which "
+                     "are not read, so the bind pose is drawn in quantized units");
+                return;
+            }
+        }
+    }
+
+    /** KHR_texture_transform on the base colour texture of material @p index, applied to
+     *  @p uv (the primitive's TEXCOORD_0, the one set read): uv' = T * R * S * uv with the
+     *  extension's offset (default 0, 0), rotation (radians, counter-clockwise, default 0) and
+     *  scale (default 1, 1). gltfpack writes one to dequantize integer texture coordinates.
+     *  Baked into the vertex data, so a material with a transform is right only on the
+     *  primitives that use it, which is how a glTF file pairs them. An offset or scale that is
+     *  not two finite numbers, a rotation that is not one, or a result that is not finite is an
+     *  ImportError naming the material. */
+    void applyTextureTransform(int index, std::vector<glm::vec2>& uv,
+                               const std::string& where) const {
+        if (!validIndex(index, m_model.materials)) {
+            return;  // convertedMaterial() refuses it
+        }
+        const tinygltf::TextureInfo& info =
+            m_model.materials[static_cast<std::size_t>(index)].pbrMetallicRoughness.baseColorTexture;
+        const auto it = info.extensions.find(std::string(kTextureTransformExtension));
+        if (info.index < 0 || it == info.extensions.end()) {
+            return;
+        }
+        const tinygltf::Value& extension = it->second;
+        const std::string what = "material " + std::to_string(index) + ": KHR_texture_transform";
+        if (!extension.IsObject()) {
+            fail(what + " is not an object");
+        }
+        auto number = [&](const tinygltf::Value& value, const char* field) {
+            const double result = value.IsNumber() ? value.GetNumberAsDouble() : std::nan("");
+            if (!std::isfinite(result)) {
+                fail(what + ": " + field + " is not a finite number");
+            }
+            return result;
+        };
+        auto pair = [&](const char* field, glm::dvec2 absent) {
+            if (!extension.Has(field)) {
+                return absent;
+            }
+            const tinygltf::Value& value = extension.Get(field);
+            if (!value.IsArray() || value.ArrayLen() != 2) {
+                fail(what + ": " + field + " is not an array of two numbers");
+            }
+            return glm::dvec2(number(value.Get(0), field), number(value.Get(1), field));
+        };
+        const glm::dvec2 offset = pair("offset", glm::dvec2(0.0));
+        const glm::dvec2 scale = pair("scale", glm::dvec2(1.0));
+        const double rotation =
+            extension.Has("rotation") ? number(extension.Get("rotation"), "rotation") : 0.0;
+        if (extension.Has("texCoord")) {
+            const double set = number(extension.Get("texCoord"), "texCoord");
+            if (set != 0.0) {
+                warn(what + ": texCoord " + std::to_string(static_cast<long long>(set)) +
+                     "; only TEXCOORD_0 is read, so the transform is applied to it");
+            }
+        }
+        if (offset == glm::dvec2(0.0) && scale == glm::dvec2(1.0) && rotation == 0.0) {
+            return;
+        }
+        const double c = std::cos(rotation);
+        const double s = std::sin(rotation);
+        for (glm::vec2& t : uv) {
+            const double u = static_cast<double>(t.x) * scale.x;
+            const double v = static_cast<double>(t.y) * scale.y;
+            t = glm::vec2(c * u + s * v + offset.x, -s * u + c * v + offset.y);
+            if (!allFinite(t)) {
+                fail(where + ": " + what + " makes a texture coordinate that is not finite");
+            }
+        }
+    }
+
     /** glTF material @p index as a myriad Material (3.9), converted once and cached. */
     const Material& convertedMaterial(int index, const std::string& where) {
         if (!validIndex(index, m_model.materials)) {
@@ -1648,6 +1791,9 @@ private:
     std::vector<std::optional<Material>> m_materials;
     std::vector<std::shared_ptr<const Image>> m_images;
     std::vector<std::string> m_targetNames;  ///< of the mesh being imported
+    /** KHR_mesh_quantization is in extensionsUsed: integer positions, normals, texture
+     *  coordinates, morph deltas and instance transforms are allowed (the kQuantized rules). */
+    bool m_quantized = false;
     std::map<int, std::vector<std::size_t>> m_primitivesOfNode;  ///< morphing primitives per node
     std::map<int, std::size_t> m_targetCountOfNode;  ///< morph targets of a node's mesh, if any
     std::map<int, std::vector<MeshNode*>> m_morphNodesOfNode;  ///< importScene: morphing nodes
