@@ -2,6 +2,9 @@
 
 #include "gltf/Decompose.h"
 #include "gltf/GltfCameras.h"
+#if MYRIAD_GLTF_MESHOPT
+#include "gltf/Meshopt.h"
+#endif
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
@@ -23,6 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -585,6 +589,7 @@ private:
     void prepare(bool scene) {
         load();
         checkRequiredExtensions(scene);
+        decodeCompressedViews();
         m_quantized = std::find(m_model.extensionsUsed.begin(), m_model.extensionsUsed.end(),
                                 kQuantizationExtension) != m_model.extensionsUsed.end();
         warnUnsupported();
@@ -596,8 +601,7 @@ private:
     void warnUnsupported() const {
         std::string unknown;
         for (const std::string& name : m_model.extensionsUsed) {
-            if (name != kUnlitExtension && name != kInstancingExtension &&
-                name != kQuantizationExtension && name != kTextureTransformExtension) {
+            if (!understood(name) && name != kInstancingExtension) {
                 unknown += (unknown.empty() ? "" : ", ") + name;
             }
         }
@@ -638,8 +642,20 @@ private:
         loader.SetImageLoader(&keepEncodedImage, &m_model);
         std::string error;
         std::string warning;
-        const bool ok = binary ? loader.LoadBinaryFromFile(&m_model, &error, &warning, m_path)
-                               : loader.LoadASCIIFromFile(&m_model, &error, &warning, m_path);
+        bool ok = false;
+        if (std::optional<std::string> rewritten = withMeshoptPlaceholders(binary)) {
+            const std::string base = std::filesystem::path(m_path).parent_path().string();
+            ok = binary ? loader.LoadBinaryFromMemory(
+                              &m_model, &error, &warning,
+                              reinterpret_cast<const unsigned char*>(rewritten->data()),
+                              static_cast<unsigned int>(rewritten->size()), base)
+                        : loader.LoadASCIIFromString(&m_model, &error, &warning, rewritten->data(),
+                                                     static_cast<unsigned int>(rewritten->size()),
+                                                     base);
+        } else {
+            ok = binary ? loader.LoadBinaryFromFile(&m_model, &error, &warning, m_path)
+                        : loader.LoadASCIIFromFile(&m_model, &error, &warning, m_path);
+        }
         warning = trimmed(std::move(warning));
         if (!ok) {
             error = trimmed(std::move(error));
@@ -656,12 +672,79 @@ private:
         }
     }
 
+    /** EXT_meshopt_compression's placeholder buffers (no uri: "the extension's fallback") make
+     *  tinygltf refuse a .gltf, or copy the BIN chunk in a .glb. When the file names the
+     *  extension, the whole file (a .glb rebuilt around its new JSON chunk) with each placeholder
+     *  given 4 bytes of its own (detail::withPlaceholderBuffers; m_placeholders says which), for
+     *  tinygltf to load from memory; empty otherwise, and the file is loaded as it is. */
+    std::optional<std::string> withMeshoptPlaceholders(bool binary) {
+#if MYRIAD_GLTF_MESHOPT
+        std::ifstream file(m_path, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (bytes.find("EXT_meshopt_compression") == std::string::npos &&
+            bytes.find("MESHOPT_compression") == std::string::npos) {
+            return std::nullopt;
+        }
+        std::string json = bytes;
+        std::uint32_t jsonLength = 0;
+        if (binary) {  // 4.4: 12-byte header, then the JSON chunk (length, type, data)
+            if (bytes.size() < 20) {
+                return std::nullopt;  // tinygltf says what is wrong
+            }
+            std::memcpy(&jsonLength, bytes.data() + 12, 4);
+            if (jsonLength > bytes.size() - 20) {
+                return std::nullopt;
+            }
+            json = bytes.substr(20, jsonLength);
+        }
+        std::optional<std::string> rewritten = detail::withPlaceholderBuffers(json, binary, m_placeholders);
+        if (!rewritten || !binary) {
+            return rewritten;
+        }
+        while (rewritten->size() % 4 != 0) {
+            rewritten->push_back(' ');  // 4.4.3.1: the JSON chunk is padded with spaces
+        }
+        const std::string rest = bytes.substr(20 + jsonLength);
+        const auto newJsonLength = static_cast<std::uint32_t>(rewritten->size());
+        const auto total = static_cast<std::uint32_t>(20 + rewritten->size() + rest.size());
+        std::string glb = bytes.substr(0, 20);
+        std::memcpy(glb.data() + 8, &total, 4);
+        std::memcpy(glb.data() + 12, &newJsonLength, 4);
+        return glb + *rewritten + rest;
+#else
+        (void)binary;
+        return std::nullopt;
+#endif
+    }
+
+    /** EXT_meshopt_compression (or MESHOPT_compression) in extensionsUsed: every compressed
+     *  buffer view decoded once, before any accessor is read (bufferViewRange() serves them). */
+    void decodeCompressedViews() {
+#if MYRIAD_GLTF_MESHOPT
+        const bool used = std::any_of(m_model.extensionsUsed.begin(), m_model.extensionsUsed.end(),
+                                      [](const std::string& name) { return detail::isMeshoptExtension(name); });
+        if (used) {
+            m_decodedViews = detail::decodeMeshoptViews(m_model, m_placeholders, m_path);
+        }
+#endif
+    }
+
+    /** True for an extension this build reads, wherever it is listed. */
+    static bool understood(const std::string& name) {
+#if MYRIAD_GLTF_MESHOPT
+        if (detail::isMeshoptExtension(name)) {
+            return true;
+        }
+#endif
+        return name == kUnlitExtension || name == kQuantizationExtension ||
+               name == kTextureTransformExtension;
+    }
+
     /** 3.12 Specifying Extensions: a client MUST NOT load an asset that requires an extension
      *  it does not support. */
     void checkRequiredExtensions(bool scene) const {
         for (const std::string& name : m_model.extensionsRequired) {
-            if (name == kUnlitExtension || name == kQuantizationExtension ||
-                name == kTextureTransformExtension || (scene && name == kInstancingExtension)) {
+            if (understood(name) || (scene && name == kInstancingExtension)) {
                 continue;
             }
             if (name == kInstancingExtension) {
@@ -855,6 +938,11 @@ private:
                  std::to_string(m_model.bufferViews.size()) + " buffer views)");
         }
         const tinygltf::BufferView& view = m_model.bufferViews[static_cast<std::size_t>(index)];
+        if (static_cast<std::size_t>(index) < m_decodedViews.size() &&
+            m_decodedViews[static_cast<std::size_t>(index)]) {
+            const std::vector<std::uint8_t>& decoded = *m_decodedViews[static_cast<std::size_t>(index)];
+            return {decoded.data(), decoded.size()};  // byteLength bytes: decodeMeshoptViews()
+        }
         if (!validIndex(view.buffer, m_model.buffers)) {
             fail(what + ": buffer view " + std::to_string(index) + ": buffer " +
                  std::to_string(view.buffer) + " is out of range (" +
@@ -1794,6 +1882,10 @@ private:
     /** KHR_mesh_quantization is in extensionsUsed: integer positions, normals, texture
      *  coordinates, morph deltas and instance transforms are allowed (the kQuantized rules). */
     bool m_quantized = false;
+    /** One flag per buffer: a placeholder without data (EXT_meshopt_compression's fallback). */
+    std::vector<bool> m_placeholders;
+    /** One entry per buffer view: its decoded bytes when EXT_meshopt_compression compressed it. */
+    std::vector<std::optional<std::vector<std::uint8_t>>> m_decodedViews;
     std::map<int, std::vector<std::size_t>> m_primitivesOfNode;  ///< morphing primitives per node
     std::map<int, std::size_t> m_targetCountOfNode;  ///< morph targets of a node's mesh, if any
     std::map<int, std::vector<MeshNode*>> m_morphNodesOfNode;  ///< importScene: morphing nodes

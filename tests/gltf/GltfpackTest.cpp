@@ -11,12 +11,15 @@
 #include "gltf/TestFiles.h"
 
 #include "myriad/gltf/GltfImporter.h"
+#include "myriad/util/Error.h"
 
 #include <catch2/catch.hpp>
 
 #include <glm/geometric.hpp>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -259,4 +262,80 @@ TEST_CASE("gltfpack -mi: EXT_mesh_gpu_instancing over quantized positions", "[gl
     Tolerance t = defaultSteps(original);
     t.position *= 4.0f;  // the instance scale (up to 1.9) and the 16-bit rotations widen it
     compare(original, flatScene(packed), t);
+}
+
+TEST_CASE("gltfpack -cc: EXT_meshopt_compression", "[gltf][gltfpack][meshopt]") {
+    SECTION("Kenney grass .glb: ATTRIBUTES, OCTAHEDRAL normals, TRIANGLES, a fallback buffer") {
+        const std::string in = asset("KenneyPlatformerKit/grass.glb");
+        const Flat original = flatModel(in);
+        compare(original, flatModel(pack(in, "grass-cc.glb", "-cc")), defaultSteps(original));
+    }
+    SECTION("AnimatedMorphCube .gltf: compressed morph deltas and animation data") {
+        const std::string in = asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
+        const Flat original = flatModel(in);
+        const std::string packed = pack(in, "AnimatedMorphCube-cc.gltf", "-cc");
+        compare(original, flatModel(packed), defaultSteps(original));
+        CHECK(importModel(packed).morphAnimations.size() == importModel(in).morphAnimations.size());
+    }
+    SECTION("BoxTextured with -cf: the fallback buffer has data; the decoded views are used") {
+        const std::string in = asset("BoxTextured/BoxTextured.gltf");
+        const Flat original = flatModel(in);
+        compare(original, flatScene(pack(in, "BoxTextured-cf.gltf", "-cf")), defaultSteps(original));
+    }
+    SECTION("-mi -cc: QUATERNION rotations and EXPONENTIAL translations and scales") {
+        const std::string in = tenCopies();
+        const Flat original = flatModel(in);
+        Tolerance t = defaultSteps(original);
+        t.position *= 4.0f;
+        compare(original, flatScene(pack(in, "ten-copies-mi-cc.gltf", "-mi -cc")), t);
+    }
+}
+
+TEST_CASE("gltfpack -cc: broken EXT_meshopt_compression views are refused by name",
+          "[gltf][gltfpack][meshopt][errors]") {
+    const std::string packed = pack(asset("KenneyPlatformerKit/grass.glb"), "grass-cc.gltf", "-cc");
+    std::ifstream file(packed);
+    const std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    // Copies the .gltf (its .bin beside it keeps its name) with one edit.
+    auto broken = [&](const std::string& name, const std::string& from, const std::string& to) {
+        std::string text = json;
+        const std::size_t at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+        const std::string path = std::string(MYRIAD_GLTFPACK_OUT) + "/" + name;
+        std::ofstream(path) << text;
+        return path;
+    };
+    auto error = [](const std::string& path) {
+        try {
+            (void)importModel(path);
+        } catch (const ImportError& e) {
+            return std::string(e.what());
+        }
+        return std::string("imported");
+    };
+    using Catch::Matchers::Contains;
+    // gltfpack writes the first vertex view as {"buffer":1,"byteOffset":0,"byteLength":384,
+    // "byteStride":8, ... "EXT_meshopt_compression":{"buffer":0,"byteOffset":0,
+    // "byteLength":N,"byteStride":8,"mode":"ATTRIBUTES","count":48}}.
+    const std::string stride = R"("byteStride":8,"mode":"ATTRIBUTES","count":48)";
+    REQUIRE(json.find(stride) != std::string::npos);
+    CHECK_THAT(error(broken("cc-stride.gltf", stride, R"("byteStride":12,"mode":"ATTRIBUTES","count":48)")),
+               Contains("buffer view 0 (EXT_meshopt_compression): byteStride 12 differs"));
+    CHECK_THAT(error(broken("cc-count.gltf", stride, R"("byteStride":8,"mode":"ATTRIBUTES","count":1073741823)")),
+               Contains("buffer view 0 (EXT_meshopt_compression): count 1073741823 x byteStride 8"));
+    CHECK_THAT(error(broken("cc-mode.gltf", stride, R"("byteStride":8,"mode":"TRIANGLES","count":48)")),
+               Contains("byteStride 8 is not 2 or 4 (mode TRIANGLES)"));
+    CHECK_THAT(error(broken("cc-filter.gltf", stride, R"("byteStride":8,"mode":"ATTRIBUTES","filter":"CUBIC","count":48)")),
+               Contains("filter 'CUBIC' is not"));
+    const std::string source = R"("EXT_meshopt_compression":{"buffer":0,"byteOffset":0,)";
+    REQUIRE(json.find(source) != std::string::npos);
+    CHECK_THAT(error(broken("cc-past.gltf", source, R"("EXT_meshopt_compression":{"buffer":0,"byteOffset":1000000,)")),
+               Contains("buffer view 0 (EXT_meshopt_compression): the compressed range") &&
+                   Contains("runs past buffer 0"));
+    CHECK_THAT(error(broken("cc-placeholder.gltf", source, R"("EXT_meshopt_compression":{"buffer":1,"byteOffset":0,)")),
+               Contains("buffer 1 has no data"));
+    // Start the compressed bytes one byte late: the header byte is wrong, the decoder refuses.
+    CHECK_THAT(error(broken("cc-corrupt.gltf", source, R"("EXT_meshopt_compression":{"buffer":0,"byteOffset":1,)")),
+               Contains("buffer view 0 (EXT_meshopt_compression): meshopt_decodeVertexBuffer failed"));
 }
