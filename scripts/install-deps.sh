@@ -14,6 +14,7 @@ packages=(
     libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri libgl-dev   # headless EGL + llvmpipe
     catch2 libbenchmark-dev
     glslang-tools           # glslangValidator: every shader variant checked as GLSL 4.50 core (tests/shaders/)
+    gltfpack                # quantized / meshopt-compressed glTF made from the shared assets at test time (tests/gltf/GltfpackTest.cpp)
     doxygen                 # the API reference (scripts/docs.sh, target myriad_docs)
     xvfb xauth              # a virtual X server: the windowed examples are tested under it
     clang-14 libclang-rt-14-dev llvm-14   # libFuzzer + sanitizer runtimes, llvm-symbolizer (scripts/fuzz.sh)

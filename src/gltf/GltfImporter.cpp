@@ -2,6 +2,9 @@
 
 #include "gltf/Decompose.h"
 #include "gltf/GltfCameras.h"
+#if MYRIAD_GLTF_MESHOPT
+#include "gltf/Meshopt.h"
+#endif
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
@@ -23,6 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -73,6 +77,8 @@ constexpr int kVec4 = TINYGLTF_TYPE_VEC4;
 
 constexpr std::string_view kInstancingExtension = "EXT_mesh_gpu_instancing";
 constexpr std::string_view kUnlitExtension = "KHR_materials_unlit";
+constexpr std::string_view kQuantizationExtension = "KHR_mesh_quantization";
+constexpr std::string_view kTextureTransformExtension = "KHR_texture_transform";
 
 const glm::vec3 kFallbackNormal{0.0f, 1.0f, 0.0f};
 
@@ -387,6 +393,8 @@ constexpr std::array kAnyComponent{kFloat, TINYGLTF_COMPONENT_TYPE_BYTE, kUnsign
                                    TINYGLTF_COMPONENT_TYPE_SHORT, kUnsignedShort, kUnsignedInt};
 constexpr std::array kFloatOrNormalized{kFloat, kUnsignedByte, kUnsignedShort};
 constexpr std::array kIndexTypes{kUnsignedByte, kUnsignedShort, kUnsignedInt};
+constexpr std::array kFloatOrAnyInt{kFloat, TINYGLTF_COMPONENT_TYPE_BYTE, kUnsignedByte,
+                                    TINYGLTF_COMPONENT_TYPE_SHORT, kUnsignedShort};
 
 const AccessorRule kPositionRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
 const AccessorRule kNormalRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
@@ -396,16 +404,46 @@ const AccessorRule kTexcoordRule{
 const AccessorRule kColorRule{
     kTypesColor, kFloatOrNormalized, true,
     "float, normalized unsigned byte or normalized unsigned short VEC3 or VEC4"};
+// KHR_mesh_quantization, "Extending Mesh Attributes" and "Extending Morph Target Attributes":
+// what the extension adds, used only in files that list it in extensionsUsed. Integers that are
+// not normalized are read as their value (1000 -> 1000.0); the node transform (positions) or
+// KHR_texture_transform (texture coordinates) beside them scales them back.
+const AccessorRule kQuantizedPositionRule{
+    kTypesVec3, kFloatOrAnyInt, false,
+    "float VEC3, or with KHR_mesh_quantization (unsigned) byte or (unsigned) short VEC3, "
+    "normalized or not"};
+const AccessorRule kQuantizedNormalRule{
+    kTypesVec3, kFloatOrSignedNormalized, true,
+    "float VEC3, or with KHR_mesh_quantization normalized byte or normalized short VEC3"};
+const AccessorRule kQuantizedTexcoordRule{
+    kTypesVec2, kFloatOrAnyInt, false,
+    "float VEC2, or with KHR_mesh_quantization (unsigned) byte or (unsigned) short VEC2, "
+    "normalized or not"};
+const AccessorRule kQuantizedPositionDeltaRule{
+    kTypesVec3, kFloatOrSignedNormalized, false,
+    "float VEC3, or with KHR_mesh_quantization byte or short VEC3, normalized or not"};
 // EXT_mesh_gpu_instancing, "Extending Nodes": the attribute table.
 const AccessorRule kTranslationRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
 const AccessorRule kRotationRule{
     kTypesVec4, kFloatOrSignedNormalized, true,
     "float, normalized byte or normalized short VEC4"};
 const AccessorRule kScaleRule{kTypesVec3, kFloatOnly, false, "float VEC3"};
+// EXT_mesh_gpu_instancing with KHR_mesh_quantization: TRANSLATION and SCALE may also be
+// (normalized) byte or short, as gltfpack writes them; ROTATION already allows normalized ones.
+const AccessorRule kQuantizedTranslationRule{
+    kTypesVec3, kFloatOrSignedNormalized, false,
+    "float VEC3, or with KHR_mesh_quantization byte or short VEC3, normalized or not"};
+const AccessorRule kQuantizedScaleRule = kQuantizedTranslationRule;
 const AccessorRule kCustomInstanceRule{
     kTypesAny, kAnyComponent, false,
     "SCALAR, VEC2, VEC3 or VEC4 of float, (unsigned) byte, (unsigned) short or unsigned int"};
 const AccessorRule kTimeRule{kTypesScalar, kFloatOnly, false, "float SCALAR"};
+// 3.11 Animations, the sampler output table: morph weights are float or normalized (unsigned)
+// byte or short (gltfpack writes normalized unsigned bytes).
+const AccessorRule kWeightsOutputRule{
+    kTypesScalar, kFloatOrAnyInt, true,
+    "float, normalized (unsigned) byte or normalized (unsigned) short SCALAR (animation "
+    "outputs of weights, 3.11)"};
 const AccessorRule kIndexRule{kTypesScalar, kIndexTypes, false,
                               "unsigned byte, unsigned short or unsigned int SCALAR"};
 
@@ -429,6 +467,9 @@ public:
                 return;
             }
             const tinygltf::Mesh& mesh = meshOfNode(nodeIndex);
+            if (node.skin >= 0) {
+                warnQuantizedSkin(nodeIndex, mesh);
+            }
             // 3.7.3.2: the transform of a skinned mesh node MUST be ignored; only its joints
             // place it, and with skins ignored that leaves the bind pose, as stored.
             const glm::dmat4 placement = node.skin >= 0 ? glm::dmat4(1.0) : world;
@@ -548,6 +589,9 @@ private:
     void prepare(bool scene) {
         load();
         checkRequiredExtensions(scene);
+        decodeCompressedViews();
+        m_quantized = std::find(m_model.extensionsUsed.begin(), m_model.extensionsUsed.end(),
+                                kQuantizationExtension) != m_model.extensionsUsed.end();
         warnUnsupported();
         m_materials.resize(m_model.materials.size());
         m_images.resize(m_model.images.size());
@@ -557,7 +601,7 @@ private:
     void warnUnsupported() const {
         std::string unknown;
         for (const std::string& name : m_model.extensionsUsed) {
-            if (name != kUnlitExtension && name != kInstancingExtension) {
+            if (!understood(name) && name != kInstancingExtension) {
                 unknown += (unknown.empty() ? "" : ", ") + name;
             }
         }
@@ -598,8 +642,20 @@ private:
         loader.SetImageLoader(&keepEncodedImage, &m_model);
         std::string error;
         std::string warning;
-        const bool ok = binary ? loader.LoadBinaryFromFile(&m_model, &error, &warning, m_path)
-                               : loader.LoadASCIIFromFile(&m_model, &error, &warning, m_path);
+        bool ok = false;
+        if (std::optional<std::string> rewritten = withMeshoptPlaceholders(binary)) {
+            const std::string base = std::filesystem::path(m_path).parent_path().string();
+            ok = binary ? loader.LoadBinaryFromMemory(
+                              &m_model, &error, &warning,
+                              reinterpret_cast<const unsigned char*>(rewritten->data()),
+                              static_cast<unsigned int>(rewritten->size()), base)
+                        : loader.LoadASCIIFromString(&m_model, &error, &warning, rewritten->data(),
+                                                     static_cast<unsigned int>(rewritten->size()),
+                                                     base);
+        } else {
+            ok = binary ? loader.LoadBinaryFromFile(&m_model, &error, &warning, m_path)
+                        : loader.LoadASCIIFromFile(&m_model, &error, &warning, m_path);
+        }
         warning = trimmed(std::move(warning));
         if (!ok) {
             error = trimmed(std::move(error));
@@ -616,11 +672,79 @@ private:
         }
     }
 
+    /** EXT_meshopt_compression's placeholder buffers (no uri: "the extension's fallback") make
+     *  tinygltf refuse a .gltf, or copy the BIN chunk in a .glb. When the file names the
+     *  extension, the whole file (a .glb rebuilt around its new JSON chunk) with each placeholder
+     *  given 4 bytes of its own (detail::withPlaceholderBuffers; m_placeholders says which), for
+     *  tinygltf to load from memory; empty otherwise, and the file is loaded as it is. */
+    std::optional<std::string> withMeshoptPlaceholders(bool binary) {
+#if MYRIAD_GLTF_MESHOPT
+        std::ifstream file(m_path, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (bytes.find("EXT_meshopt_compression") == std::string::npos &&
+            bytes.find("MESHOPT_compression") == std::string::npos) {
+            return std::nullopt;
+        }
+        std::string json = bytes;
+        std::uint32_t jsonLength = 0;
+        if (binary) {  // 4.4: 12-byte header, then the JSON chunk (length, type, data)
+            if (bytes.size() < 20) {
+                return std::nullopt;  // tinygltf says what is wrong
+            }
+            std::memcpy(&jsonLength, bytes.data() + 12, 4);
+            if (jsonLength > bytes.size() - 20) {
+                return std::nullopt;
+            }
+            json = bytes.substr(20, jsonLength);
+        }
+        std::optional<std::string> rewritten = detail::withPlaceholderBuffers(json, binary, m_placeholders);
+        if (!rewritten || !binary) {
+            return rewritten;
+        }
+        while (rewritten->size() % 4 != 0) {
+            rewritten->push_back(' ');  // 4.4.3.1: the JSON chunk is padded with spaces
+        }
+        const std::string rest = bytes.substr(20 + jsonLength);
+        const auto newJsonLength = static_cast<std::uint32_t>(rewritten->size());
+        const auto total = static_cast<std::uint32_t>(20 + rewritten->size() + rest.size());
+        std::string glb = bytes.substr(0, 20);
+        std::memcpy(glb.data() + 8, &total, 4);
+        std::memcpy(glb.data() + 12, &newJsonLength, 4);
+        return glb + *rewritten + rest;
+#else
+        (void)binary;
+        return std::nullopt;
+#endif
+    }
+
+    /** EXT_meshopt_compression (or MESHOPT_compression) in extensionsUsed: every compressed
+     *  buffer view decoded once, before any accessor is read (bufferViewRange() serves them). */
+    void decodeCompressedViews() {
+#if MYRIAD_GLTF_MESHOPT
+        const bool used = std::any_of(m_model.extensionsUsed.begin(), m_model.extensionsUsed.end(),
+                                      [](const std::string& name) { return detail::isMeshoptExtension(name); });
+        if (used) {
+            m_decodedViews = detail::decodeMeshoptViews(m_model, m_placeholders, m_path);
+        }
+#endif
+    }
+
+    /** True for an extension this build reads, wherever it is listed. */
+    static bool understood(const std::string& name) {
+#if MYRIAD_GLTF_MESHOPT
+        if (detail::isMeshoptExtension(name)) {
+            return true;
+        }
+#endif
+        return name == kUnlitExtension || name == kQuantizationExtension ||
+               name == kTextureTransformExtension;
+    }
+
     /** 3.12 Specifying Extensions: a client MUST NOT load an asset that requires an extension
      *  it does not support. */
     void checkRequiredExtensions(bool scene) const {
         for (const std::string& name : m_model.extensionsRequired) {
-            if (name == kUnlitExtension || (scene && name == kInstancingExtension)) {
+            if (understood(name) || (scene && name == kInstancingExtension)) {
                 continue;
             }
             if (name == kInstancingExtension) {
@@ -734,7 +858,12 @@ private:
                  ") has component type " + (accessor.normalized ? "normalized " : "") +
                  componentTypeName(accessor.componentType) + " and type " +
                  typeName(accessor.type) + "; " + std::string(semantic) + " must be " +
-                 std::string(rule.description) + " (glTF 2.0 3.7.2.1)");
+                 std::string(rule.description) + " (glTF 2.0 3.7.2.1)" +
+                 (m_quantized || accessor.componentType == kFloat ||
+                          componentSize(accessor.componentType) > 2
+                      ? ""
+                      : "; KHR_mesh_quantization allows more integer types, but the file does "
+                        "not list it in extensionsUsed"));
         }
         return viewAccessor(index, accessor, semantic, maxCount, limitName, tightlyPacked, where);
     }
@@ -809,6 +938,11 @@ private:
                  std::to_string(m_model.bufferViews.size()) + " buffer views)");
         }
         const tinygltf::BufferView& view = m_model.bufferViews[static_cast<std::size_t>(index)];
+        if (static_cast<std::size_t>(index) < m_decodedViews.size() &&
+            m_decodedViews[static_cast<std::size_t>(index)]) {
+            const std::vector<std::uint8_t>& decoded = *m_decodedViews[static_cast<std::size_t>(index)];
+            return {decoded.data(), decoded.size()};  // byteLength bytes: decodeMeshoptViews()
+        }
         if (!validIndex(view.buffer, m_model.buffers)) {
             fail(what + ": buffer view " + std::to_string(index) + ": buffer " +
                  std::to_string(view.buffer) + " is out of range (" +
@@ -941,11 +1075,13 @@ private:
                 }
                 return readVectors<3>(view, glm::vec3(0.0f));
             };
-            target.positionDeltas = deltas("POSITION", kPositionRule);
+            target.positionDeltas =
+                deltas("POSITION", m_quantized ? kQuantizedPositionDeltaRule : kPositionRule);
             if (target.positionDeltas.empty()) {
                 target.positionDeltas.assign(vertexCount, glm::vec3(0.0f));  // a normals-only target
             }
-            target.normalDeltas = deltas("NORMAL", kNormalRule);
+            target.normalDeltas =
+                deltas("NORMAL", m_quantized ? kQuantizedNormalRule : kNormalRule);
             data.morphTargets.push_back(std::move(target));
         }
         for (std::size_t t = 0; t < mesh.weights.size() && t < data.morphTargets.size(); ++t) {
@@ -984,7 +1120,7 @@ private:
                 }
                 const ElementView input = readAccessor(sampler.input, "input", kTimeRule,
                                                        m_options.maxIndices, "maxIndices", false, where);
-                const ElementView output = readAccessor(sampler.output, "output", kTimeRule,
+                const ElementView output = readAccessor(sampler.output, "output", kWeightsOutputRule,
                                                         m_options.maxIndices, "maxIndices", false, where);
                 for (const glm::vec1& t : readVectors<1>(input, glm::vec1(0.0f))) {
                     if (!out.times.empty() && !(t.x > out.times.back())) {
@@ -1034,16 +1170,22 @@ private:
             fail(where + ": has no POSITION attribute (required here)");
         }
         const ElementView positionView =
-            readAccessor(position->second, "POSITION", kPositionRule, m_options.maxVertices,
-                         "maxVertices", false, where);
+            readAccessor(position->second, "POSITION",
+                         m_quantized ? kQuantizedPositionRule : kPositionRule,
+                         m_options.maxVertices, "maxVertices", false, where);
         const std::uint64_t vertexCount = positionView.count;
 
         MeshData data;
         data.positions = readVectors<3>(positionView, glm::vec3(0.0f));
-        data.normals = optionalAttribute<3>(primitive, "NORMAL", kNormalRule, vertexCount,
-                                            glm::vec3(0.0f), where);
-        data.uv0 = optionalAttribute<2>(primitive, "TEXCOORD_0", kTexcoordRule, vertexCount,
-                                        glm::vec2(0.0f), where);
+        data.normals = optionalAttribute<3>(primitive, "NORMAL",
+                                            m_quantized ? kQuantizedNormalRule : kNormalRule,
+                                            vertexCount, glm::vec3(0.0f), where);
+        data.uv0 = optionalAttribute<2>(primitive, "TEXCOORD_0",
+                                        m_quantized ? kQuantizedTexcoordRule : kTexcoordRule,
+                                        vertexCount, glm::vec2(0.0f), where);
+        if (!data.uv0.empty() && primitive.material >= 0) {
+            applyTextureTransform(primitive.material, data.uv0, where);
+        }
         data.colors = optionalAttribute<4>(primitive, "COLOR_0", kColorRule, vertexCount,
                                            glm::vec4(1.0f), where);
         readMorphTargets(mesh, primitive, vertexCount, data, where);
@@ -1176,11 +1318,14 @@ private:
         InstanceSet set;
         for (const std::string& name : attributes.Keys()) {  // sorted: deterministic messages
             if (name == "TRANSLATION") {
-                translations = readVectors<3>(view(name, kTranslationRule), glm::vec3(0.0f));
+                translations = readVectors<3>(
+                    view(name, m_quantized ? kQuantizedTranslationRule : kTranslationRule),
+                    glm::vec3(0.0f));
             } else if (name == "ROTATION") {
                 rotations = readVectors<4>(view(name, kRotationRule), glm::vec4(0, 0, 0, 1));
             } else if (name == "SCALE") {
-                scales = readVectors<3>(view(name, kScaleRule), glm::vec3(1.0f));
+                scales = readVectors<3>(view(name, m_quantized ? kQuantizedScaleRule : kScaleRule),
+                                        glm::vec3(1.0f));
             } else if (name == "_COLOR_0") {
                 set.colors = readVectors<4>(view(name, kColorRule), glm::vec4(1.0f));
             } else if (!name.empty() && name.front() == '_') {
@@ -1314,6 +1459,9 @@ private:
         // mesh is drawn in its bind pose at identity. A childless scene root can be that node;
         // elsewhere the node keeps its transform for its children and the mesh goes to root.
         const bool skinned = node.skin >= 0 && !pieces.empty();
+        if (skinned) {
+            warnQuantizedSkin(index, m_model.meshes[static_cast<std::size_t>(node.mesh)]);
+        }
         const bool skinnedInPlace = skinned && &parent == &root && node.children.empty();
         const bool skinnedAside = skinned && !skinnedInPlace;
 
@@ -1527,6 +1675,89 @@ private:
         return result;
     }
 
+    /** gltfpack and other quantizers fold a skinned mesh's dequantization into the skin's
+     *  inverse bind matrices (the node transform of a skinned mesh MUST be ignored, 3.7.3.2).
+     *  Skins are not read, so such a bind pose comes out in quantized units: said once per node. */
+    void warnQuantizedSkin(int nodeIndex, const tinygltf::Mesh& mesh) const {
+        for (const tinygltf::Primitive& primitive : mesh.primitives) {
+            const auto it = primitive.attributes.find("POSITION");
+            if (it != primitive.attributes.end() && validIndex(it->second, m_model.accessors) &&
+                m_model.accessors[static_cast<std::size_t>(it->second)].componentType != kFloat) {
+                warn(describeNode(nodeIndex) + ": skinned mesh with integer (KHR_mesh_quantization) "
+                     "positions: their dequantization is in the skin's inverse bind matrices, which "
+                     "are not read, so the bind pose is drawn in quantized units");
+                return;
+            }
+        }
+    }
+
+    /** KHR_texture_transform on the base colour texture of material @p index, applied to
+     *  @p uv (the primitive's TEXCOORD_0, the one set read): uv' = T * R * S * uv with the
+     *  extension's offset (default 0, 0), rotation (radians, counter-clockwise, default 0) and
+     *  scale (default 1, 1). gltfpack writes one to dequantize integer texture coordinates.
+     *  Baked into the vertex data, so a material with a transform is right only on the
+     *  primitives that use it, which is how a glTF file pairs them. An offset or scale that is
+     *  not two finite numbers, a rotation that is not one, or a result that is not finite is an
+     *  ImportError naming the material. */
+    void applyTextureTransform(int index, std::vector<glm::vec2>& uv,
+                               const std::string& where) const {
+        if (!validIndex(index, m_model.materials)) {
+            return;  // convertedMaterial() refuses it
+        }
+        const tinygltf::TextureInfo& info =
+            m_model.materials[static_cast<std::size_t>(index)].pbrMetallicRoughness.baseColorTexture;
+        const auto it = info.extensions.find(std::string(kTextureTransformExtension));
+        if (info.index < 0 || it == info.extensions.end()) {
+            return;
+        }
+        const tinygltf::Value& extension = it->second;
+        const std::string what = "material " + std::to_string(index) + ": KHR_texture_transform";
+        if (!extension.IsObject()) {
+            fail(what + " is not an object");
+        }
+        auto number = [&](const tinygltf::Value& value, const char* field) {
+            const double result = value.IsNumber() ? value.GetNumberAsDouble() : std::nan("");
+            if (!std::isfinite(result)) {
+                fail(what + ": " + field + " is not a finite number");
+            }
+            return result;
+        };
+        auto pair = [&](const char* field, glm::dvec2 absent) {
+            if (!extension.Has(field)) {
+                return absent;
+            }
+            const tinygltf::Value& value = extension.Get(field);
+            if (!value.IsArray() || value.ArrayLen() != 2) {
+                fail(what + ": " + field + " is not an array of two numbers");
+            }
+            return glm::dvec2(number(value.Get(0), field), number(value.Get(1), field));
+        };
+        const glm::dvec2 offset = pair("offset", glm::dvec2(0.0));
+        const glm::dvec2 scale = pair("scale", glm::dvec2(1.0));
+        const double rotation =
+            extension.Has("rotation") ? number(extension.Get("rotation"), "rotation") : 0.0;
+        if (extension.Has("texCoord")) {
+            const double set = number(extension.Get("texCoord"), "texCoord");
+            if (set != 0.0) {
+                warn(what + ": texCoord " + std::to_string(static_cast<long long>(set)) +
+                     "; only TEXCOORD_0 is read, so the transform is applied to it");
+            }
+        }
+        if (offset == glm::dvec2(0.0) && scale == glm::dvec2(1.0) && rotation == 0.0) {
+            return;
+        }
+        const double c = std::cos(rotation);
+        const double s = std::sin(rotation);
+        for (glm::vec2& t : uv) {
+            const double u = static_cast<double>(t.x) * scale.x;
+            const double v = static_cast<double>(t.y) * scale.y;
+            t = glm::vec2(c * u + s * v + offset.x, -s * u + c * v + offset.y);
+            if (!allFinite(t)) {
+                fail(where + ": " + what + " makes a texture coordinate that is not finite");
+            }
+        }
+    }
+
     /** glTF material @p index as a myriad Material (3.9), converted once and cached. */
     const Material& convertedMaterial(int index, const std::string& where) {
         if (!validIndex(index, m_model.materials)) {
@@ -1648,6 +1879,13 @@ private:
     std::vector<std::optional<Material>> m_materials;
     std::vector<std::shared_ptr<const Image>> m_images;
     std::vector<std::string> m_targetNames;  ///< of the mesh being imported
+    /** KHR_mesh_quantization is in extensionsUsed: integer positions, normals, texture
+     *  coordinates, morph deltas and instance transforms are allowed (the kQuantized rules). */
+    bool m_quantized = false;
+    /** One flag per buffer: a placeholder without data (EXT_meshopt_compression's fallback). */
+    std::vector<bool> m_placeholders;
+    /** One entry per buffer view: its decoded bytes when EXT_meshopt_compression compressed it. */
+    std::vector<std::optional<std::vector<std::uint8_t>>> m_decodedViews;
     std::map<int, std::vector<std::size_t>> m_primitivesOfNode;  ///< morphing primitives per node
     std::map<int, std::size_t> m_targetCountOfNode;  ///< morph targets of a node's mesh, if any
     std::map<int, std::vector<MeshNode*>> m_morphNodesOfNode;  ///< importScene: morphing nodes

@@ -52,6 +52,11 @@ struct ImportOptions {
  *  float, normalized unsigned byte or short), indices (u8, u16, u32; generated when absent),
  *  morph targets (POSITION and NORMAL deltas, transformed with the node) and mesh.weights,
  *  animation channels whose path is "weights" (as MorphAnimation),
+ *  KHR_mesh_quantization (integer POSITION, NORMAL, TEXCOORD_0 and morph deltas, dequantized
+ *  by glTF's normalization rules and widened to float; the node transform beside them applies
+ *  as any), KHR_texture_transform on the base colour texture (baked into TEXCOORD_0), and
+ *  EXT_meshopt_compression / MESHOPT_compression buffer views (decoded with meshoptimizer in
+ *  builds with MYRIAD_WITH_MESHOPTIMIZER; docs/gltf.md lists the types and checks),
  *  material pbrMetallicRoughness.baseColorFactor and baseColorTexture (decoded to RGBA8,
  *  shared between primitives that use the same image) with its sampler's magFilter, minFilter,
  *  wrapS and wrapT (Material::sampler; absent filters: Linear and LinearMipmapLinear, absent
@@ -70,7 +75,9 @@ struct ImportOptions {
  *  for its attribute, an index is past the vertex count, a count exceeds the limits in
  *  @p options, an image is corrupt or too large, a base colour texture's sampler has a
  *  magFilter, minFilter, wrapS or wrapT value glTF does not list (the message names the
- *  sampler and the field), or extensionsRequired lists an extension
+ *  sampler and the field), a KHR_texture_transform is malformed (naming the material), an
+ *  EXT_meshopt_compression buffer view is malformed or does not decode (naming the view), or
+ *  extensionsRequired lists an extension
  *  this function does not implement (the message names it; EXT_mesh_gpu_instancing is
  *  implemented by importScene() only). Nothing is returned then. */
 [[nodiscard]] ImportedModel importModel(const std::string& path, const ImportOptions& options = {});
