@@ -38,11 +38,28 @@ void MeshNode::setMorphWeights(std::span<const float> weights) {
             throw InvalidArgument("MeshNode::setMorphWeights: a weight is NaN or Inf");
         }
     }
-    std::fill(m_morphWeights.begin(), m_morphWeights.end(), 0.0f);
-    std::copy(weights.begin(), weights.end(), m_morphWeights.begin());
-    m_meshBounds = primitivesBounds(m_morphWeights, m_morphWeights);
+    // Into a copy first: @p weights may be morphWeights() itself (node.setMorphWeights(
+    // other.morphState().weights) with other == node), and the bounds may throw.
+    std::vector<float> next(m_morphWeights.size(), 0.0f);
+    std::copy(weights.begin(), weights.end(), next.begin());
+    const Aabb bounds = primitivesBounds(next, next);
+    m_morphWeights = std::move(next);
+    m_meshBounds = bounds;
     ++m_meshBoundsVersion;
     subtreeChanged();
+}
+
+void MeshNode::setMorphState(const MorphState& state) {
+    const MorphState own = morphState();
+    const auto sameOrEmpty = [](auto given, auto mine) {
+        return given.empty() || (given.data() == mine.data() && given.size() == mine.size());
+    };
+    if (!sameOrEmpty(state.targets, own.targets) || !sameOrEmpty(state.defaultWeights, own.defaultWeights)) {
+        throw InvalidArgument("MeshNode::setMorphState: '" + name() +
+                              "': the state's targets or default weights are not those of the node's mesh '" +
+                              m_mesh->name() + "' (they live in the shared mesh: swap them with setMesh())");
+    }
+    setMorphWeights(state.weights);
 }
 
 void MeshNode::setShaderData(std::size_t lane, const glm::vec4& value) {

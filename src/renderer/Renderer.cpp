@@ -799,7 +799,12 @@ std::uint32_t Renderer::instanceBuffer(const InstancedMeshNode& batch) const noe
 
 std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept {
     const detail::BatchGpu* gpu = m_impl->resources.findBatch(batch);
-    return gpu == nullptr ? 0u : gpu->streams[InstanceStreamId::MorphWeights].texture.id();
+    // The design card's instanceMorphWeights: none once no instance has weights of its own (the
+    // texture may still exist; the vertex stage no longer reads it: no kInstanceMorphWeights).
+    if (gpu == nullptr || !batch.hasInstanceMorphWeights()) {
+        return 0u;
+    }
+    return gpu->streams[InstanceStreamId::MorphWeights].texture.id();
 }
 
 std::optional<std::vector<std::uint32_t>> Renderer::readGpuCulledInstances(const InstancedMeshNode& batch,

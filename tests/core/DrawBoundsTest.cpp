@@ -287,3 +287,34 @@ TEST_CASE("added primitives widen the bounds and refuse a mesh with other morph 
     batch.addPrimitive(MeshGeometry::create(far, "far"), Material{});
     CHECK(batch.localBounds().max.x == Approx(10.5f));  // current with no recompute call
 }
+
+TEST_CASE("setMorphState swaps the pose whole, and a node's own weights passed back are kept", "[bounds][morph]") {
+    const auto mesh = morphQuad();
+    MeshNode a(mesh, Material{}, "a");
+    MeshNode b(mesh, Material{}, "b");
+    const float pose[] = {0.75f, -0.5f};
+    a.setMorphWeights(pose);
+    b.setMorphState(a.morphState());  // another node of the same mesh: its pose copied
+    REQUIRE(b.morphWeights().size() == 2);
+    CHECK(b.morphWeights()[0] == 0.75f);
+    CHECK(b.morphWeights()[1] == -0.5f);
+    CHECK(b.drawBounds() == a.drawBounds());
+
+    // The node's own weights handed back (they alias its storage): kept, not zeroed. This is
+    // the bug the copy in setMorphWeights fixed: it filled with 0 before copying its input.
+    a.setMorphWeights(a.morphWeights());
+    CHECK(a.morphWeights()[0] == 0.75f);
+    CHECK(a.morphWeights()[1] == -0.5f);
+    a.setMorphState(a.morphState());
+    CHECK(a.morphWeights()[0] == 0.75f);
+
+    // A state of another mesh (its own targets) is refused, nothing changed.
+    MeshNode other(morphQuad(), Material{}, "other");
+    CHECK_THROWS_AS(a.setMorphState(other.morphState()), InvalidArgument);
+    CHECK(a.morphWeights()[0] == 0.75f);
+    // Weights only (targets left empty) are taken as setMorphWeights takes them.
+    const float only[] = {0.25f};
+    a.setMorphState(MorphState{.weights = only});
+    CHECK(a.morphWeights()[0] == 0.25f);
+    CHECK(a.morphWeights()[1] == 0.0f);
+}

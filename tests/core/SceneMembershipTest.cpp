@@ -99,7 +99,7 @@ TEST_CASE("scene(): the root is in its scene, a detached tree in none", "[scene]
     CHECK(grandchild.scene() == nullptr);
 }
 
-TEST_CASE("attach hooks run once per node, parents first; detach hooks children first", "[scene][hooks]") {
+TEST_CASE("attach hooks run once per node, parents first, and detach hooks children first", "[scene][hooks]") {
     HookLog log;
     Scene scene;
     // Built outside any scene: no hook yet.
@@ -127,7 +127,7 @@ TEST_CASE("attach hooks run once per node, parents first; detach hooks children 
     CHECK(log.events == joined({"+a", "+b", "+c", "+d"}));  // once per attach, every time
 }
 
-TEST_CASE("moving a node within its scene calls no hook; between scenes it leaves, then enters", "[scene][hooks]") {
+TEST_CASE("moving a node within its scene calls no hook, and between scenes it leaves, then enters", "[scene][hooks]") {
     HookLog log;
     Scene first;
     Scene second;

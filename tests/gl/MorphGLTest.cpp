@@ -172,6 +172,24 @@ TEST_CASE("weights stay with their instance through release, adds and growth", "
     MYRIAD_CHECK_PIXEL(image, pixelX(0.95f, kSize), pixelY(-0.25f, kSize) + 4, kBlack);
 }
 
+TEST_CASE("instanceMorphWeightsTexture is none once no instance has weights of its own", "[morph]") {
+    context();
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(16, 16);
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(liftingQuad(), unlit(), 4, "cleared");
+    batch.addInstance(glm::mat4(1.0f));
+    batch.addInstance(at(0.5f));
+    const float full[] = {1.0f};
+    batch.setMorphWeights(1, full);
+    renderer.render(scene, orthoCamera(), target);
+    CHECK(renderer.instanceMorphWeightsTexture(batch) != 0);
+    batch.clearMorphWeights(1);
+    renderer.render(scene, orthoCamera(), target);
+    CHECK_FALSE(batch.hasInstanceMorphWeights());
+    CHECK(renderer.instanceMorphWeightsTexture(batch) == 0);  // the vertex stage reads none now
+}
+
 TEST_CASE("a batch that never had weights creates no texture", "[morph]") {
     context();
     gl::Renderer renderer;

@@ -79,6 +79,14 @@ public:
      *  @throws InvalidArgument if there are more weights than the mesh has targets (or than
      *  kMaxMorphTargets), or one is NaN/Inf; nothing changes then. */
     void setMorphWeights(std::span<const float> weights);
+    /** Swaps the node's morph state whole (the design card's settable `morph`): @p state's
+     *  weights become the node's, as setMorphWeights(), so a state read from another node of
+     *  the same mesh (`a.setMorphState(b.morphState())`) copies its pose. The targets and default
+     *  weights belong to the shared, immutable mesh, so they are not swapped here: the state's
+     *  must be this mesh's own (as morphState() gives them) or empty; setMesh() swaps targets.
+     *  @throws InvalidArgument if they are another mesh's, or as setMorphWeights(); nothing
+     *  changes then. */
+    void setMorphState(const MorphState& state);
 
     /** Sets lane @p lane (0..3) of this node's shader data: four vec4 a surface function reads
      *  as s.lanes[0..3] (docs/lanes.md), exactly as given; myriad gives them no meaning. They

@@ -209,8 +209,10 @@ public:
                                                                                  std::size_t view,
                                                                                  std::size_t lodLevel = 0) const;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
-     *  kMaxMorphTargets / 4 texels per instance, read by instance index), or 0 while the batch
-     *  has no weights of its own or has not been drawn. For interop and tests. */
+     *  kMaxMorphTargets / 4 texels per instance, read by instance index): the design card's
+     *  instanceMorphWeights, the texture the instanced vertex stage of this renderer reads. 0
+     *  while no instance of the batch has weights of its own (never given, or all cleared) or
+     *  the batch has not been drawn. For interop and tests. */
     [[nodiscard]] std::uint32_t instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept;
     /** Shader programs this renderer holds (one per feature set and surface function in use),
      *  compiled or loaded from the program cache. */
