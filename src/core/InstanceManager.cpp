@@ -1,5 +1,7 @@
 #include "myriad/core/InstanceManager.h"
 
+#include "core/Validate.h"
+
 #include "myriad/util/Error.h"
 
 #include <algorithm>
@@ -85,9 +87,11 @@ std::pair<std::uint32_t, InstanceHandle> InstanceManager::place(const CellKey& c
     if (m_batches.size() >= UINT32_MAX) {
         throw CapacityError("InstanceManager::acquire: '" + name() + "' has too many batches");
     }
-    m_batches.reserve(m_batches.size() + 1);
-    entry.batches.reserve(entry.batches.size() + 1);
-    entry.withRoom.reserve(entry.batches.size() + 1);  // release() then never allocates
+    detail::reserveOneMore(m_batches);
+    detail::reserveOneMore(entry.batches);
+    if (entry.withRoom.capacity() < entry.batches.size() + 1) {
+        entry.withRoom.reserve(entry.batches.capacity());  // release() then never allocates
+    }
     auto node = std::make_unique<InstancedMeshNode>(
         m_mesh, m_material, m_options.instancesPerBatch, name() + "/" + std::to_string(m_batchesMade),
         InstancedMeshOptions{.growth = Growth::Fixed, .uploadMode = m_options.uploadMode});
@@ -108,7 +112,7 @@ ManagedInstance InstanceManager::acquire(const InstanceDesc& desc) {
         if (m_slots.size() >= kNoSlot) {
             throw CapacityError("InstanceManager::acquire: '" + name() + "' has 2^32 - 1 handles in use");
         }
-        m_slots.reserve(m_slots.size() + 1);
+        detail::reserveOneMore(m_slots);
     }
     const auto [batchIndex, handle] = place(cellOf(desc.transform), desc);
     std::uint32_t slotIndex = m_freeSlot;

@@ -59,7 +59,7 @@ void SceneNode::addChild(std::unique_ptr<SceneNode> child, bool keepWorld) {
                                 child->localMatrix();
         child->setLocalMatrix(local);  // may throw: nothing has changed yet
     }
-    m_children.reserve(m_children.size() + 1);  // the only step that can throw is before linking
+    detail::reserveOneMore(m_children);  // the only step that can throw is before linking
     child->m_parent = this;
     child->m_worldDirty = true;
     SceneNode& linked = *child;
@@ -86,7 +86,7 @@ void SceneNode::attach(SceneNode& child) {
     if (!glm::decompose(local, scale, rotation, translation, skew, perspective)) {
         throw InvalidArgument("SceneNode::attach: the kept world transform cannot be decomposed");
     }
-    m_children.reserve(m_children.size() + 1);
+    detail::reserveOneMore(m_children);
     // Within one scene a move calls no hooks; between scenes the subtree leaves the old one
     // while still under its old parent and enters the new one once in place.
     if (child.m_scene != m_scene) {

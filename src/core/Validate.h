@@ -62,4 +62,14 @@ inline void requireAffine(const glm::mat4& m, const char* function) {
 /** Inverse of an affine matrix, refusing a singular one (|det| of the 3x3 below 1e-30). */
 glm::mat4 inverseAffineOrThrow(const glm::mat4& m, const char* function);
 
+/** Makes room for one more element with the vector's usual geometric growth, so a following
+ *  push_back cannot throw. (`v.reserve(v.size() + 1)` would reallocate to exactly one more on
+ *  every call: quadratic over many appends.) Throws std::bad_alloc with @p v unchanged. */
+template <class Vector>
+void reserveOneMore(Vector& v) {
+    if (v.size() == v.capacity()) {
+        v.reserve(v.capacity() < 8 ? 8 : v.capacity() * 2);
+    }
+}
+
 } // namespace myriad::detail

@@ -13,6 +13,8 @@ namespace myriad::gl {
 namespace {
 
 constexpr std::uint32_t kMaxSlots = 16;  // GL_MAX_VERTEX_ATTRIBS and bindings are at least 16
+constexpr std::uint32_t kMaxStrideBytes = 2048;          // GL_MAX_VERTEX_ATTRIB_STRIDE's minimum (GL 4.4+)
+constexpr std::uint32_t kMaxRelativeOffsetBytes = 2047;  // GL_MAX_VERTEX_ATTRIB_RELATIVE_OFFSET's minimum
 
 struct FormatInfo {
     GLint components;
@@ -55,6 +57,13 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
             throw InvalidArgument(where + ": binding " + std::to_string(binding.binding) +
                                   " has strideBytes 0");
         }
+        // GL_MAX_VERTEX_ATTRIB_STRIDE is at least 2048 (GL 4.5 table 23.55); past it GL refuses
+        // the binding and would leave it empty while this object believed it attached.
+        if (binding.strideBytes > kMaxStrideBytes) {
+            throw InvalidArgument(where + ": binding " + std::to_string(binding.binding) + " has strideBytes " +
+                                  std::to_string(binding.strideBytes) + ", above " +
+                                  std::to_string(kMaxStrideBytes) + " (GL_MAX_VERTEX_ATTRIB_STRIDE's minimum)");
+        }
         for (const BindingState& existing : bindings) {
             if (existing.binding.binding == binding.binding) {
                 throw InvalidArgument(where + ": binding " + std::to_string(binding.binding) +
@@ -84,7 +93,25 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
                                   std::to_string(attribute.location) + " reads binding " +
                                   std::to_string(attribute.binding) + ", which is not declared");
         }
-        const std::uint32_t end = attribute.offsetBytes + attributeSizeBytes(attribute.format);
+        if (attribute.offsetBytes > kMaxRelativeOffsetBytes) {
+            throw InvalidArgument(where + ": attribute at location " + std::to_string(attribute.location) +
+                                  " has offsetBytes " + std::to_string(attribute.offsetBytes) + ", above " +
+                                  std::to_string(kMaxRelativeOffsetBytes) +
+                                  " (GL_MAX_VERTEX_ATTRIB_RELATIVE_OFFSET's minimum)");
+        }
+        // GL 4.5 section 10.3: a datum of N basic machine units must start at a multiple of N,
+        // so float attributes need 4-byte offsets and strides (WebGL makes it an error too).
+        if (attribute.format != AttributeFormat::UByte4Normalized &&
+            (attribute.offsetBytes % 4 != 0 || it->binding.strideBytes % 4 != 0)) {
+            throw InvalidArgument(where + ": float attribute at location " + std::to_string(attribute.location) +
+                                  " has offsetBytes " + std::to_string(attribute.offsetBytes) +
+                                  " or its binding strideBytes " + std::to_string(it->binding.strideBytes) +
+                                  " not a multiple of 4");
+        }
+        if (attribute.format != AttributeFormat::UByte4Normalized) {
+            it->needsFourByteOffset = true;
+        }
+        const std::uint32_t end = attribute.offsetBytes + attributeSizeBytes(attribute.format);  // <= 2047 + 16
         if (end > it->binding.strideBytes) {
             throw InvalidArgument(where + ": attribute at location " +
                                   std::to_string(attribute.location) + " ends at byte " +
@@ -171,6 +198,11 @@ void VertexArray::setVertexBuffer(std::uint32_t binding, const Buffer& buffer,
         throw OutOfRange("gl::VertexArray::setVertexBuffer: offset " + std::to_string(offsetBytes) +
                          " is past the end of buffer '" + buffer.label() + "' (" +
                          std::to_string(buffer.sizeBytes()) + " bytes)");
+    }
+    if (state->needsFourByteOffset && offsetBytes % 4 != 0) {
+        throw InvalidArgument("gl::VertexArray::setVertexBuffer: offset " + std::to_string(offsetBytes) +
+                              " of binding " + std::to_string(binding) +
+                              " is not a multiple of 4, which its float attributes need (GL 4.5 section 10.3)");
     }
     // The declared binding and every binding split off it read the same buffer and offset.
     for (BindingState& each : m_bindings) {
@@ -326,6 +358,14 @@ void VertexArray::vertexAttribDivisor(std::uint32_t index, std::uint32_t divisor
 void VertexArray::setIndexBuffer(const Buffer& buffer, IndexType type, std::uint32_t maxIndex) {
     if (!buffer) {
         throw InvalidArgument("gl::VertexArray::setIndexBuffer: the buffer is empty");
+    }
+    if (m_id == 0) {
+        throw InvalidArgument("gl::VertexArray::setIndexBuffer: the vertex array is empty");
+    }
+    const std::uint32_t largest = type == IndexType::UInt8 ? 0xFFu : (type == IndexType::UInt16 ? 0xFFFFu : 0xFFFFFFFFu);
+    if (maxIndex > largest) {
+        throw InvalidArgument("gl::VertexArray::setIndexBuffer: maxIndex " + std::to_string(maxIndex) +
+                              " does not fit the index type (largest " + std::to_string(largest) + ")");
     }
     glVertexArrayElementBuffer(m_id, buffer.id());
     m_indexBufferBytes = buffer.sizeBytes();

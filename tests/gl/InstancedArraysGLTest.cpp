@@ -567,3 +567,39 @@ TEST_CASE("instanced arrays: counts GL would see as negative and reads past a bu
     gl::drawArraysInstanced(arrays, gl::PrimitiveMode::Points, 0, 4, 0);
     CHECK(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("instanced arrays: strides, offsets and index ranges GL would refuse or misread are refused first",
+          "[low-level][divisor]") {
+    context();
+    using gl::AttributeFormat;
+    auto layoutOf = [](AttributeFormat format, std::uint32_t offset, std::uint32_t stride) {
+        return gl::VertexLayoutDesc{.attributes = {{.location = 0, .format = format, .offsetBytes = offset, .binding = 0}},
+                                    .bindings = {{.binding = 0, .strideBytes = stride}},
+                                    .label = "limits"};
+    };
+    // GL_MAX_VERTEX_ATTRIB_STRIDE and _RELATIVE_OFFSET's minimums (2048, 2047): past them GL
+    // refuses the call and leaves the binding empty while the object thinks it attached.
+    CHECK_NOTHROW(gl::VertexArray(layoutOf(AttributeFormat::Float4, 0, 2048)));
+    CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::Float4, 0, 2052)), InvalidArgument);
+    CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::UByte4Normalized, 2048, 2048 + 4)), InvalidArgument);
+    // An offset that would wrap 32 bits is refused, not taken as fitting its stride.
+    CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::Float4, 0xFFFFFFFCu, 16)), InvalidArgument);
+    // GL 4.5 section 10.3: float data at multiples of 4 (offset, stride, buffer offset); bytes anywhere.
+    CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::Float2, 2, 16)), InvalidArgument);
+    CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::Float2, 0, 10)), InvalidArgument);
+    CHECK_NOTHROW(gl::VertexArray(layoutOf(AttributeFormat::UByte4Normalized, 1, 5)));
+    const std::vector<float> values(64, 0.0f);
+    gl::Buffer buffer = makeBuffer(values, "limits-buffer");
+    gl::VertexArray floats(layoutOf(AttributeFormat::Float2, 0, 8));
+    CHECK_THROWS_AS(floats.setVertexBuffer(0, buffer, 2), InvalidArgument);
+    CHECK_NOTHROW(floats.setVertexBuffer(0, buffer, 8));
+    gl::VertexArray bytes(layoutOf(AttributeFormat::UByte4Normalized, 0, 4));
+    CHECK_NOTHROW(bytes.setVertexBuffer(0, buffer, 3));
+    // maxIndex must fit the index type; an empty vertex array takes no index buffer.
+    CHECK_THROWS_AS(floats.setIndexBuffer(buffer, IndexType::UInt8, 256), InvalidArgument);
+    CHECK_THROWS_AS(floats.setIndexBuffer(buffer, IndexType::UInt16, 65536), InvalidArgument);
+    CHECK_NOTHROW(floats.setIndexBuffer(buffer, IndexType::UInt8, 255));
+    gl::VertexArray moved(layoutOf(AttributeFormat::Float2, 0, 8));
+    gl::VertexArray taker(std::move(moved));
+    CHECK_THROWS_AS(moved.setIndexBuffer(buffer, IndexType::UInt16, 3), InvalidArgument);  // NOLINT: moved from on purpose
+}

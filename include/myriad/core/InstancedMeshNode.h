@@ -142,8 +142,8 @@ public:
      *  record, lane, weight, shadow mask and handle is kept (records keep their indices, so
      *  handles keep finding them). O(count) when it shrinks, nothing when the capacity is
      *  already at most that. Every stream is marked changed: a renderer re-makes the batch's
-     *  GPU buffers at the new size on its next frame (one full upload), so the GPU memory
-     *  comes back too. Growth::Double then doubles from the new capacity.
+     *  GPU buffers at the new size on its next frame (one full upload), so the records' and
+     *  streams' GPU memory comes back too. Growth::Double then doubles from the new capacity.
      *  @throws std::bad_alloc if the smaller arrays cannot be allocated; nothing changes then. */
     void shrinkToFit(std::size_t minimumCapacity = 0);
 

@@ -193,8 +193,9 @@ public:
 
     /** The GL name of @p batch's record buffer (capacity() records of 64 bytes) in this
      *  renderer, or 0 before it first drew the batch. For a batch in UploadMode::Streaming,
-     *  the streaming buffer: three parts of capacity() records, the part drawn moving on with
-     *  each frame that changed the records. For interop and tests. */
+     *  the streaming buffer: three parts of capacity() records rounded up to a multiple of 4,
+     *  the part drawn moving on with each frame that changed the records. The name changes when
+     *  the batch's capacity grows or shrinks (the buffer is re-made). For interop and tests. */
     [[nodiscard]] std::uint32_t instanceBuffer(const InstancedMeshNode& batch) const noexcept;
     /** The record indices @p batch was drawn with in the last render() by its view number
      *  @p view (counting only views with a non-empty viewport, in the order given), as the GPU

@@ -76,12 +76,16 @@ public:
     /** Attaches @p buffer to @p binding, elements starting at @p offsetBytes. Attributes that
      *  vertexAttribDivisor() moved off @p binding to a binding of their own read the same
      *  buffer at the same offset: those bindings are attached too.
-     *  @throws InvalidArgument if the binding is not one the layout declared or the buffer is
-     *  empty; OutOfRange if offsetBytes > buffer size. */
+     *  @throws InvalidArgument if the binding is not one the layout declared, the buffer is
+     *  empty, or a float attribute reads the binding and @p offsetBytes is not a multiple of 4
+     *  (GL 4.5 section 10.3's alignment rule, an error in WebGL too); OutOfRange if
+     *  offsetBytes > buffer size. */
     void setVertexBuffer(std::uint32_t binding, const Buffer& buffer, std::size_t offsetBytes = 0);
-    /** Attaches @p buffer as the index buffer. @p maxIndex is the largest index value it holds:
-     *  draws then refuse to run when that index would read past a per-vertex buffer.
-     *  @throws InvalidArgument if the buffer is empty. */
+    /** Attaches @p buffer as the index buffer. @p maxIndex is the largest index value it holds
+     *  (the caller's promise: it is not checked against the data): draws then refuse to run
+     *  when that index would read past a per-vertex buffer.
+     *  @throws InvalidArgument if the buffer or the vertex array is empty, or @p maxIndex does
+     *  not fit @p type (above 255 for UInt8, 65,535 for UInt16). */
     void setIndexBuffer(const Buffer& buffer, IndexType type, std::uint32_t maxIndex);
 
     /** Sets the divisor the attribute at shader location @p index reads with: 0 advances per
@@ -98,8 +102,12 @@ public:
      *    attribute joins it (setting a divisor back undoes the split).
      *  vertexLimit(), instanceLimit() and canSupplyInstances() count from the new bindings, so a
      *  draw that would now read past a buffer's end is refused. A divisor equal to the current
-     *  one changes nothing. The buffers attached must still exist (they are re-attached to a
-     *  new binding).
+     *  one changes nothing. A split re-attaches the buffer last given to setVertexBuffer() by
+     *  its GL name, so that buffer must still exist (after replacing it, call setVertexBuffer()
+     *  again first): a deleted name is a GL error, and a name GL has reused would attach another
+     *  buffer. Unlike the extension, a layout whose every attribute is instanced (no divisor 0)
+     *  is not refused: GL 4.5 draws it (each vertex reads nothing per vertex), and myriad's
+     *  particle pass relies on that.
      *  GL calls: glVertexArrayAttribBinding, glVertexArrayBindingDivisor,
      *  glVertexArrayVertexBuffer (none when nothing changes).
      *  @throws OutOfRange if @p index >= 16 (GL_MAX_VERTEX_ATTRIBS as myriad uses it: the
@@ -153,6 +161,7 @@ private:
         std::uint32_t source = 0;  ///< the declared binding it was split from (itself if declared)
         std::uint32_t bufferId = 0;      ///< GL name of the attached buffer; 0: none
         std::size_t bufferOffset = 0;    ///< offset given to setVertexBuffer
+        bool needsFourByteOffset = false;  ///< a float attribute reads it: offsets multiples of 4
     };
     struct AttributeState {
         std::uint32_t location = 0;
