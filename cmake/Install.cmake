@@ -40,6 +40,13 @@ install(EXPORT myriadTargets
     DESTINATION "${MYRIAD_INSTALL_CMAKEDIR}")
 
 set(MYRIAD_INSTALLED_COMPONENTS "${_myriad_components}")
+# myriad_gltf links Draco privately (KHR_draco_mesh_compression); as a static library it needs
+# Draco at the game's link too, so the package config finds it again.
+if(TARGET myriad_gltf AND MYRIAD_DRACO)
+    set(MYRIAD_GLTF_DRACO_INSTALLED TRUE)
+else()
+    set(MYRIAD_GLTF_DRACO_INSTALLED FALSE)
+endif()
 configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/myriadConfig.cmake.in"
     "${PROJECT_BINARY_DIR}/myriadConfig.cmake"
     INSTALL_DESTINATION "${MYRIAD_INSTALL_CMAKEDIR}")
@@ -76,6 +83,10 @@ set(MYRIAD_PC_REQUIRES "${_myriad_pc_requires}")
 set(MYRIAD_PC_SYSTEM_LIBS "-pthread")
 if(TARGET myriad_lod)
     string(APPEND MYRIAD_PC_SYSTEM_LIBS " -lmeshoptimizer")  # Debian's meshoptimizer has no .pc file
+endif()
+if(TARGET myriad_gltf AND MYRIAD_DRACO)
+    # libdraco.a, as the CMake targets link it (src/gltf/CMakeLists.txt says why not -ldraco)
+    string(APPEND MYRIAD_PC_SYSTEM_LIBS " -l:libdraco.a")
 endif()
 foreach(_lib IN LISTS CMAKE_DL_LIBS)
     string(APPEND MYRIAD_PC_SYSTEM_LIBS " -l${_lib}")

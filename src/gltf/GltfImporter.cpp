@@ -2,6 +2,9 @@
 
 #include "gltf/Decompose.h"
 #include "gltf/GltfCameras.h"
+#if MYRIAD_GLTF_DRACO
+#include "gltf/Draco.h"
+#endif
 #if MYRIAD_GLTF_MESHOPT
 #include "gltf/Meshopt.h"
 #endif
@@ -30,6 +33,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -643,7 +647,7 @@ private:
         std::string error;
         std::string warning;
         bool ok = false;
-        if (std::optional<std::string> rewritten = withMeshoptPlaceholders(binary)) {
+        if (std::optional<std::string> rewritten = rewrittenFile(binary)) {
             const std::string base = std::filesystem::path(m_path).parent_path().string();
             ok = binary ? loader.LoadBinaryFromMemory(
                               &m_model, &error, &warning,
@@ -676,13 +680,25 @@ private:
      *  tinygltf refuse a .gltf, or copy the BIN chunk in a .glb. When the file names the
      *  extension, the whole file (a .glb rebuilt around its new JSON chunk) with each placeholder
      *  given 4 bytes of its own (detail::withPlaceholderBuffers; m_placeholders says which), for
-     *  tinygltf to load from memory; empty otherwise, and the file is loaded as it is. */
-    std::optional<std::string> withMeshoptPlaceholders(bool binary) {
-#if MYRIAD_GLTF_MESHOPT
+     *  tinygltf to load from memory; empty otherwise, and the file is loaded as it is.
+     *  KHR_draco_mesh_compression: tinygltf 2.7 refuses an indices accessor without a
+     *  bufferView, which the extension's accessors have; each such accessor of a compressed
+     *  primitive is given the extension's bufferView to pass (detail::withDracoIndexViews;
+     *  m_dracoIndexPlaceholders lists them, and viewAccessor() never reads that view for them). */
+    std::optional<std::string> rewrittenFile(bool binary) {
+#if MYRIAD_GLTF_MESHOPT || MYRIAD_GLTF_DRACO
         std::ifstream file(m_path, std::ios::binary);
         std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-        if (bytes.find("EXT_meshopt_compression") == std::string::npos &&
-            bytes.find("MESHOPT_compression") == std::string::npos) {
+        bool meshopt = false;
+        bool draco = false;
+#if MYRIAD_GLTF_MESHOPT
+        meshopt = bytes.find("EXT_meshopt_compression") != std::string::npos ||
+                  bytes.find("MESHOPT_compression") != std::string::npos;
+#endif
+#if MYRIAD_GLTF_DRACO
+        draco = bytes.find(detail::kDracoExtension) != std::string::npos;
+#endif
+        if (!meshopt && !draco) {
             return std::nullopt;
         }
         std::string json = bytes;
@@ -697,7 +713,20 @@ private:
             }
             json = bytes.substr(20, jsonLength);
         }
-        std::optional<std::string> rewritten = detail::withPlaceholderBuffers(json, binary, m_placeholders);
+        std::optional<std::string> rewritten;
+#if MYRIAD_GLTF_MESHOPT
+        if (meshopt) {
+            rewritten = detail::withPlaceholderBuffers(json, binary, m_placeholders);
+        }
+#endif
+#if MYRIAD_GLTF_DRACO
+        if (draco) {
+            if (std::optional<std::string> withViews = detail::withDracoIndexViews(
+                    rewritten ? *rewritten : json, m_dracoIndexPlaceholders)) {
+                rewritten = std::move(withViews);
+            }
+        }
+#endif
         if (!rewritten || !binary) {
             return rewritten;
         }
@@ -731,6 +760,11 @@ private:
 
     /** True for an extension this build reads, wherever it is listed. */
     static bool understood(const std::string& name) {
+#if MYRIAD_GLTF_DRACO
+        if (name == detail::kDracoExtension) {
+            return true;
+        }
+#endif
 #if MYRIAD_GLTF_MESHOPT
         if (detail::isMeshoptExtension(name)) {
             return true;
@@ -894,7 +928,19 @@ private:
         }
         view.stride = elementSize;
 
-        if (accessor.bufferView >= 0) {
+        // KHR_draco_mesh_compression: the accessor's bufferView and byteOffset are ignored; its
+        // elements come from the primitive's decoded Draco mesh (decodeDracoPrimitive() sized
+        // them to count x elementSize, tightly packed).
+        if (const auto draco = m_dracoAccessors.find(index); draco != m_dracoAccessors.end()) {
+            if (draco->second.size() != view.count * elementSize) {
+                fail(what + ": the decoded Draco data has " + std::to_string(draco->second.size()) +
+                     " bytes, the accessor needs " + std::to_string(view.count * elementSize));
+            }
+            view.owned = draco->second;
+            return view;
+        }
+
+        if (accessor.bufferView >= 0 && !m_dracoIndexPlaceholders.contains(index)) {
             const BufferRange range = bufferViewRange(accessor.bufferView, what);
             const tinygltf::BufferView& bufferView =
                 m_model.bufferViews[static_cast<std::size_t>(accessor.bufferView)];
@@ -916,7 +962,7 @@ private:
                      " bytes, view has " + std::to_string(range.size) + ")");
             }
             view.external = range.data + accessor.byteOffset;
-        } else if (accessor.byteOffset != 0) {
+        } else if (accessor.byteOffset != 0 && !m_dracoIndexPlaceholders.contains(index)) {
             fail(what + " has a byteOffset but no buffer view");
         }
 
@@ -1169,6 +1215,7 @@ private:
         if (position == primitive.attributes.end()) {
             fail(where + ": has no POSITION attribute (required here)");
         }
+        decodeDraco(primitive, where);
         const ElementView positionView =
             readAccessor(position->second, "POSITION",
                          m_quantized ? kQuantizedPositionRule : kPositionRule,
@@ -1234,6 +1281,8 @@ private:
             data.indices32 = std::move(indices);
         }
 
+        m_dracoAccessors.clear();
+
         ImportedPrimitive out;
         out.name = std::move(name);
         try {
@@ -1246,6 +1295,35 @@ private:
         out.material =
             primitive.material >= 0 ? convertedMaterial(primitive.material, where) : Material{};
         return out;
+    }
+
+    /** KHR_draco_mesh_compression on @p primitive: its Draco mesh decoded into
+     *  m_dracoAccessors, which viewAccessor() serves until buildPrimitive() clears it. The
+     *  extension's bufferView is checked like any (bufferViewRange()); the rest is checked by
+     *  detail::decodeDracoPrimitive(). Nothing without the extension, or in a build without
+     *  Draco (a file that requires it was refused by checkRequiredExtensions(); one that only
+     *  uses it is read from its uncompressed accessors, 3.12). */
+    void decodeDraco(const tinygltf::Primitive& primitive, const std::string& where) {
+        m_dracoAccessors.clear();
+#if MYRIAD_GLTF_DRACO
+        const auto found = primitive.extensions.find(std::string(detail::kDracoExtension));
+        if (found == primitive.extensions.end()) {
+            return;
+        }
+        const std::string what = where + " (" + std::string(detail::kDracoExtension) + ")";
+        const tinygltf::Value& extension = found->second;
+        if (!extension.IsObject() || !extension.Has("bufferView") ||
+            !extension.Get("bufferView").IsInt()) {
+            fail(what + ": has no bufferView (an integer index)");
+        }
+        const BufferRange range = bufferViewRange(extension.Get("bufferView").Get<int>(), what);
+        m_dracoAccessors = detail::decodeDracoPrimitive(
+            std::span<const std::uint8_t>(range.data, range.size), extension, primitive,
+            m_model.accessors, m_options.maxVertices, m_options.maxIndices, m_path + ": " + what);
+#else
+        (void)primitive;
+        (void)where;
+#endif
     }
 
     // ---- importScene: nodes, shared meshes, instances -------------------------------------
@@ -1886,6 +1964,12 @@ private:
     std::vector<bool> m_placeholders;
     /** One entry per buffer view: its decoded bytes when EXT_meshopt_compression compressed it. */
     std::vector<std::optional<std::vector<std::uint8_t>>> m_decodedViews;
+    /** The accessors of the primitive being built, when KHR_draco_mesh_compression compressed
+     *  it: accessor index -> its decoded elements, tightly packed (decodeDraco()). */
+    std::map<int, std::vector<std::uint8_t>> m_dracoAccessors;
+    /** Accessors given a bufferView only for tinygltf to load them (rewrittenFile()): read as
+     *  accessors without one wherever Draco does not fill them. */
+    std::set<int> m_dracoIndexPlaceholders;
     std::map<int, std::vector<std::size_t>> m_primitivesOfNode;  ///< morphing primitives per node
     std::map<int, std::size_t> m_targetCountOfNode;  ///< morph targets of a node's mesh, if any
     std::map<int, std::vector<MeshNode*>> m_morphNodesOfNode;  ///< importScene: morphing nodes

@@ -684,11 +684,20 @@ TEST_CASE("other structural errors", "[gltf][errors]") {
     }
     SECTION("an unsupported required extension") {
         Doc doc = triangle();
+        doc.extra = R"("extensionsUsed": ["KHR_materials_variants"],
+                       "extensionsRequired": ["KHR_materials_variants"], )";
+        const std::string path = writeDoc("required.gltf", doc);
+        CHECK_THAT(importError(path), Contains(path) && Contains("KHR_materials_variants"));
+    }
+#if !MYRIAD_TEST_DRACO
+    SECTION("KHR_draco_mesh_compression required, in a build without Draco (MYRIAD_DRACO OFF)") {
+        Doc doc = triangle();
         doc.extra = R"("extensionsUsed": ["KHR_draco_mesh_compression"],
                        "extensionsRequired": ["KHR_draco_mesh_compression"], )";
-        const std::string path = writeDoc("required.gltf", doc);
+        const std::string path = writeDoc("required-draco.gltf", doc);
         CHECK_THAT(importError(path), Contains(path) && Contains("KHR_draco_mesh_compression"));
     }
+#endif
     SECTION("a missing external image") {
         Doc doc = triangle();
         replaceOnce(doc.meshes, R"("indices": 1)", R"("indices": 1, "material": 0)");

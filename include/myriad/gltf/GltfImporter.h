@@ -57,6 +57,8 @@ struct ImportOptions {
  *  as any), KHR_texture_transform on the base colour texture (baked into TEXCOORD_0), and
  *  EXT_meshopt_compression / MESHOPT_compression buffer views (decoded with meshoptimizer in
  *  builds with MYRIAD_WITH_MESHOPTIMIZER; docs/gltf.md lists the types and checks),
+ *  KHR_draco_mesh_compression primitives (decoded with Draco in builds with MYRIAD_DRACO; each
+ *  broken input an ImportError naming the primitive, docs/gltf.md),
  *  material pbrMetallicRoughness.baseColorFactor and baseColorTexture (decoded to RGBA8,
  *  shared between primitives that use the same image) with its sampler's magFilter, minFilter,
  *  wrapS and wrapT (Material::sampler; absent filters: Linear and LinearMipmapLinear, absent
