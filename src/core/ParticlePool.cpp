@@ -282,14 +282,14 @@ void ParticleEmitter::update(ParticlePool& pool, float seconds) {
     const float dragFactor = std::exp(-d.drag * seconds);
     const glm::vec3 gravityStep = d.gravity * seconds;
     const std::size_t count = pool.count();
-    // One pass: age, kill (stable compaction), integrate, curves.
+    // One pass: age, kill (stable compaction), integrate, curves. No branch on death: every
+    // particle is written to row `out` (out <= i, so no row is read after it is overwritten)
+    // and only a live one advances it; a dead one's row is overwritten or left past count.
     std::size_t out = 0;
     for (std::size_t i = 0; i < count; ++i) {
         const float seed = life[i].y;
         const float age = life[i].x + seconds / lifetimeOf(d, seed);
-        if (age >= 1.0f) {
-            continue;
-        }
+        const std::size_t alive = age >= 1.0f ? 0 : 1;  // as before: a NaN age (unchecked rows) lives
         glm::vec3 velocity = (glm::vec3(vs[i]) + gravityStep) * dragFactor;
         const glm::vec3 position = glm::vec3(ps[i]) + velocity * seconds;
         const float spinSign = seed < 0.5f ? -1.0f : 1.0f;
@@ -305,7 +305,7 @@ void ParticleEmitter::update(ParticlePool& pool, float seconds) {
         ca[out] = glm::vec4(color, alpha);
         vs[out] = glm::vec4(velocity, spin);
         life[out] = glm::vec4(age, seed, frame, life[i].w);
-        ++out;
+        out += alive;
     }
     pool.setCount(out);
     // Spawns: the rate's share of this step plus bursts, each born at a spread-out moment.

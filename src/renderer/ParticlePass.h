@@ -34,13 +34,20 @@ class Scene;
 
 namespace myriad::gl::detail {
 
+/** sortBackToFront's work arrays, kept between calls (no allocation per frame). */
+struct ParticleSortScratch {
+    std::vector<float> depth;           ///< per particle: depth along the view axis
+    std::vector<std::uint16_t> keys;    ///< per particle: quantised depth, 0 = farthest
+    std::vector<std::uint64_t> packed;  ///< (key << 32 | index) after the first pass
+};
+
 /** Sorts @p count particles back to front along @p forward from @p eye: writes into @p order the
- *  particle indices, farthest first. LSD radix sort on the view depth's bits (3 passes of 11
- *  bits), O(count), stable. @p positions is the PositionSize stream (xyz used). @p scratch is
- *  reused between calls. */
+ *  particle indices, farthest first. Depths are quantised to 16 bits over this call's range
+ *  (farthest to nearest particle), then an LSD radix sort of 2 passes of 8 bits, O(count), stable:
+ *  particles within range / 65,535 of each other in depth keep their stream order. @p positions
+ *  is the PositionSize stream (xyz used), read once. */
 void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, const glm::vec3& eye,
-                     const glm::vec3& forward, std::vector<std::uint32_t>& order,
-                     std::vector<std::uint32_t>& scratch);
+                     const glm::vec3& forward, std::vector<std::uint32_t>& order, ParticleSortScratch& scratch);
 
 class ParticlePass {
 public:
@@ -73,6 +80,12 @@ private:
         TextureHandle texture;
         std::size_t capacity = 0;
         bool sorted = false;  ///< holds this frame's order for its view
+        // What the order held was sorted for: a frame with the same eye, forward, positions
+        // (stream version) and count keeps it, neither sorted nor uploaded again.
+        glm::vec3 eye{0.0f};
+        glm::vec3 forward{0.0f};
+        std::uint64_t positionsVersion = 0;  ///< 0: nothing sorted yet
+        std::size_t count = 0;
     };
     struct PoolGpu {
         const ParticlePool* node = nullptr;
@@ -112,7 +125,7 @@ private:
     VertexArray m_emptyVertexArray;  ///< particles read no attributes; core GL still wants a VAO
     std::vector<IndexRange> m_ranges;
     std::vector<std::uint32_t> m_order;
-    std::vector<std::uint32_t> m_scratch;
+    ParticleSortScratch m_scratch;
 };
 
 } // namespace myriad::gl::detail

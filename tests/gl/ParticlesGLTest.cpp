@@ -263,3 +263,63 @@ TEST_CASE("wind bends a blade's tip and leaves its root in place", "[gl][scatter
     REQUIRE(windyTip.first >= 0);
     CHECK(windyTip.first - stillTip.first >= 8);  // moved at least 0.5 m downwind (+x)
 }
+
+TEST_CASE("a pool whose particles move under a still camera is sorted again", "[gl][particles]") {
+    context();
+    Scene scene;
+    scene.clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
+    auto& pool = scene.root().emplace<ParticlePool>(4, ParticleMaterial::billboard(), "pool");
+    pool.spawn(particleAt({0, 0, 0.5f}, 0.5f, glm::vec3(1, 0, 0), 0.5f));   // red in front
+    pool.spawn(particleAt({0, 0, -0.5f}, 0.5f, glm::vec3(0, 1, 0), 0.5f));  // green behind
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    const Camera camera = wideCamera();
+    renderer.render(scene, camera, target);
+    CHECK(near(pixelAt(target.readPixels(), 32, 32), Rgba{188, 137, 0, 255}, 3));
+
+    // The two swap depths, the camera stays: the order of last frame would draw red first now.
+    pool.setParticle(0, particleAt({0, 0, -0.5f}, 0.5f, glm::vec3(1, 0, 0), 0.5f));
+    pool.setParticle(1, particleAt({0, 0, 0.5f}, 0.5f, glm::vec3(0, 1, 0), 0.5f));
+    renderer.render(scene, camera, target);
+    CHECK(near(pixelAt(target.readPixels(), 32, 32), Rgba{137, 188, 0, 255}, 3));
+    CHECK(renderer.lastFrameStats().particlesSorted == 2);
+}
+
+TEST_CASE("a particle pool sorted for a view is not sorted again while neither it nor the view moves", "[gl][particles]") {
+    context();
+    Scene scene;
+    scene.clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
+    auto& pool = scene.root().emplace<ParticlePool>(4, ParticleMaterial::billboard(), "pool");
+    pool.spawn(particleAt({0, 0, -0.5f}, 0.5f, glm::vec3(0, 1, 0), 0.5f));  // green behind, first
+    pool.spawn(particleAt({0, 0, 0.5f}, 0.5f, glm::vec3(1, 0, 0), 0.5f));
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    renderer.render(scene, wideCamera(true), target);  // from behind: red is the far one
+    CHECK(renderer.lastFrameStats().particlesSorted == 2);
+    CHECK(near(pixelAt(target.readPixels(), 32, 32), Rgba{137, 188, 0, 255}, 3));
+    renderer.render(scene, wideCamera(true), target);
+    CHECK(renderer.lastFrameStats().particlesSorted == 0);
+    // Drawn through last frame's order, not stream order (which would put red in front).
+    CHECK(near(pixelAt(target.readPixels(), 32, 32), Rgba{137, 188, 0, 255}, 3));
+    renderer.render(scene, wideCamera(false), target);  // the camera moved: sorted again
+    CHECK(renderer.lastFrameStats().particlesSorted == 2);
+    CHECK(near(pixelAt(target.readPixels(), 32, 32), Rgba{188, 137, 0, 255}, 3));
+}
+
+TEST_CASE("additive particle pools are never sorted, even when asked to be", "[gl][particles]") {
+    context();
+    Scene scene;
+    scene.clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
+    ParticleMaterial material = ParticleMaterial::additive();
+    material.sort = ParticleSort::BackToFront;
+    CHECK_FALSE(material.sorted());
+    CHECK_FALSE(ParticleMaterial::streak().sorted());
+    auto& pool = scene.root().emplace<ParticlePool>(4, material, "glow");
+    pool.spawn(particleAt({0, 0, 0.5f}, 0.5f, glm::vec3(1, 0, 0), 0.5f));
+    pool.spawn(particleAt({0, 0, -0.5f}, 0.5f, glm::vec3(0, 1, 0), 0.5f));
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    renderer.render(scene, wideCamera(), target);
+    CHECK(renderer.lastFrameStats().particlesSorted == 0);
+    CHECK(near(pixelAt(target.readPixels(), 32, 32), Rgba{188, 188, 0, 255}, 3));  // 0.5 of each, added
+}

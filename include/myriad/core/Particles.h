@@ -77,10 +77,12 @@ enum class ParticleBlend : std::uint8_t {
     Additive,  ///< light added: ONE, ONE of rgb * alpha (order-independent)
 };
 
-/** Whether a pool's particles are sorted back to front for each view before drawing. */
+/** Whether a pool's particles are sorted back to front for each view before drawing. Additive
+ *  pools are never sorted, whatever this says: adding light is order-independent, so a sort
+ *  would cost its time for the same pixels. */
 enum class ParticleSort : std::uint8_t {
-    Auto,         ///< sorted when the blend is Alpha, not when Additive (the default)
-    BackToFront,  ///< always sorted
+    Auto,         ///< sorted when the blend is Alpha (the default)
+    BackToFront,  ///< sorted when the blend is Alpha (as Auto; additive pools are never sorted)
     None,         ///< drawn in stream order
 };
 
@@ -107,9 +109,11 @@ struct ParticleMaterial {
      *  colour * atlas. */
     std::shared_ptr<const SurfaceShader> surface;
 
-    /** Whether the renderer sorts this material's pools. */
+    /** Whether the renderer sorts this material's pools: alpha-blended ones unless sort is None;
+     *  additive ones never (order-independent). A sorted pool whose particles and view did not
+     *  move since its last sort keeps that order (no sort, no upload that frame). */
     [[nodiscard]] bool sorted() const noexcept {
-        return sort == ParticleSort::BackToFront || (sort == ParticleSort::Auto && blend == ParticleBlend::Alpha);
+        return blend == ParticleBlend::Alpha && sort != ParticleSort::None;
     }
     /** Camera-facing quad, alpha-blended (premultiplied "over"), sorted back to front: the
      *  default material. */
