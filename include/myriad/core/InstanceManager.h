@@ -36,6 +36,7 @@ struct InstanceManagerOptions {
 struct ManagedInstance {
     std::uint32_t slot = 0;        ///< index into the manager's handle table
     std::uint32_t generation = 0;  ///< 0 = null; bumped when the slot is reused
+    /** Equal when both name the same slot and generation. */
     friend bool operator==(const ManagedInstance&, const ManagedInstance&) = default;
 };
 
