@@ -301,7 +301,7 @@ TEST_CASE("subtreeBounds matches the union of ownBounds after any sequence of ch
             if (&target != &root && target.childCount() == 0) {
                 // Removing a leaf keeps the bookkeeping simple: no descendant pointers dangle.
                 std::erase(nodes, &target);
-                std::erase(batches, static_cast<InstancedMeshNode*>(&target));
+                std::erase_if(batches, [&](const InstancedMeshNode* batch) { return static_cast<const SceneNode*>(batch) == &target; });
                 (void)target.removeFromParent();
             }
             break;
