@@ -1,5 +1,7 @@
 #include "gltf/Draco.h"
 
+#include "gltf/AccessorTypes.h"
+
 #include "myriad/util/Error.h"
 
 #include <draco/compression/decode.h>
@@ -12,30 +14,6 @@
 
 namespace myriad::gltf::detail {
 namespace {
-
-/** Components per element of a glTF accessor type; 0 for the matrix types (not attributes). */
-int componentsOf(int type) {
-    switch (type) {
-    case TINYGLTF_TYPE_SCALAR: return 1;
-    case TINYGLTF_TYPE_VEC2: return 2;
-    case TINYGLTF_TYPE_VEC3: return 3;
-    case TINYGLTF_TYPE_VEC4: return 4;
-    default: return 0;
-    }
-}
-
-/** Bytes per component of the glTF component types an accessor may have; 0 otherwise. */
-std::size_t sizeOf(int componentType) {
-    switch (componentType) {
-    case TINYGLTF_COMPONENT_TYPE_BYTE:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
-    case TINYGLTF_COMPONENT_TYPE_SHORT:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
-    default: return 0;
-    }
-}
 
 /** One value of @p attribute converted to @p components components of type T at @p out. */
 template <class T>
@@ -143,7 +121,7 @@ decodeDracoPrimitive(std::span<const std::uint8_t> compressed, const tinygltf::V
                  std::to_string(accessors.size()) + " accessors)");
         }
         const tinygltf::Accessor& accessor = accessors[static_cast<std::size_t>(index)];
-        if (componentsOf(accessor.type) == 0 || sizeOf(accessor.componentType) == 0) {
+        if (componentCount(accessor.type) == 0 || componentSize(accessor.componentType) == 0) {
             raise(what, semantic + " accessor " + std::to_string(index) + " has a type or component "
                  "type a Draco attribute cannot fill (type " + std::to_string(accessor.type) +
                  ", component type " + std::to_string(accessor.componentType) + ")");
@@ -216,7 +194,7 @@ decodeDracoPrimitive(std::span<const std::uint8_t> compressed, const tinygltf::V
         if (attribute == nullptr) {
             raise(what, name + " is not in the compressed data");
         }
-        const int components = componentsOf(accessor.type);
+        const int components = componentCount(accessor.type);
         if (attribute->num_components() != components) {
             raise(what, name + " has " + std::to_string(attribute->num_components()) +
                  " components, accessor " + std::to_string(w.accessor) + " has " +
@@ -231,7 +209,7 @@ decodeDracoPrimitive(std::span<const std::uint8_t> compressed, const tinygltf::V
                  " is named by two attributes");
         }
         const std::size_t elementSize =
-            sizeOf(accessor.componentType) * static_cast<std::size_t>(components);
+            componentSize(accessor.componentType) * static_cast<std::size_t>(components);
         std::vector<std::uint8_t> bytes(points * elementSize);
         const bool identity = attribute->is_mapping_identity();
         if (!identity && attribute->indices_map_size() < points) {
@@ -264,7 +242,7 @@ decodeDracoPrimitive(std::span<const std::uint8_t> compressed, const tinygltf::V
              std::to_string(primitive.indices) + " has count " +
              std::to_string(indexAccessor.count));
     }
-    const std::size_t indexSize = sizeOf(indexAccessor.componentType);
+    const std::size_t indexSize = componentSize(indexAccessor.componentType);
     const std::uint64_t largest = indexSize == 1 ? 0xffu : indexSize == 2 ? 0xffffu : 0xffffffffu;
     std::vector<std::uint8_t> indexBytes(faces * 3 * indexSize);
     for (std::uint64_t f = 0; f < faces; ++f) {

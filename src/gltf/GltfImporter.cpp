@@ -1,5 +1,6 @@
 #include "myriad/gltf/GltfImporter.h"
 
+#include "gltf/AccessorTypes.h"
 #include "gltf/Decompose.h"
 #include "gltf/GltfCameras.h"
 #if MYRIAD_GLTF_DRACO
@@ -65,6 +66,8 @@
 
 namespace myriad::gltf {
 namespace {
+using detail::componentCount;
+using detail::componentSize;
 
 static_assert(std::endian::native == std::endian::little,
               "glTF buffers are little endian (3.6.1.1); this reader copies them as they are");
@@ -85,30 +88,6 @@ constexpr std::string_view kQuantizationExtension = "KHR_mesh_quantization";
 constexpr std::string_view kTextureTransformExtension = "KHR_texture_transform";
 
 const glm::vec3 kFallbackNormal{0.0f, 1.0f, 0.0f};
-
-/** Size in bytes of one component (3.6.2.2 Accessor Data Types); 0 for an unknown type. */
-std::uint64_t componentSize(int componentType) {
-    switch (componentType) {
-    case TINYGLTF_COMPONENT_TYPE_BYTE:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
-    case TINYGLTF_COMPONENT_TYPE_SHORT:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
-    default: return 0;
-    }
-}
-
-/** Components per element for the vector and scalar types this importer reads; 0 otherwise. */
-int componentCount(int type) {
-    switch (type) {
-    case kScalar: return 1;
-    case kVec2: return 2;
-    case kVec3: return 3;
-    case kVec4: return 4;
-    default: return 0;
-    }
-}
 
 std::string componentTypeName(int componentType) {
     switch (componentType) {
