@@ -7,6 +7,7 @@
 // points): triangle count, surface area, bounds, every vertex near one of the other side.
 // Then every broken input the importer must refuse, each by a message naming the primitive.
 // Built only with MYRIAD_DRACO (tests/CMakeLists.txt).
+#include "support/MeshCompare.h"
 #include "gltf/TestFiles.h"
 
 #include "myriad/core/Shapes.h"
@@ -31,6 +32,13 @@
 using namespace myriad;
 using namespace myriad::gltf;
 using namespace myriad::test::gltf;
+using myriad::test::addMesh;
+using myriad::test::compareMeshes;
+using myriad::test::FlatMesh;
+using myriad::test::largestExtent;
+using myriad::test::largestUvExtent;
+using myriad::test::MeshTolerance;
+using myriad::test::MeshVertex;
 
 namespace {
 
@@ -159,82 +167,19 @@ Doc dracoDoc(const Compressed& c, int indexType = 5125) {
     return doc;
 }
 
-struct Vertex {
-    glm::vec3 position;
-    glm::vec3 normal;
-    glm::vec2 uv;
-};
-
-struct Flat {
-    std::vector<Vertex> vertices;
-    std::size_t triangles = 0;
-    double area = 0.0;
-    Aabb bounds;
-};
-
-Flat flatten(const MeshData& data) {
-    Flat flat;
-    for (std::size_t i = 0; i < data.positions.size(); ++i) {
-        flat.vertices.push_back({data.positions[i], data.normals.empty() ? glm::vec3(0.0f) : data.normals[i],
-                                 data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i]});
-        flat.bounds.extend(data.positions[i]);
-    }
-    const std::vector<std::uint32_t> indices = indicesOf(data);
-    flat.triangles = indices.size() / 3;
-    for (std::size_t i = 0; i + 2 < indices.size(); i += 3) {
-        const glm::dvec3 a(data.positions[indices[i]]), b(data.positions[indices[i + 1]]),
-            c(data.positions[indices[i + 2]]);
-        flat.area += 0.5 * glm::length(glm::cross(b - a, c - a));
-    }
-    return flat;
-}
-
-struct Tolerance {
-    float position;
-    float normal;
-    float uv;
-};
-
 /** One quantization step of each attribute: Draco quantizes positions over the largest extent
  *  of the bounding box (one step = extent / (2^bits - 1), error at most half of it), texture
  *  coordinates likewise, normals octahedrally (a step of about 2 / (2^bits - 1) per
  *  component, twice that in length after renormalisation). */
-Tolerance steps(const Flat& source) {
-    const glm::vec3 extent = source.bounds.max - source.bounds.min;
-    const float largest = std::max({extent.x, extent.y, extent.z});
-    glm::vec2 uvMin(1e30f), uvMax(-1e30f);
-    for (const Vertex& v : source.vertices) {
-        uvMin = glm::min(uvMin, v.uv);
-        uvMax = glm::max(uvMax, v.uv);
-    }
-    const glm::vec2 uvExtent = uvMax - uvMin;
-    return {largest / float((1 << kPositionBits) - 1) + 1e-6f, 4.0f / float((1 << kNormalBits) - 1),
-            std::max(uvExtent.x, uvExtent.y) / float((1 << kUvBits) - 1) + 1e-6f};
+MeshTolerance steps(const FlatMesh& source) {
+    return {largestExtent(source) / float((1 << kPositionBits) - 1) + 1e-6f, 4.0f / float((1 << kNormalBits) - 1),
+            largestUvExtent(source) / float((1 << kUvBits) - 1) + 1e-6f};
 }
 
-bool near(const Vertex& a, const Vertex& b, const Tolerance& t) {
-    return !glm::any(glm::greaterThan(glm::abs(a.position - b.position), glm::vec3(t.position))) &&
-           glm::length(a.normal - b.normal) <= t.normal &&
-           !glm::any(glm::greaterThan(glm::abs(a.uv - b.uv), glm::vec2(t.uv)));
-}
-
-std::size_t unmatched(const Flat& from, const Flat& to, const Tolerance& t) {
-    std::size_t missing = 0;
-    for (const Vertex& v : from.vertices) {
-        missing += std::any_of(to.vertices.begin(), to.vertices.end(),
-                               [&](const Vertex& w) { return near(v, w, t); }) ? 0 : 1;
-    }
-    return missing;
-}
-
-void compare(const Flat& source, const Flat& imported, const Tolerance& t) {
-    INFO("position step " << t.position << ", normal " << t.normal << ", uv " << t.uv);
-    CHECK(imported.triangles == source.triangles);
-    CHECK(imported.area == Approx(source.area).epsilon(1e-3));
-    CHECK(glm::all(glm::lessThanEqual(glm::abs(imported.bounds.min - source.bounds.min), glm::vec3(t.position))));
-    CHECK(glm::all(glm::lessThanEqual(glm::abs(imported.bounds.max - source.bounds.max), glm::vec3(t.position))));
-    CHECK(unmatched(imported, source, t) == 0);
-    CHECK(unmatched(source, imported, t) == 0);
+FlatMesh flatten(const MeshData& data) {
+    FlatMesh flat;
+    addMesh(flat, data);
+    return flat;
 }
 
 MeshData boxTextured() {
@@ -272,8 +217,8 @@ TEST_CASE("draco: BoxTextured compressed (edgebreaker) imports as the original w
     const MeshData& data = model.primitives[0].mesh->data();
     CHECK(data.positions.size() == c.points);
     CHECK(!data.indices16.empty());  // u16 indices accessor: 16-bit indices, as uncompressed
-    const Flat original = flatten(source);
-    compare(original, flatten(data), steps(original));
+    const FlatMesh original = flatten(source);
+    compareMeshes(original, flatten(data), steps(original));
 }
 
 TEST_CASE("draco: a uvSphere without normals (sequential, u32 indices) gets flat normals as an "
@@ -285,12 +230,12 @@ TEST_CASE("draco: a uvSphere without normals (sequential, u32 indices) gets flat
     const MeshData& data = model.primitives[0].mesh->data();
     // No NORMAL: de-indexed, one flat normal per triangle (glTF 3.7.2.1), as without Draco.
     CHECK(data.positions.size() == c.faces * 3);
-    Flat original = flatten(source);
-    Flat imported = flatten(data);
-    const Tolerance t = steps(original);
-    for (Vertex& v : original.vertices) v.normal = glm::vec3(0.0f);
-    for (Vertex& v : imported.vertices) v.normal = glm::vec3(0.0f);
-    compare(original, imported, t);
+    FlatMesh original = flatten(source);
+    FlatMesh imported = flatten(data);
+    const MeshTolerance t = steps(original);
+    for (MeshVertex& v : original.vertices) v.normal = glm::vec3(0.0f);
+    for (MeshVertex& v : imported.vertices) v.normal = glm::vec3(0.0f);
+    compareMeshes(original, imported, t);
     CHECK(model.bounds.min.x == Approx(-2.0f).margin(t.position));
     CHECK(model.bounds.max.y == Approx(2.0f).margin(t.position));
 

@@ -8,6 +8,7 @@
 // Without gltfpack (Debian package gltfpack) a test prints why and exits with 77, which ctest
 // reports as skipped; under CI (CI or MYRIAD_CI set) that is a failure instead, as
 // tests/shaders/check-variants.sh does for glslangValidator.
+#include "support/MeshCompare.h"
 #include "gltf/TestFiles.h"
 
 #include "myriad/gltf/GltfImporter.h"
@@ -28,6 +29,13 @@
 using namespace myriad;
 using namespace myriad::gltf;
 using namespace myriad::test::gltf;
+using myriad::test::addMesh;
+using myriad::test::compareMeshes;
+using myriad::test::FlatMesh;
+using myriad::test::largestExtent;
+using myriad::test::largestUvExtent;
+using myriad::test::MeshTolerance;
+using myriad::test::MeshVertex;
 
 namespace {
 
@@ -53,47 +61,9 @@ std::string pack(const std::string& input, const std::string& output, const std:
     return out;
 }
 
-struct Vertex {
-    glm::vec3 position;
-    glm::vec3 normal;
-    glm::vec2 uv;
-    std::vector<glm::vec3> deltas;  ///< position deltas of each morph target
-};
-
-struct Flat {
-    std::vector<Vertex> vertices;
-    std::size_t triangles = 0;
-    double area = 0.0;
-    Aabb bounds;
-};
-
-void addMesh(Flat& flat, const MeshData& data, const glm::mat4& world) {
-    const glm::mat3 normalMatrix = glm::transpose(glm::inverse(glm::mat3(world)));
-    std::vector<glm::vec3> placed;
-    for (std::size_t i = 0; i < data.positions.size(); ++i) {
-        Vertex v;
-        v.position = glm::vec3(world * glm::vec4(data.positions[i], 1.0f));
-        v.normal = glm::normalize(normalMatrix * data.normals[i]);
-        v.uv = data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i];
-        for (const MorphTarget& target : data.morphTargets) {
-            v.deltas.push_back(glm::mat3(world) * target.positionDeltas[i]);
-        }
-        placed.push_back(v.position);
-        flat.bounds.extend(v.position);
-        flat.vertices.push_back(std::move(v));
-    }
-    std::vector<std::uint32_t> indices(data.indices32.begin(), data.indices32.end());
-    indices.insert(indices.end(), data.indices16.begin(), data.indices16.end());
-    flat.triangles += indices.size() / 3;
-    for (std::size_t i = 0; i + 2 < indices.size(); i += 3) {
-        const glm::dvec3 a(placed[indices[i]]), b(placed[indices[i + 1]]), c(placed[indices[i + 2]]);
-        flat.area += 0.5 * glm::length(glm::cross(b - a, c - a));
-    }
-}
-
 /** importModel's primitives: already in model (world) space. */
-Flat flatModel(const std::string& path) {
-    Flat flat;
+FlatMesh flatModel(const std::string& path) {
+    FlatMesh flat;
     for (const ImportedPrimitive& primitive : importModel(path).primitives) {
         addMesh(flat, primitive.mesh->data(), glm::mat4(1.0f));
     }
@@ -101,9 +71,9 @@ Flat flatModel(const std::string& path) {
 }
 
 /** importScene's nodes with their world matrices applied; each instance of a batch too. */
-Flat flatScene(const std::string& path) {
+FlatMesh flatScene(const std::string& path) {
     ImportedScene scene = importScene(path);
-    Flat flat;
+    FlatMesh flat;
     std::vector<const SceneNode*> stack{scene.root.get()};
     while (!stack.empty()) {
         const SceneNode* node = stack.back();
@@ -130,66 +100,11 @@ Flat flatScene(const std::string& path) {
     return flat;
 }
 
-struct Tolerance {
-    float position;
-    float normal;
-    float uv;
-};
-
-bool near(const Vertex& a, const Vertex& b, const Tolerance& t) {
-    if (glm::any(glm::greaterThan(glm::abs(a.position - b.position), glm::vec3(t.position))) ||
-        glm::length(a.normal - b.normal) > t.normal ||
-        glm::any(glm::greaterThan(glm::abs(a.uv - b.uv), glm::vec2(t.uv))) ||
-        a.deltas.size() != b.deltas.size()) {
-        return false;
-    }
-    for (std::size_t k = 0; k < a.deltas.size(); ++k) {
-        if (glm::any(glm::greaterThan(glm::abs(a.deltas[k] - b.deltas[k]), glm::vec3(2.0f * t.position)))) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/** How many vertices of @p from have no vertex of @p to within @p t. */
-std::size_t unmatched(const Flat& from, const Flat& to, const Tolerance& t) {
-    std::size_t missing = 0;
-    for (const Vertex& v : from.vertices) {
-        bool found = false;
-        for (const Vertex& w : to.vertices) {
-            if (near(v, w, t)) {
-                found = true;
-                break;
-            }
-        }
-        missing += found ? 0 : 1;
-    }
-    return missing;
-}
-
 /** gltfpack's defaults: positions 14 bits over the largest extent (one scale for all axes),
  *  texture coordinates 12 bits over their extent, normals 8 bits. One step each, plus the
  *  float rounding of the arithmetic. */
-Tolerance defaultSteps(const Flat& original) {
-    const glm::vec3 extent = original.bounds.max - original.bounds.min;
-    const float largest = std::max({extent.x, extent.y, extent.z});
-    glm::vec2 uvMin(1e30f), uvMax(-1e30f);
-    for (const Vertex& v : original.vertices) {
-        uvMin = glm::min(uvMin, v.uv);
-        uvMax = glm::max(uvMax, v.uv);
-    }
-    const glm::vec2 uvExtent = uvMax - uvMin;
-    return {largest / 16383.0f + 1e-6f, 3.0f / 127.0f, std::max(uvExtent.x, uvExtent.y) / 4095.0f + 1e-5f};
-}
-
-void compare(const Flat& original, const Flat& packed, const Tolerance& t) {
-    INFO("position step " << t.position << ", normal " << t.normal << ", uv " << t.uv);
-    CHECK(packed.triangles == original.triangles);
-    CHECK(packed.area == Approx(original.area).epsilon(1e-3));
-    CHECK(glm::all(glm::lessThanEqual(glm::abs(packed.bounds.min - original.bounds.min), glm::vec3(t.position))));
-    CHECK(glm::all(glm::lessThanEqual(glm::abs(packed.bounds.max - original.bounds.max), glm::vec3(t.position))));
-    CHECK(unmatched(packed, original, t) == 0);
-    CHECK(unmatched(original, packed, t) == 0);
+MeshTolerance defaultSteps(const FlatMesh& original) {
+    return {largestExtent(original) / 16383.0f + 1e-6f, 3.0f / 127.0f, largestUvExtent(original) / 4095.0f + 1e-5f};
 }
 
 /** A file with one small mesh (a tetrahedron) at ten nodes, each turned, moved and scaled
@@ -228,66 +143,66 @@ std::string tenCopies() {
 TEST_CASE("gltfpack: KHR_mesh_quantization and KHR_texture_transform", "[gltf][gltfpack]") {
     SECTION("BoxTextured: normalized byte normals, unsigned short positions, uvs with a transform") {
         const std::string in = asset("BoxTextured/BoxTextured.gltf");
-        const Flat original = flatModel(in);
-        compare(original, flatModel(pack(in, "BoxTextured-q.glb", "")), defaultSteps(original));
-        compare(original, flatScene(pack(in, "BoxTextured-q.gltf", "")), defaultSteps(original));
+        const FlatMesh original = flatModel(in);
+        compareMeshes(original, flatModel(pack(in, "BoxTextured-q.glb", "")), defaultSteps(original));
+        compareMeshes(original, flatScene(pack(in, "BoxTextured-q.gltf", "")), defaultSteps(original));
     }
     SECTION("Kenney grass: double sided, a texture transform with a zero scale") {
         const std::string in = asset("KenneyPlatformerKit/grass.glb");
-        const Flat original = flatModel(in);
-        compare(original, flatModel(pack(in, "grass-q.glb", "")), defaultSteps(original));
+        const FlatMesh original = flatModel(in);
+        compareMeshes(original, flatModel(pack(in, "grass-q.glb", "")), defaultSteps(original));
     }
     SECTION("AnimatedMorphCube: quantized morph deltas (short positions, byte normals)") {
         const std::string in = asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
-        const Flat original = flatModel(in);
-        compare(original, flatModel(pack(in, "AnimatedMorphCube-q.glb", "")), defaultSteps(original));
-        compare(original, flatScene(pack(in, "AnimatedMorphCube-q.gltf", "")), defaultSteps(original));
+        const FlatMesh original = flatModel(in);
+        compareMeshes(original, flatModel(pack(in, "AnimatedMorphCube-q.glb", "")), defaultSteps(original));
+        compareMeshes(original, flatScene(pack(in, "AnimatedMorphCube-q.gltf", "")), defaultSteps(original));
     }
     SECTION("positions at 16 bits, normalized (-vpn), normals at 16 bits") {
         const std::string in = asset("BoxTextured/BoxTextured.gltf");
-        const Flat original = flatModel(in);
-        Tolerance t = defaultSteps(original);
+        const FlatMesh original = flatModel(in);
+        MeshTolerance t = defaultSteps(original);
         t.normal = 3.0f / 32767.0f + 1e-5f;
-        compare(original, flatModel(pack(in, "BoxTextured-q16.glb", "-vp 16 -vpn -vn 16")), t);
+        compareMeshes(original, flatModel(pack(in, "BoxTextured-q16.glb", "-vp 16 -vpn -vn 16")), t);
     }
 }
 
 TEST_CASE("gltfpack -mi: EXT_mesh_gpu_instancing over quantized positions", "[gltf][gltfpack]") {
     const std::string in = tenCopies();
-    const Flat original = flatModel(in);
+    const FlatMesh original = flatModel(in);
     const std::string packed = pack(in, "ten-copies-mi.gltf", "-mi");
     const ImportedScene scene = importScene(packed);
     REQUIRE(scene.instancing.size() == 1);
     CHECK(scene.instancing[0].batches.at(0)->count() == 10);
-    Tolerance t = defaultSteps(original);
+    MeshTolerance t = defaultSteps(original);
     t.position *= 4.0f;  // the instance scale (up to 1.9) and the 16-bit rotations widen it
-    compare(original, flatScene(packed), t);
+    compareMeshes(original, flatScene(packed), t);
 }
 
 TEST_CASE("gltfpack -cc: EXT_meshopt_compression", "[gltf][gltfpack][meshopt]") {
     SECTION("Kenney grass .glb: ATTRIBUTES, OCTAHEDRAL normals, TRIANGLES, a fallback buffer") {
         const std::string in = asset("KenneyPlatformerKit/grass.glb");
-        const Flat original = flatModel(in);
-        compare(original, flatModel(pack(in, "grass-cc.glb", "-cc")), defaultSteps(original));
+        const FlatMesh original = flatModel(in);
+        compareMeshes(original, flatModel(pack(in, "grass-cc.glb", "-cc")), defaultSteps(original));
     }
     SECTION("AnimatedMorphCube .gltf: compressed morph deltas and animation data") {
         const std::string in = asset("AnimatedMorphCube/AnimatedMorphCube.gltf");
-        const Flat original = flatModel(in);
+        const FlatMesh original = flatModel(in);
         const std::string packed = pack(in, "AnimatedMorphCube-cc.gltf", "-cc");
-        compare(original, flatModel(packed), defaultSteps(original));
+        compareMeshes(original, flatModel(packed), defaultSteps(original));
         CHECK(importModel(packed).morphAnimations.size() == importModel(in).morphAnimations.size());
     }
     SECTION("BoxTextured with -cf: the fallback buffer has data; the decoded views are used") {
         const std::string in = asset("BoxTextured/BoxTextured.gltf");
-        const Flat original = flatModel(in);
-        compare(original, flatScene(pack(in, "BoxTextured-cf.gltf", "-cf")), defaultSteps(original));
+        const FlatMesh original = flatModel(in);
+        compareMeshes(original, flatScene(pack(in, "BoxTextured-cf.gltf", "-cf")), defaultSteps(original));
     }
     SECTION("-mi -cc: QUATERNION rotations and EXPONENTIAL translations and scales") {
         const std::string in = tenCopies();
-        const Flat original = flatModel(in);
-        Tolerance t = defaultSteps(original);
+        const FlatMesh original = flatModel(in);
+        MeshTolerance t = defaultSteps(original);
         t.position *= 4.0f;
-        compare(original, flatScene(pack(in, "ten-copies-mi-cc.gltf", "-mi -cc")), t);
+        compareMeshes(original, flatScene(pack(in, "ten-copies-mi-cc.gltf", "-mi -cc")), t);
     }
 }
 
