@@ -130,14 +130,18 @@ ManagedInstance InstanceManager::acquire(const InstanceDesc& desc) {
     return {slotIndex, slot.generation};
 }
 
+void InstanceManager::releaseFrom(std::uint32_t batchIndex, InstanceHandle handle) {
+    Batch& batch = m_batches[batchIndex];
+    const bool wasFull = batch.node->count() == batch.node->capacity();
+    batch.node->release(handle);
+    if (wasFull) {
+        m_cells[batch.cell].withRoom.push_back(batchIndex);  // reserved when the batch was made
+    }
+}
+
 void InstanceManager::release(ManagedInstance instance) {
     const Slot& live = liveSlot(instance, "InstanceManager::release");
-    Batch& batch = m_batches[live.batch];
-    const bool wasFull = batch.node->count() == batch.node->capacity();
-    batch.node->release(live.handle);
-    if (wasFull) {
-        m_cells[batch.cell].withRoom.push_back(live.batch);  // reserved when the batch was made
-    }
+    releaseFrom(live.batch, live.handle);
     Slot& slot = m_slots[instance.slot];
     slot.live = false;
     slot.handle = {};
@@ -150,8 +154,8 @@ void InstanceManager::release(ManagedInstance instance) {
     --m_live;
 }
 
-void InstanceManager::copyLanes(const InstancedMeshNode& from, InstanceHandle fromHandle, InstancedMeshNode& to,
-                                InstanceHandle toHandle) {
+void InstanceManager::copyInstanceData(const InstancedMeshNode& from, InstanceHandle fromHandle,
+                                       InstancedMeshNode& to, InstanceHandle toHandle) {
     const std::size_t fromIndex = from.indexOf(fromHandle);
     if (from.hasLanes()) {
         for (std::size_t lane = 0; lane < 4; ++lane) {
@@ -183,23 +187,13 @@ void InstanceManager::setTransform(ManagedInstance instance, const glm::mat4& tr
     const InstanceHandle fromHandle = slot.handle;
     const glm::vec4 color = m_batches[fromIndex].node->readColor(m_batches[fromIndex].node->indexOf(fromHandle));
     const auto [toIndex, toHandle] = place(cell, InstanceDesc{.transform = transform, .color = color});
-    Batch& to = m_batches[toIndex];
     try {
-        copyLanes(*m_batches[fromIndex].node, fromHandle, *to.node, toHandle);
+        copyInstanceData(*m_batches[fromIndex].node, fromHandle, *m_batches[toIndex].node, toHandle);
     } catch (...) {
-        const bool wasFull = to.node->count() == to.node->capacity();
-        to.node->release(toHandle);
-        if (wasFull) {
-            m_cells[to.cell].withRoom.push_back(toIndex);
-        }
+        releaseFrom(toIndex, toHandle);
         throw;
     }
-    Batch& from = m_batches[fromIndex];
-    const bool wasFull = from.node->count() == from.node->capacity();
-    from.node->release(fromHandle);
-    if (wasFull) {
-        m_cells[from.cell].withRoom.push_back(fromIndex);
-    }
+    releaseFrom(fromIndex, fromHandle);
     Slot& moved = m_slots[instance.slot];
     moved.batch = toIndex;
     moved.handle = toHandle;
@@ -279,7 +273,7 @@ void InstanceManager::defragment() {
             const std::size_t index = from.indexOf(fromHandle);
             const InstanceHandle toHandle =
                 to.acquire(InstanceDesc{.transform = from.readTransform(index), .color = from.readColor(index)});
-            copyLanes(from, fromHandle, to, toHandle);
+            copyInstanceData(from, fromHandle, to, toHandle);
             from.release(fromHandle);
             m_slots[s].batch = order[receiver];
             m_slots[s].handle = toHandle;

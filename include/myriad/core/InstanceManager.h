@@ -128,9 +128,13 @@ private:
     [[nodiscard]] const Slot& liveSlot(ManagedInstance instance, const char* function) const;
     /** Puts @p desc into a batch of @p cell; returns (batch index, handle). Strong guarantee. */
     std::pair<std::uint32_t, InstanceHandle> place(const CellKey& cell, const InstanceDesc& desc);
-    void copyLanes(const InstancedMeshNode& from, InstanceHandle fromHandle, InstancedMeshNode& to,
-                   InstanceHandle toHandle);
-    void removeBatch(std::uint32_t index) noexcept;
+    /** Releases @p handle from batch @p batchIndex; a batch that was full goes back on its
+     *  cell's list of batches with room (whose room was reserved when the batch was made). */
+    void releaseFrom(std::uint32_t batchIndex, InstanceHandle handle);
+    /** Copies what an instance carries besides its record (lanes, own morph weights, shadow
+     *  mask) to its new copy in another batch. May throw std::bad_alloc (a first lane row). */
+    void copyInstanceData(const InstancedMeshNode& from, InstanceHandle fromHandle, InstancedMeshNode& to,
+                          InstanceHandle toHandle);
 
     std::shared_ptr<const MeshGeometry> m_mesh;
     Material m_material;
