@@ -23,16 +23,28 @@ flat in float v_handedness;
 flat in int v_instanceIndex;
 flat in vec4 v_lanes[4];
 
+#ifdef MYRIAD_TABLED
+// The table-driven path: the draw's row (surface.vert), passed on flat.
+flat in vec4 v_drawTint;
+flat in vec4 v_drawBaseColor;
+flat in vec4 v_drawMaterial;  // alpha cutoff, textured (0 or 1), material index, 0
+#define u_baseColor v_drawBaseColor
+#define u_hasTexture int(v_drawMaterial.y)
+#define u_alphaCutoff v_drawMaterial.x
+#define u_tint v_drawTint
+#define u_materialIndex int(v_drawMaterial.z)
+#else
 uniform vec4 u_baseColor;        // linear RGBA, the material's factor
 uniform int u_hasTexture;        // 1: multiply by u_baseColorTexture
-layout(binding = MYRIAD_UNIT_BASE_COLOR) uniform sampler2D u_baseColorTexture;  // sRGB texture: reads linear
 uniform float u_alphaCutoff;
 uniform vec4 u_tint;             // the node's tint: multiplies colour and opacity
+uniform int u_materialIndex;     // the material's index in the renderer's identity table
+#endif
+layout(binding = MYRIAD_UNIT_BASE_COLOR) uniform sampler2D u_baseColorTexture;  // sRGB texture: reads linear
 uniform vec3 u_eye;              // world position of the eye (float; the rest is relative)
 uniform vec3 u_lightDirection;   // world space, normalised, the way light travels
 uniform vec3 u_lightColor;       // linear RGB * intensity
 uniform vec3 u_ambient;          // linear RGB
-uniform int u_materialIndex;     // the material's index in the renderer's identity table
 
 // The renderer's material table, indexed by material index (0: no material), std430, the
 // same buffer compute passes can bind (Renderer::kMaterialTableBuffer). Row layout, 32 bytes:

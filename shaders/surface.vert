@@ -7,6 +7,9 @@
 //   MYRIAD_INSTANCE_LANES          lanes come from the per-instance lanes stream (unit 3);
 //                                  otherwise from u_lanes (a MeshNode's shader data, or zeros)
 //   MYRIAD_DEPTH_ONLY              depth-only view
+//   MYRIAD_TABLED                  the table-driven path (src/renderer/DrawTable.h): the draw's
+//                                  constants come from its row of the draw table, found through
+//                                  a_draw (declared with the streams), not from uniforms
 // The per-instance stream declarations are generated from each stream's InstanceStreamDesc
 // (one declaration drives the GL binding and the GLSL): the record stream arrives as
 // myriad_record_0..3 (divisor-1 attributes: three rows of the node-from-instance matrix, then
@@ -17,7 +20,23 @@ layout(location = MYRIAD_LOCATION_UV0) in vec2 a_uv0;
 layout(location = MYRIAD_LOCATION_COLOR) in vec4 a_color;
 
 uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at the origin)
+#ifdef MYRIAD_TABLED
+// One row of 12 RGBA32F texels per draw (DrawTable.h has the layout): the node's world matrix as
+// three rows of its 3x3 part with the translation's high float in .w, the translation's low
+// float, the tint, the material's base colour, (alpha cutoff, textured, material index, 0), then
+// the four lanes. a_draw = (row, instance index), one pair per record slot, so every command of
+// a multi-draw finds its row through its base instance, with no gl_DrawID or gl_BaseInstance
+// (ARB_shader_draw_parameters is not core in GL 4.5).
+layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform samplerBuffer u_drawTable;
+uniform vec3 u_eyeHigh;  // the eye as two floats, high + low: the translation is made
+uniform vec3 u_eyeLow;   // camera-relative from both halves, near double precision
+vec4 myriad_drawRow(int texel) { return texelFetch(u_drawTable, int(a_draw.x) * 12 + texel); }
+flat out vec4 v_drawTint;
+flat out vec4 v_drawBaseColor;
+flat out vec4 v_drawMaterial;
+#else
 uniform mat4 u_model;           // node world matrix minus the eye position
+#endif
 
 #ifdef MYRIAD_MORPH
 // Morph targets by vertex id, so the vertex layout does not depend on their number: texel
@@ -60,7 +79,7 @@ flat out int v_instanceIndex;
 // Never read from an unbound attribute (a disabled one reads (0, 0, 0, 1)): either the lanes
 // stream or the uniform below, which holds zeros when nothing was given.
 flat out vec4 v_lanes[4];
-#ifndef MYRIAD_INSTANCE_LANES
+#if !defined(MYRIAD_INSTANCE_LANES) && !defined(MYRIAD_TABLED)
 uniform vec4 u_lanes[4];
 #endif
 
@@ -73,6 +92,23 @@ vec3 transformNormal(mat3 m, vec3 n) {
 }
 
 void main() {
+#ifdef MYRIAD_TABLED
+    vec4 row0 = myriad_drawRow(0);
+    vec4 row1 = myriad_drawRow(1);
+    vec4 row2 = myriad_drawRow(2);
+    // (high - eye high) + (low - eye low), in that order: precise keeps the compiler from
+    // reassociating it into (high + low) - eye, which would lose the low halves.
+    precise vec3 highPart = vec3(row0.w, row1.w, row2.w) - u_eyeHigh;
+    precise vec3 lowPart = myriad_drawRow(3).xyz - u_eyeLow;
+    precise vec3 translation = highPart + lowPart;
+    mat4 model = mat4(vec4(row0.x, row1.x, row2.x, 0.0), vec4(row0.y, row1.y, row2.y, 0.0),
+                      vec4(row0.z, row1.z, row2.z, 0.0), vec4(translation, 1.0));
+    v_drawTint = myriad_drawRow(4);
+    v_drawBaseColor = myriad_drawRow(5);
+    v_drawMaterial = myriad_drawRow(6);
+#else
+    mat4 model = u_model;
+#endif
     vec3 position = a_position;
     vec3 normal = a_normal;
 #ifdef MYRIAD_MORPH
@@ -83,13 +119,13 @@ void main() {
     vec4 p = vec4(position, 1.0);
     vec3 nodePosition = vec3(dot(myriad_record_0, p), dot(myriad_record_1, p), dot(myriad_record_2, p));
     // GLSL's mat3 constructor takes columns; the record stores rows, hence the transpose.
-    mat3 linear = mat3(u_model) * transpose(mat3(myriad_record_0.xyz, myriad_record_1.xyz, myriad_record_2.xyz));
+    mat3 linear = mat3(model) * transpose(mat3(myriad_record_0.xyz, myriad_record_1.xyz, myriad_record_2.xyz));
     color *= myriad_record_3;
 #else
     vec3 nodePosition = position;
-    mat3 linear = mat3(u_model);
+    mat3 linear = mat3(model);
 #endif
-    vec4 relative = u_model * vec4(nodePosition, 1.0);
+    vec4 relative = model * vec4(nodePosition, 1.0);
     gl_Position = u_viewProjection * relative;
     v_relativePosition = relative.xyz;
     v_normal = transformNormal(linear, normal);
@@ -100,6 +136,8 @@ void main() {
     for (int lane = 0; lane < 4; ++lane) {
 #ifdef MYRIAD_INSTANCE_LANES
         v_lanes[lane] = myriad_lanes_read(myriad_instanceIndex(), lane);
+#elif defined(MYRIAD_TABLED)
+        v_lanes[lane] = myriad_drawRow(7 + lane);
 #else
         v_lanes[lane] = u_lanes[lane];
 #endif

@@ -14,6 +14,8 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_UNIT_INDEXED_RECORD " << kIndexedRecordUnit << "\n"
         << "#define MYRIAD_UNIT_VISIBLE_INDEX " << kVisibleIndexUnit << "\n"
         << "#define MYRIAD_UNIT_SHADOW_MAP " << kShadowMapUnit << "\n"
+        << "#define MYRIAD_UNIT_DRAW_TABLE " << kDrawTableUnit << "\n"
+        << "#define MYRIAD_LOCATION_DRAW " << kDrawIdLocation << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_ORDER " << kParticleOrderUnit << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_STREAMS " << kParticleStreamsUnit << "\n"
         << "#define MYRIAD_BINDING_MATERIAL_TABLE " << kMaterialTableBinding << "\n"

@@ -31,6 +31,8 @@ inline constexpr std::uint32_t kLanesUnit = streams::kLanesUnit;                
 inline constexpr std::uint32_t kIndexedRecordUnit = 6;  ///< RGBA32F view of the records (indexed path, GPU culling)
 inline constexpr std::uint32_t kVisibleIndexUnit = 7;   ///< R32UI visible-index list
 inline constexpr std::uint32_t kShadowMapUnit = 8;      ///< sampler2DArrayShadow u_shadowMap (depth compare)
+/** samplerBuffer u_drawTable: the table-driven path's per-draw rows (renderer/DrawTable.h). */
+inline constexpr std::uint32_t kDrawTableUnit = 9;
 
 /** Particle programs (particle.vert/frag). */
 inline constexpr std::uint32_t kParticleAtlasUnit = kBaseColorUnit;  ///< the sprite atlas, as a base-colour texture
@@ -39,9 +41,9 @@ inline constexpr std::uint32_t kParticleStreamsUnit = streams::kParticleStreamsU
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 7> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 8> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kIndexedRecordUnit, kVisibleIndexUnit,
-    kShadowMapUnit};
+    kShadowMapUnit, kDrawTableUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 
@@ -69,13 +71,19 @@ inline constexpr std::array<std::uint32_t, 6> kRendererStorageBindings{
 inline constexpr std::uint32_t kVertexBinding = 0;
 /** The record stream, or the scatter stream (divisor 1). */
 inline constexpr std::uint32_t kInstanceBinding = 1;
+/** The table-driven path's (draw row, instance) pairs, one per record slot of the shared record
+ *  arena (divisor 1, so each command's base instance selects its first pair). */
+inline constexpr std::uint32_t kDrawIdBinding = 2;
+/** `in uvec2 a_draw` (MYRIAD_LOCATION_DRAW): the pair above. */
+inline constexpr std::uint32_t kDrawIdLocation = 8;
 
 /** Attribute locations a surface program reads: the vertex (InstanceRecord.h location::) and
  *  the record stream's four vec4 rows; a scatter program reads its two rows in the record's
  *  first two places. */
-inline constexpr std::array<std::uint32_t, 8> kSurfaceLocations{
+inline constexpr std::array<std::uint32_t, 9> kSurfaceLocations{
     location::kPosition,     location::kNormal,       location::kUv0,          location::kColor,
-    location::kInstanceRow0, location::kInstanceRow1, location::kInstanceRow2, location::kInstanceColor};
+    location::kInstanceRow0, location::kInstanceRow1, location::kInstanceRow2, location::kInstanceColor,
+    kDrawIdLocation};
 
 // ---- the checks ---------------------------------------------------------------------------------
 
@@ -96,7 +104,8 @@ static_assert(allDistinct(std::array<std::uint32_t, 3>{kParticleAtlasUnit, kPart
               "two samplers of a particle program share a texture unit");
 static_assert(allDistinct(kRendererStorageBindings), "two storage blocks share a binding point");
 static_assert(allDistinct(kSurfaceLocations), "two attributes share a location");
-static_assert(kVertexBinding != kInstanceBinding, "vertices and instances share a vertex-buffer binding");
+static_assert(allDistinct(std::array<std::uint32_t, 3>{kVertexBinding, kInstanceBinding, kDrawIdBinding}),
+              "two vertex-buffer bindings of a surface program share an index");
 // Inside GL 4.5's minimum values (chapter 23's implementation-dependent tables): 16 samplers a
 // stage (GL_MAX_TEXTURE_IMAGE_UNITS), 8 storage blocks a fragment or compute stage and 8
 // binding points, 16 vertex attributes; no limit query is needed for them.

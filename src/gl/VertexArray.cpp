@@ -29,6 +29,7 @@ FormatInfo formatInfo(AttributeFormat format) noexcept {
     case AttributeFormat::Float3: return {3, GL_FLOAT, GL_FALSE};
     case AttributeFormat::Float4: return {4, GL_FLOAT, GL_FALSE};
     case AttributeFormat::UByte4Normalized: return {4, GL_UNSIGNED_BYTE, GL_TRUE};
+    case AttributeFormat::UInt2: return {2, GL_UNSIGNED_INT, GL_FALSE};
     }
     return {4, GL_FLOAT, GL_FALSE};
 }
@@ -42,6 +43,7 @@ std::uint32_t attributeSizeBytes(AttributeFormat format) noexcept {
     case AttributeFormat::Float3: return 12;
     case AttributeFormat::Float4: return 16;
     case AttributeFormat::UByte4Normalized: return 4;
+    case AttributeFormat::UInt2: return 8;
     }
     return 16;
 }
@@ -103,7 +105,7 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
         // so float attributes need 4-byte offsets and strides (WebGL makes it an error too).
         if (attribute.format != AttributeFormat::UByte4Normalized &&
             (attribute.offsetBytes % 4 != 0 || it->binding.strideBytes % 4 != 0)) {
-            throw InvalidArgument(where + ": float attribute at location " + std::to_string(attribute.location) +
+            throw InvalidArgument(where + ": 4-byte attribute at location " + std::to_string(attribute.location) +
                                   " has offsetBytes " + std::to_string(attribute.offsetBytes) +
                                   " or its binding strideBytes " + std::to_string(it->binding.strideBytes) +
                                   " not a multiple of 4");
@@ -129,8 +131,13 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
     for (const VertexAttribute& attribute : desc.attributes) {
         const FormatInfo info = formatInfo(attribute.format);
         glEnableVertexArrayAttrib(m_id, attribute.location);
-        glVertexArrayAttribFormat(m_id, attribute.location, info.components, info.type,
-                                  info.normalized, attribute.offsetBytes);
+        if (attribute.format == AttributeFormat::UInt2) {
+            // Integer inputs take the I variant: the plain one would convert them to float.
+            glVertexArrayAttribIFormat(m_id, attribute.location, info.components, info.type, attribute.offsetBytes);
+        } else {
+            glVertexArrayAttribFormat(m_id, attribute.location, info.components, info.type,
+                                      info.normalized, attribute.offsetBytes);
+        }
         glVertexArrayAttribBinding(m_id, attribute.location, attribute.binding);
     }
     for (const BindingState& state : bindings) {

@@ -21,6 +21,8 @@ void counter(std::string& out, std::uint64_t value, const char* name, bool alway
 std::string to_string(const FrameStats& stats) {
     std::string out = "frame " + std::to_string(stats.frame) + ": " + std::to_string(stats.views) + " views";
     counter(out, stats.drawCalls, "draw calls", true);
+    counter(out, stats.drawCommands, "draw commands");
+    counter(out, stats.multiDrawCalls, "multi-draw calls");
     counter(out, stats.instances, "instances", true);
     counter(out, stats.particles, "particles");
     counter(out, stats.triangles, "triangles");

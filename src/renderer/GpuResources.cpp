@@ -45,6 +45,20 @@ VertexLayoutDesc meshLayout(bool instanced, std::string_view label) {
     return desc;
 }
 
+/** Erases the entries of @p map whose value @p erase picks, calling @p release on each first
+ *  (std::erase_if hands its predicate a const value). */
+template <class Map, class Erase, class Release>
+void eraseReleasing(Map& map, Erase erase, Release release) {
+    for (auto it = map.begin(); it != map.end();) {
+        if (erase(it->second)) {
+            release(it->second);
+            it = map.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
 /** Waits until @p fence has signalled, flushing the first time so it can. */
 bool waitForFence(GLsync fence) {
     GLenum result = glClientWaitSync(fence, 0, 0);
@@ -73,6 +87,8 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
 
 // particles and scatter (src/renderer/ParticlePass.cpp)
 VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
+
+VertexLayoutDesc instancedVertexLayout(std::string_view label) { return meshLayout(true, label); }
 
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, std::size_t maxStagingBytes,
                            const GlLimits& limits)
@@ -241,8 +257,12 @@ void GpuResources::endFrame() noexcept {
         countObject(ObjectKind::Sync, -1);
         m_frameFences.pop_front();
     }
-    std::erase_if(m_batches, [](const auto& entry) { return entry.second.alive.expired(); });
-    std::erase_if(m_meshes, [](const auto& entry) { return entry.second.mesh.expired(); });
+    eraseReleasing(m_batches, [](const BatchGpu& batch) { return batch.alive.expired(); },
+                   [&](BatchGpu& batch) { releaseArena(batch); });
+    eraseReleasing(m_nodeSlots, [](const NodeSlotGpu& slot) { return slot.alive.expired(); },
+                   [&](NodeSlotGpu& slot) { releaseNodeSlot(slot); });
+    eraseReleasing(m_meshes, [](const MeshGpu& copy) { return copy.mesh.expired(); },
+                   [&](MeshGpu& copy) { releaseMeshPlace(copy); });
     std::erase_if(m_textures, [](const auto& entry) { return entry.second.image.expired(); });
 }
 
@@ -252,9 +272,21 @@ void GpuResources::trim() {
     for (auto& [id, batch] : m_batches) {
         if (batch.lastUsedFrame != m_frame) {
             forgetBatch(batch);
+            releaseArena(batch);
+        }
+    }
+    for (auto& [id, slot] : m_nodeSlots) {
+        if (slot.lastUsedFrame != m_frame) {
+            releaseNodeSlot(slot);
+        }
+    }
+    for (auto& [id, copy] : m_meshes) {
+        if (copy.lastUsedFrame != m_frame) {
+            releaseMeshPlace(copy);
         }
     }
     std::erase_if(m_batches, unused);
+    std::erase_if(m_nodeSlots, unused);
     std::erase_if(m_meshes, unused);
     std::erase_if(m_textures, unused);
 }
@@ -401,6 +433,28 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         batch.streams[InstanceStreamId::Record] = StreamGpu{};
         batch.denseUploads = 0;
     }
+    // Small staged batches keep their records in the shared arena, so that the table-driven
+    // path can draw many of them in one call; a batch that grows past it, or starts streaming,
+    // moves to a buffer of its own (and back), re-sending everything.
+    const std::size_t arenaRows = StreamingRecords::partCapacity(node.capacity());
+    const bool arenaWanted = !streaming && node.capacity() != 0 && node.capacity() <= RecordArena::kMaxRecords;
+    if (batch.inArena() && (!arenaWanted || batch.arenaRows != arenaRows)) {
+        releaseArena(batch);
+        batch.streams[InstanceStreamId::Record] = StreamGpu{};
+    }
+    if (arenaWanted && !batch.inArena()) {
+        const std::uint32_t row = takeTableRow();
+        try {
+            batch.arenaFirst = placeRecords(arenaRows, row);
+        } catch (...) {
+            m_freeTableRows.push_back(row);
+            throw;
+        }
+        batch.tableRow = row;
+        batch.arenaRows = arenaRows;
+        batch.arena = &m_recordArena;
+        batch.streams[InstanceStreamId::Record] = StreamGpu{};  // its own buffer goes; all is re-sent
+    }
     for (std::size_t s = 0; s < InstanceStreamId::Count; ++s) {
         const InstanceStream& stream = node.streams()[s];
         if (!stream.allocated()) {
@@ -410,6 +464,22 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
             uploadStreaming(node, batch);
             continue;
         }
+        if (s == InstanceStreamId::Record && batch.inArena()) {
+            StreamGpu& records = batch.streams[s];
+            if (records.cursor == stream.version()) {
+                continue;
+            }
+            const std::size_t rows = sendChangedRows(node, stream, records.cursor, records.cursor == 0,
+                                                     m_recordArena.records.id(),
+                                                     batch.arenaFirst * InstancedMeshNode::strideInBytes);
+            if (mode == UploadMode::Automatic) {
+                batch.denseUploads = rows * 2 >= node.count() && rows != 0 ? batch.denseUploads + 1 : 0;
+            }
+            records.cursor = stream.version();
+            records.capacity = stream.capacity();
+            stream.changes().acknowledge(m_consumer, stream.version());
+            continue;
+        }
         const std::uint64_t before = batch.streams[s].cursor;
         const std::size_t rows = uploadStream(node, stream, batch.streams[s]);
         if (s == InstanceStreamId::Record && mode == UploadMode::Automatic && before != batch.streams[s].cursor) {
@@ -417,14 +487,21 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         }
     }
     noteRecordsRead(batch);  // the draws of this frame read the current part (streaming)
-    // One vertex array per primitive: its own mesh, the batch's one record buffer (staged, or
-    // this frame's part of the streaming buffer). Remade when the primitive's mesh changed
-    // (setMesh) or a primitive was added.
-    const StreamGpu& records = batch.streams[InstanceStreamId::Record];
+    syncVertexArrays(batch);
+    return batch;
+}
+
+void GpuResources::syncVertexArrays(BatchGpu& batch) {
+    // One vertex array per primitive: its own mesh, the batch's one record buffer (staged, in
+    // the arena, or this frame's part of the streaming buffer). Remade when the primitive's mesh
+    // changed (setMesh) or a primitive was added; its record binding re-attached when the
+    // records moved (growth, the arena grown by a later batch of the frame, the next third).
+    const InstancedMeshNode& node = *batch.node;
     const std::size_t primitives = node.primitiveCount();
     batch.meshIds.resize(primitives, 0);
     batch.vertexArrays.resize(primitives);
     batch.recordBindings.resize(primitives, {0, 0});
+    const BatchGpu::RecordSource source = batch.recordSource();
     for (std::size_t p = 0; p < primitives; ++p) {
         const std::shared_ptr<const MeshGeometry>& geometry = node.primitiveMesh(p);
         VertexArray& vertexArray = batch.vertexArrays[p];
@@ -438,17 +515,14 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         }
         // Compared by serial, not GL name: a buffer deleted on growth may hand its name to the
         // next one, and the vertex array would keep reading the deleted object.
-        const Buffer* source = streaming ? (batch.streaming ? &batch.streaming->buffer : nullptr) : &records.buffer;
-        if (source != nullptr && source->id() != 0) {
-            const std::pair<std::uint64_t, std::size_t> wanted{
-                streaming ? batch.streaming->serial : records.serial, streaming ? batch.streaming->partOffset() : 0};
+        if (source.buffer != 0) {
+            const std::pair<std::uint64_t, std::size_t> wanted{batch.recordSerial(), source.offset};
             if (batch.recordBindings[p] != wanted) {
-                vertexArray.setVertexBuffer(kInstanceBinding, *source, wanted.second);
+                vertexArray.setVertexBuffer(kInstanceBinding, batch.recordBuffer(), source.offset);
                 batch.recordBindings[p] = wanted;
             }
         }
     }
-    return batch;
 }
 
 void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batch) {
@@ -548,8 +622,18 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
         gpu.capacity = stream.capacity();
         full = true;
     }
+    const std::size_t sent = sendChangedRows(node, stream, gpu.cursor, full, gpu.buffer.id(), 0);
+    gpu.cursor = stream.version();
+    stream.changes().acknowledge(m_consumer, stream.version());
+    return sent;
+}
+
+std::size_t GpuResources::sendChangedRows(const InstancedMeshNode& node, const InstanceStream& stream,
+                                          std::uint64_t cursor, bool full, GLuint buffer, std::size_t baseOffset) {
+    const InstanceStreamDesc& desc = stream.desc();
+    const std::size_t rowBytes = desc.floatsPerInstance * sizeof(float);
     m_ranges.clear();
-    if (full || !stream.changes().collect(gpu.cursor, m_ranges)) {
+    if (full || !stream.changes().collect(cursor, m_ranges)) {
         m_ranges.assign(1, IndexRange{0, stream.capacity()});
     }
     // Only drawn rows: every row entering [0, count) is logged as changed in every stream, so
@@ -563,19 +647,189 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
             continue;
         }
         const std::size_t bytes = (end - range.begin) * rowBytes;
-        m_ring.copy(gpu.buffer.id(), range.begin * rowBytes, data.data() + range.begin * desc.floatsPerInstance, bytes);
+        m_ring.copy(buffer, baseOffset + range.begin * rowBytes, data.data() + range.begin * desc.floatsPerInstance,
+                    bytes);
         m_stats->bytesUploaded += bytes;
         ++m_stats->uploadRanges;
         sent += end - range.begin;
     }
-    gpu.cursor = stream.version();
-    stream.changes().acknowledge(m_consumer, stream.version());
     return sent;
+}
+
+// ---- the table-driven path's arenas ------------------------------------------------------------
+
+namespace {
+
+/** A buffer of @p bytes with the contents of @p old (if any) copied in on the GPU. */
+Buffer grownBuffer(const Buffer& old, std::size_t bytes, const std::string& label) {
+    Buffer grown({.sizeBytes = bytes, .label = label});
+    if (old.id() != 0 && old.sizeBytes() != 0) {
+        glCopyNamedBufferSubData(old.id(), grown.id(), 0, 0, static_cast<GLsizeiptr>(old.sizeBytes()));
+    }
+    return grown;
+}
+
+/** Doubles a capacity until @p needed more units fit (at least @p minimum). */
+std::size_t grownCapacity(std::size_t capacity, std::size_t needed, std::size_t minimum) {
+    std::size_t grown = std::max(capacity, minimum);
+    while (grown < capacity + needed) {
+        grown *= 2;
+    }
+    return grown;
+}
+
+} // namespace
+
+std::uint32_t GpuResources::takeTableRow() {
+    if (!m_freeTableRows.empty()) {
+        const std::uint32_t row = m_freeTableRows.back();
+        m_freeTableRows.pop_back();
+        return row;
+    }
+    m_freeTableRows.reserve(m_nextTableRow + 1);  // release never allocates
+    return m_nextTableRow++;
+}
+
+std::size_t GpuResources::placeRecords(std::size_t rows, std::uint32_t tableRow) {
+    RecordArena& arena = m_recordArena;
+    const std::size_t units = (rows + RecordArena::kUnit - 1) / RecordArena::kUnit;
+    std::size_t unit = arena.slots.allocate(units);
+    if (unit == RangeAllocator::npos) {
+        // Full: twice the size (at least 256 units, 64 KiB of records), the old contents copied
+        // on the GPU; every reader re-attaches by the new serial.
+        const std::size_t capacity = grownCapacity(arena.slots.capacity(), units, 256);
+        const std::size_t slots = capacity * RecordArena::kUnit;
+        Buffer records = grownBuffer(arena.records, slots * InstancedMeshNode::strideInBytes,
+                                     "myriad/Renderer.record-arena");
+        Buffer drawIds = grownBuffer(arena.drawIds, slots * 2 * sizeof(std::uint32_t), "myriad/Renderer.draw-ids");
+        arena.records = std::move(records);
+        arena.drawIds = std::move(drawIds);
+        arena.serial = ++m_bufferSerial;
+        arena.slots.grow(capacity);
+        unit = arena.slots.allocate(units);
+    }
+    const std::size_t first = unit * RecordArena::kUnit;
+    // Each slot's (draw-table row, instance index): how a vertex of a multi-draw command finds
+    // its draw's row and its own index, with no gl_BaseInstance or gl_DrawID (not core in 4.5).
+    std::vector<std::uint32_t> pairs(units * RecordArena::kUnit * 2);
+    for (std::size_t i = 0; i < pairs.size() / 2; ++i) {
+        pairs[2 * i] = tableRow;
+        pairs[2 * i + 1] = static_cast<std::uint32_t>(i);
+    }
+    m_ring.copy(arena.drawIds.id(), first * 2 * sizeof(std::uint32_t), pairs.data(), pairs.size() * sizeof(std::uint32_t));
+    m_stats->bytesUploaded += pairs.size() * sizeof(std::uint32_t);
+    return first;
+}
+
+void GpuResources::releaseRecords(std::size_t first, std::size_t rows) noexcept {
+    const std::size_t units = (rows + RecordArena::kUnit - 1) / RecordArena::kUnit;
+    m_recordArena.slots.release(first / RecordArena::kUnit, units);
+}
+
+void GpuResources::releaseArena(BatchGpu& batch) noexcept {
+    if (batch.inArena()) {
+        releaseRecords(batch.arenaFirst, batch.arenaRows);
+        m_freeTableRows.push_back(batch.tableRow);  // reserved by takeTableRow: no allocation
+        batch.arenaFirst = RangeAllocator::npos;
+        batch.arenaRows = 0;
+        batch.arena = nullptr;
+    }
+}
+
+void GpuResources::releaseNodeSlot(NodeSlotGpu& slot) noexcept {
+    if (slot.arenaFirst != RangeAllocator::npos) {
+        releaseRecords(slot.arenaFirst, 1);
+        m_freeTableRows.push_back(slot.tableRow);
+        slot.arenaFirst = RangeAllocator::npos;
+    }
+}
+
+void GpuResources::releaseMeshPlace(MeshGpu& mesh) noexcept {
+    if (mesh.arena.placed()) {
+        m_meshArena.vertexSlots.release(mesh.arena.baseVertex, mesh.arena.vertexCount);
+        m_meshArena.indexSlots.release(mesh.arena.firstIndex, mesh.arena.indexCount);
+        mesh.arena = MeshArenaPlace{};
+    }
+}
+
+NodeSlotGpu& GpuResources::nodeSlot(const MeshNode& node) {
+    auto it = m_nodeSlots.find(node.id());
+    if (it == m_nodeSlots.end()) {
+        it = m_nodeSlots.emplace(node.id(), NodeSlotGpu{}).first;
+    }
+    NodeSlotGpu& slot = it->second;
+    slot.lastUsedFrame = m_frame;
+    if (slot.arenaFirst == RangeAllocator::npos || slot.alive.expired()) {
+        releaseNodeSlot(slot);
+        const std::uint32_t row = takeTableRow();
+        try {
+            slot.arenaFirst = placeRecords(1, row);
+        } catch (...) {
+            m_freeTableRows.push_back(row);
+            throw;
+        }
+        slot.tableRow = row;
+        slot.alive = node.lifetime();
+        const InstanceRecord identity{};  // the identity matrix, white: the node's row does the rest
+        m_ring.copy(m_recordArena.records.id(), slot.arenaFirst * InstancedMeshNode::strideInBytes, &identity,
+                    sizeof(identity));
+        m_stats->bytesUploaded += sizeof(identity);
+    }
+    return slot;
+}
+
+MeshGpu& GpuResources::meshInArena(const std::shared_ptr<const MeshGeometry>& geometry) {
+    MeshGpu& gpu = mesh(geometry);
+    if (gpu.arena.placed()) {
+        return gpu;
+    }
+    MeshArena& arena = m_meshArena;
+    const std::size_t vertexCount = geometry->vertexCount();
+    const std::size_t indexCount = geometry->indexCount();
+    std::size_t baseVertex = arena.vertexSlots.allocate(vertexCount);
+    std::size_t firstIndex = arena.indexSlots.allocate(indexCount);
+    if (baseVertex == RangeAllocator::npos || firstIndex == RangeAllocator::npos) {
+        // Grow both that need it (the GPU copies the old contents), then place again.
+        if (baseVertex != RangeAllocator::npos) {
+            arena.vertexSlots.release(baseVertex, vertexCount);
+        }
+        if (firstIndex != RangeAllocator::npos) {
+            arena.indexSlots.release(firstIndex, indexCount);
+        }
+        if (baseVertex == RangeAllocator::npos) {
+            const std::size_t capacity = grownCapacity(arena.vertexSlots.capacity(), vertexCount, 16384);
+            arena.vertices = grownBuffer(arena.vertices, capacity * sizeof(GpuVertex), "myriad/Renderer.vertex-arena");
+            arena.vertexSlots.grow(capacity);
+        }
+        if (firstIndex == RangeAllocator::npos) {
+            const std::size_t capacity = grownCapacity(arena.indexSlots.capacity(), indexCount, 65536);
+            arena.indices = grownBuffer(arena.indices, capacity * sizeof(std::uint32_t), "myriad/Renderer.index-arena");
+            arena.indexSlots.grow(capacity);
+        }
+        arena.serial = ++m_bufferSerial;
+        baseVertex = arena.vertexSlots.allocate(vertexCount);
+        firstIndex = arena.indexSlots.allocate(indexCount);
+    }
+    // Vertices: a GPU copy of the mesh's own buffer (same 48-byte layout). Indices: widened to
+    // 32 bits, so every mesh shares one index type and one multi-draw call covers them all.
+    glCopyNamedBufferSubData(gpu.vertices.id(), arena.vertices.id(), 0,
+                             static_cast<GLintptr>(baseVertex * sizeof(GpuVertex)),
+                             static_cast<GLsizeiptr>(vertexCount * sizeof(GpuVertex)));
+    const MeshData& data = geometry->data();
+    std::vector<std::uint32_t> indices;
+    if (geometry->indexType() == IndexType::UInt16) {
+        indices.assign(data.indices16.begin(), data.indices16.end());
+    }
+    const std::uint32_t* source = geometry->indexType() == IndexType::UInt16 ? indices.data() : data.indices32.data();
+    m_ring.copy(arena.indices.id(), firstIndex * sizeof(std::uint32_t), source, indexCount * sizeof(std::uint32_t));
+    m_stats->bytesUploaded += indexCount * sizeof(std::uint32_t);
+    gpu.arena = {baseVertex, vertexCount, firstIndex, indexCount};
+    return gpu;
 }
 
 void bindRecordTexture(BatchGpu& gpu, GLuint unit) {
     const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
-    const std::uint64_t serial = gpu.streaming ? gpu.streaming->serial : gpu.streams[InstanceStreamId::Record].serial;
+    const std::uint64_t serial = gpu.recordSerial();
     const std::array<std::uint64_t, 3> wanted{serial, records.offset, records.bytes};
     if (gpu.recordTexture.id() == 0) {
         gpu.recordTexture = TextureHandle(GL_TEXTURE_BUFFER);

@@ -9,6 +9,7 @@
 #include "gl/Bindings.h"  // kVertexBinding, kInstanceBinding
 #include "gl/GlCommon.h"
 #include "renderer/GlLimits.h"
+#include "renderer/RangeAllocator.h"
 #include "gl/StagingRing.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -27,6 +28,18 @@
 namespace myriad::gl::detail {
 
 
+/** Where a mesh sits in the shared vertex and index buffers of the table-driven path
+ *  (MeshArena): its 48-byte vertices from baseVertex, its indices (widened to 32 bits) from
+ *  firstIndex. */
+struct MeshArenaPlace {
+    static constexpr std::size_t npos = RangeAllocator::npos;
+    std::size_t baseVertex = npos;  ///< npos: not in the arena (yet)
+    std::size_t vertexCount = 0;
+    std::size_t firstIndex = npos;
+    std::size_t indexCount = 0;
+    [[nodiscard]] bool placed() const noexcept { return baseVertex != npos; }
+};
+
 struct MeshGpu {
     std::weak_ptr<const MeshGeometry> mesh;  // expires with the mesh: the copy goes then
     Buffer vertices;
@@ -37,6 +50,40 @@ struct MeshGpu {
     std::uint64_t lastUsedFrame = 0;
     std::uint64_t serial = 0;                // unique per copy: a vertex array made over
                                              // another copy's buffers must be rebuilt
+    MeshArenaPlace arena;                    // the table-driven path's copy, made on its first use
+};
+
+/** The shared buffers many meshes and batches live in, so that one multi-draw call can draw
+ *  several of them (three.js BatchedMesh packs geometries the same way). Each grows by
+ *  doubling (a new buffer, the old contents copied on the GPU, `serial` bumped so every
+ *  vertex array and view over the old one is re-attached); freed places are reused first fit. */
+struct RecordArena {
+    /** Records per unit of allocation: 4 records are 256 bytes, the largest buffer-texture and
+     *  storage-buffer offset alignment GL allows, so every region can be viewed or bound alone. */
+    static constexpr std::size_t kUnit = 4;
+    /** Batches of more records keep a buffer of their own (merging them saves nothing, and
+     *  growing the arena would copy them). */
+    static constexpr std::size_t kMaxRecords = 16384;
+    Buffer records;  ///< 64 bytes per slot (InstanceRecord)
+    Buffer drawIds;  ///< uvec2 per slot: (the batch's draw-table row, the instance's index in it)
+    std::uint64_t serial = 0;
+    RangeAllocator slots;  ///< in units of kUnit records
+};
+struct MeshArena {
+    Buffer vertices;  ///< 48-byte interleaved vertices, as MeshGpu::vertices
+    Buffer indices;   ///< 32-bit indices, relative to each mesh's base vertex
+    std::uint64_t serial = 0;
+    RangeAllocator vertexSlots;  ///< in vertices
+    RangeAllocator indexSlots;   ///< in indices
+};
+
+/** A MeshNode drawn by the table-driven path: one record slot (the identity matrix, white) in the
+ *  record arena and a draw-table row, like a batch of one. */
+struct NodeSlotGpu {
+    std::weak_ptr<const void> alive;  // SceneNode::lifetime()
+    std::size_t arenaFirst = RangeAllocator::npos;  ///< its record slot
+    std::uint32_t tableRow = 0;
+    std::uint64_t lastUsedFrame = 0;
 };
 
 /** One stream of one batch on the GPU. Written only by GPU copies from the staging ring, never
@@ -87,6 +134,14 @@ struct BatchGpu {
     int denseUploads = 0;  ///< staged uploads in a row that changed at least half the rows (Automatic)
     std::uint64_t lastUsedFrame = 0;
     TextureHandle recordTexture;  ///< RGBA32F view of the records (bindRecordTexture()); 0 until used
+    /** A staged batch of at most RecordArena::kMaxRecords records keeps them in the shared record
+     *  arena, from record slot arenaFirst (a multiple of RecordArena::kUnit) for arenaRows slots,
+     *  with draw-table row tableRow; npos: in streams[Record].buffer (or streaming). */
+    const RecordArena* arena = nullptr;
+    std::size_t arenaFirst = RangeAllocator::npos;
+    std::size_t arenaRows = 0;
+    std::uint32_t tableRow = 0;
+    [[nodiscard]] bool inArena() const noexcept { return arenaFirst != RangeAllocator::npos; }
     /** What recordTexture views: (buffer serial, offset, bytes); all ones: nothing attached yet. */
     std::array<std::uint64_t, 3> recordTextureSource{~0ull, ~0ull, ~0ull};
 
@@ -100,10 +155,22 @@ struct BatchGpu {
         std::size_t offset = 0;  ///< bytes
         std::size_t bytes = 0;   ///< capacity * 64
     };
+    /** The buffer recordSource() names. */
+    [[nodiscard]] const Buffer& recordBuffer() const noexcept {
+        return streaming ? streaming->buffer : inArena() ? arena->records : streams[InstanceStreamId::Record].buffer;
+    }
+    /** GpuResources-unique id of the buffer recordSource() names (GL may reuse a deleted name). */
+    [[nodiscard]] std::uint64_t recordSerial() const noexcept {
+        return streaming ? streaming->serial : inArena() ? arena->serial : streams[InstanceStreamId::Record].serial;
+    }
     [[nodiscard]] RecordSource recordSource() const noexcept {
         if (streaming) {
             return {streaming->buffer.id(), streaming->partOffset(),
                     streaming->capacity * InstancedMeshNode::strideInBytes};
+        }
+        if (inArena()) {
+            return {arena->records.id(), arenaFirst * InstancedMeshNode::strideInBytes,
+                    arenaRows * InstancedMeshNode::strideInBytes};
         }
         const Buffer& records = streams[InstanceStreamId::Record].buffer;
         return {records.id(), 0, static_cast<std::size_t>(records.sizeBytes())};
@@ -130,6 +197,9 @@ void bindRecordTexture(BatchGpu& gpu, GLuint unit);
  *  live in a named buffer. */
 [[nodiscard]] VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry,
                                                std::string_view label);
+/** The mesh vertex layout plus the record stream's four divisor-1 attributes at
+ *  kInstanceBinding (no buffers): a batch's layout, which the table-driven path extends. */
+[[nodiscard]] VertexLayoutDesc instancedVertexLayout(std::string_view label);
 /** The mesh vertex layout (48-byte interleaved vertices at kVertexBinding) with no instance
  *  bindings: what another instanced layout (scatter) starts from. */
 [[nodiscard]] VertexLayoutDesc meshVertexLayout(std::string_view label);
@@ -179,12 +249,29 @@ public:
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
     /** The same, for drawing what batch() prepared this frame (no upload, no GL call). */
     [[nodiscard]] BatchGpu* findBatch(const InstancedMeshNode& node) noexcept;
+    /** Re-attaches each primitive's vertex array to where the records are now (the arena may
+     *  have grown since batch() ran this frame): call before drawing from them. */
+    void syncVertexArrays(BatchGpu& batch);
     /** Records that commands issued this frame read @p batch's records where recordSource()
      *  points (for a streaming batch, its current part), so endFrame() fences them and the next
      *  write into that part waits for the fence. batch() calls it for the draws; any other
      *  reader of a batch not brought up to date this frame (GPU culling) calls it itself. */
     void noteRecordsRead(BatchGpu& batch) noexcept;
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
+
+    // ---- the table-driven draw path's shared buffers (renderer/DrawTable.h) ----------------
+    /** @p geometry's copy with its place in the mesh arena, made there on first use (its
+     *  vertices copied on the GPU from its own buffer, its indices widened to 32 bits and sent
+     *  through the ring). */
+    MeshGpu& meshInArena(const std::shared_ptr<const MeshGeometry>& geometry);
+    /** @p node's record slot and draw-table row (a MeshNode drawn as a batch of one), made on
+     *  first use. */
+    NodeSlotGpu& nodeSlot(const MeshNode& node);
+    [[nodiscard]] const RecordArena& recordArena() const noexcept { return m_recordArena; }
+    [[nodiscard]] const MeshArena& meshArena() const noexcept { return m_meshArena; }
+    /** Draw-table rows handed out so far plus one (rows are reused once freed): the table's
+     *  size in rows. */
+    [[nodiscard]] std::uint32_t tableRowsInUse() const noexcept { return m_nextTableRow; }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
     // particles and scatter (src/renderer/ParticlePass.cpp): their uploads share the one ring
@@ -200,6 +287,18 @@ private:
     std::size_t uploadStream(const InstancedMeshNode& node, const InstanceStream& stream, StreamGpu& gpu);
     void uploadStreaming(const InstancedMeshNode& node, BatchGpu& batch);
     void forgetBatch(BatchGpu& batch) noexcept;
+    void releaseNodeSlot(NodeSlotGpu& slot) noexcept;
+    void releaseMeshPlace(MeshGpu& mesh) noexcept;
+    /** A region of @p rows record slots (rounded up to RecordArena::kUnit), the arena grown
+     *  when full; its draw-id pairs (@p tableRow, 0..rows-1) written through the ring. */
+    std::size_t placeRecords(std::size_t rows, std::uint32_t tableRow);
+    void releaseRecords(std::size_t first, std::size_t rows) noexcept;
+    std::uint32_t takeTableRow();
+    void releaseArena(BatchGpu& batch) noexcept;
+    /** Sends the rows of @p stream changed since @p cursor (all with @p full), clipped to the
+     *  drawn rows, into @p buffer from byte @p baseOffset. @return rows sent. */
+    std::size_t sendChangedRows(const InstancedMeshNode& node, const InstanceStream& stream, std::uint64_t cursor,
+                                bool full, GLuint buffer, std::size_t baseOffset);
     /** Waits until every command of frame @p frame has completed (its fence, or a later one,
      *  signalled). @return true when it had to wait. */
     bool waitForFrame(std::uint64_t frame);
@@ -240,6 +339,11 @@ private:
     std::uint64_t m_completedFrame = 0;  ///< every command of frames up to this one has completed
     bool m_streamingReadThisFrame = false;  ///< a streaming part was read: endFrame() fences the frame
     std::uint64_t m_streamingWaits = 0;
+    RecordArena m_recordArena;
+    MeshArena m_meshArena;
+    std::unordered_map<std::uint64_t, NodeSlotGpu> m_nodeSlots;
+    std::vector<std::uint32_t> m_freeTableRows;
+    std::uint32_t m_nextTableRow = 0;
 };
 
 } // namespace myriad::gl::detail

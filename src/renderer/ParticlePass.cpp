@@ -398,6 +398,7 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         drawElementsInstanced(found->second.vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
                               geometry.indexType(), 0, count);
         ++stats.drawCalls;
+        ++stats.drawCommands;
         ++stats.vertexArrayBinds;
         stats.instances += count;
         stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
@@ -474,6 +475,7 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
         const auto count = static_cast<std::uint32_t>(pool.count());
         drawArraysInstanced(m_emptyVertexArray, PrimitiveMode::Triangles, 0, 6, count);
         ++stats.drawCalls;
+        ++stats.drawCommands;
         ++stats.vertexArrayBinds;
         stats.particles += count;  // not in stats.instances: particles are counted apart
         stats.triangles += 2ull * count;

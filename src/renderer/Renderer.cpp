@@ -2,6 +2,7 @@
 
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
+#include "renderer/DrawTable.h"
 #include "renderer/GlLimits.h"
 #include "renderer/GlState.h"
 #include "renderer/GpuCulling.h"
@@ -146,6 +147,7 @@ struct Renderer::Impl {
     std::unordered_map<std::uint32_t, TargetEncoding> targetEncodings;
     detail::ParticlePass particles{id, limits};  // particles and scatter (docs/particles.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
+    detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
     std::uint64_t viewSerial = 0;
@@ -295,10 +297,9 @@ struct Renderer::Impl {
                 for (const auto& population : populations.populations()) {
                     shaders.request(featuresOf(*population, pass.view()), population->material.surface);
                 }
-                for (const auto* list : {&pass.opaque(), &pass.blended()}) {
-                    for (const detail::DrawItem& item : *list) {
-                        shaders.request(featuresOf(item, pass.view()), item.node->primitiveMaterial(item.primitive).surface);
-                    }
+                // Opaque draws wait for the table (below): it decides which variant each needs.
+                for (const detail::DrawItem& item : pass.blended()) {
+                    shaders.request(featuresOf(item, pass.view()), item.node->primitiveMaterial(item.primitive).surface);
                 }
             }
         }
@@ -319,6 +320,21 @@ struct Renderer::Impl {
                     }
                 }
             }
+        }
+        {
+            // The table-driven path: each pass's opaque draws into groups (their programs
+            // requested), the rest requested as they are; then the changed rows and the commands.
+            const PhaseTimer timer(stats.uploadMs);
+            table.beginFrame(passes.size());
+            for (std::size_t p = 0; p < passes.size(); ++p) {
+                const detail::ViewPass& pass = passes[p];
+                table.build(p, pass, resources, materials, shaders,
+                            [&](const detail::DrawItem& item) { return featuresOf(item, pass.view()); });
+                for (const detail::DrawItem* item : table.rest(p)) {
+                    shaders.request(featuresOf(*item, pass.view()), item->node->primitiveMaterial(item->primitive).surface);
+                }
+            }
+            table.upload(resources, stats);
         }
         {
             // particles and scatter: programs (requested), uploads and per-view sorts, before any draw
@@ -370,6 +386,11 @@ struct Renderer::Impl {
             const detail::ViewCamera& camera = pass.camera();
             program.setUniform(u.viewProjection, camera.viewProjection);
             program.setUniform(u.eye, glm::vec3(camera.eye));
+            if (u.eyeHigh >= 0) {  // kTabled: the eye as high + low floats (DrawTable.h)
+                const detail::SplitVec3 eye = detail::splitDouble(camera.eye);
+                program.setUniform(u.eyeHigh, eye.high);
+                program.setUniform(u.eyeLow, eye.low);
+            }
             const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f
                                             ? glm::normalize(scene.light.direction)
                                             : glm::vec3(0.0f, -1.0f, 0.0f);
@@ -437,6 +458,7 @@ struct Renderer::Impl {
         if (item.instanced) {
             const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
             detail::BatchGpu& batch = *resources.findBatch(batchNode);  // prepare() made and uploaded it
+            resources.syncVertexArrays(batch);  // the record arena may have grown after batch() ran
             if ((features & detail::kInstanceMorphWeights) != 0) {
                 glBindTextureUnit(detail::kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
             }
@@ -475,11 +497,39 @@ struct Renderer::Impl {
         }
         ++stats.vertexArrayBinds;
         ++stats.drawCalls;
+        ++stats.drawCommands;
         stats.instances += item.instanceCount;
         stats.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
     }
 
     static constexpr std::array<glm::vec4, 4> kZeroLanes{};
+
+    /** The pass's table-driven groups: one glMultiDrawElementsIndirect each, with its program,
+     *  texture, sampler and face culling. */
+    void drawTableGroups(std::size_t passIndex, const detail::ViewPass& pass, const Scene& scene) {
+        const std::span<const detail::TableGroup> groups = table.groups(passIndex);
+        if (groups.empty()) {
+            return;
+        }
+        table.bindForDraws(resources);
+        ++stats.vertexArrayBinds;
+        for (const detail::TableGroup& group : groups) {
+            detail::SurfaceProgram& chosen = shaders.get(group.features, group.material->surface);
+            useForView(chosen, pass, scene);
+            if (const Texture2D* texture = resources.texture(*group.material); texture != nullptr) {
+                texture->bind(detail::kBaseColorUnit);
+                glBindSampler(detail::kBaseColorUnit, resources.sampler(*group.material));
+            }
+            if (group.cullFace == GL_NONE) {
+                glDisable(GL_CULL_FACE);
+            } else {
+                glEnable(GL_CULL_FACE);
+                glCullFace(group.cullFace);
+            }
+            const PhaseTimer timer(stats.drawMs);
+            table.draw(group, stats);
+        }
+    }
 
     /** One population: its records from the named transform buffer, lanes from the named lane
      *  buffer (or zeros), world space (no node matrix), culled only by the bounds it was given. */
@@ -525,6 +575,7 @@ struct Renderer::Impl {
         }
         ++stats.vertexArrayBinds;
         ++stats.drawCalls;
+        ++stats.drawCommands;
         stats.instances += count;
         stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
     }
@@ -584,10 +635,11 @@ struct Renderer::Impl {
         glEnable(GL_DEPTH_TEST);
         glDepthFunc(view.reversedDepth ? GL_GREATER : GL_LESS);
         glDisable(GL_BLEND);
-        for (const detail::DrawItem& item : pass.opaque()) {
-            draw(item, pass, scene);
-        }
         const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
+        drawTableGroups(passIndex, pass, scene);
+        for (const detail::DrawItem* item : table.rest(passIndex)) {
+            draw(*item, pass, scene);
+        }
         particles.drawScatter(passIndex, pass, shaders, resources, scene);  // particles and scatter
         boundProgram = nullptr;
         drawPopulations(pass, scene, false);
@@ -790,11 +842,16 @@ void Renderer::trim() {
 const ShadowMapInfo& Renderer::shadowMap() const noexcept { return m_impl->shadow.info(); }
 
 std::uint32_t Renderer::instanceBuffer(const InstancedMeshNode& batch) const noexcept {
+    return instanceRecords(batch).buffer;
+}
+
+InstanceBufferRange Renderer::instanceRecords(const InstancedMeshNode& batch) const noexcept {
     const detail::BatchGpu* gpu = m_impl->resources.findBatch(batch);
-    if (gpu != nullptr && gpu->streaming) {
-        return gpu->streaming->buffer.id();  // UploadMode::Streaming: three parts, one drawn per frame
+    if (gpu == nullptr) {
+        return {};
     }
-    return gpu == nullptr ? 0u : gpu->streams[InstanceStreamId::Record].buffer.id();
+    const detail::BatchGpu::RecordSource source = gpu->recordSource();
+    return {source.buffer, source.offset, source.bytes};
 }
 
 std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& batch) const noexcept {

@@ -19,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 14> kFeatureNames{{
+constexpr std::array<FeatureName, 15> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -34,6 +34,7 @@ constexpr std::array<FeatureName, 14> kFeatureNames{{
     {kScatter, "MYRIAD_SCATTER"},
     {kShadowReceive, "MYRIAD_SHADOW_RECEIVE"},  // shadows
     {kEncodeSrgb, "MYRIAD_ENCODE_SRGB"},
+    {kTabled, "MYRIAD_TABLED"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -94,7 +95,9 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       shadowParams(program.uniformLocation("u_shadowParams")),
       shadowFilterRadius(program.uniformLocation("u_shadowFilterRadius")),
       shadowCascadeEnds(program.uniformLocation("u_shadowCascadeEnds")),
-      shadowViewForward(program.uniformLocation("u_shadowViewForward")) {
+      shadowViewForward(program.uniformLocation("u_shadowViewForward")),
+      eyeHigh(program.uniformLocation("u_eyeHigh")),
+      eyeLow(program.uniformLocation("u_eyeLow")) {
     if ((features & kScatter) != 0) {
         wind = {.meshHeight = program.uniformLocation("u_meshHeight"),
                 .time = program.uniformLocation("u_windTime"),
@@ -139,6 +142,13 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
         text = "uniform int u_baseInstance;\n"
                "layout(binding = MYRIAD_UNIT_VISIBLE_INDEX) uniform usamplerBuffer myriad_visibleInstances;\n"
                "int myriad_instanceIndex() { return int(texelFetch(myriad_visibleInstances, gl_InstanceID + u_baseInstance).r); }\n";
+    }
+    if ((features & kTabled) != 0) {
+        // The table-driven path: one (draw-table row, instance index) pair per record slot,
+        // divisor 1, so each command's base instance picks its first pair as it picks its
+        // first record.
+        text = "layout(location = MYRIAD_LOCATION_DRAW) in uvec2 a_draw;\n"
+               "int myriad_instanceIndex() { return int(a_draw.y); }\n";
     }
     if ((features & kInstanced) != 0) {
         text += (features & kIndexed) != 0 ? declareIndexed(streams::kRecord) : declare(streams::kRecord);

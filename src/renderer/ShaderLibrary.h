@@ -42,6 +42,10 @@ enum ShaderFeature : std::uint32_t {
      *  (kEncodeSrgbGlsl, inserted before the file's text) for a linear 8-bit target that the
      *  view wants display-encoded (outputFeatures()). */
     kEncodeSrgb = 1u << 13,
+    /** MYRIAD_TABLED: the table-driven path (renderer/DrawTable.h): records from the shared
+     *  arena, the draw's constants from its draw-table row, found through the (row, instance)
+     *  attribute; always with kInstanced. */
+    kTabled = 1u << 14,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm
@@ -93,6 +97,8 @@ struct SurfaceUniforms {
     int shadowFilterRadius = -1;  ///< u_shadowFilterRadius (kShadowReceive)
     int shadowCascadeEnds = -1;   ///< u_shadowCascadeEnds (kShadowReceive)
     int shadowViewForward = -1;   ///< u_shadowViewForward (kShadowReceive)
+    int eyeHigh = -1;             ///< u_eyeHigh (kTabled)
+    int eyeLow = -1;              ///< u_eyeLow (kTabled)
     /** scatter.vert's wind (kScatter); -1 in other variants. */
     struct Wind {
         int meshHeight = -1, time = -1, direction = -1, strength = -1, gustStrength = -1, gustScale = -1,

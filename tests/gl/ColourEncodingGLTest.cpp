@@ -229,7 +229,8 @@ TEST_CASE("a view whose shaders encode draws with GL_FRAMEBUFFER_SRGB off, other
     MYRIAD_GL_CALL_LOG_HOOK(log, glEnable);
     MYRIAD_GL_CALL_LOG_HOOK(log, glDisable);
     renderer.render(scene, views);
-    // GL_FRAMEBUFFER_SRGB's setting at each draw, in order: three quads per view.
+    // GL_FRAMEBUFFER_SRGB's setting at each draw, in order: three quads per view (a multi-draw
+    // call counts each of its commands).
     std::vector<bool> srgbAtDraw;
     bool on = false;
     for (const GlCall& call : log.calls()) {
@@ -237,6 +238,8 @@ TEST_CASE("a view whose shaders encode draws with GL_FRAMEBUFFER_SRGB off, other
             on = call.function == "glEnable";
         } else if (call.function == "glDrawElementsInstancedBaseInstance") {
             srgbAtDraw.push_back(on);
+        } else if (call.function == "glMultiDrawElementsIndirect") {
+            srgbAtDraw.insert(srgbAtDraw.end(), static_cast<std::size_t>(call.argument<GLsizei>(3)), on);
         }
     }
     CHECK(srgbAtDraw == std::vector<bool>{false, false, false, true, true, true});

@@ -67,7 +67,7 @@ TEST_CASE("every model in the shared assets imports and renders non-empty", "[gl
         renderer.render(scene, framing(model.bounds), target);
         const std::size_t covered = coveredPixels(target.readPixels());
         CHECK(covered > 64 * 64 / 50);  // at least 2% of the image shows the model
-        CHECK(renderer.lastFrameStats().drawCalls == model.primitives.size());
+        CHECK(renderer.lastFrameStats().drawCommands == model.primitives.size());
         ++models;
     }
     CHECK(models >= 10);

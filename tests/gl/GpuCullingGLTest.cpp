@@ -296,7 +296,9 @@ TEST_CASE("GPU culling reuses its buffers, frees them with the batch and leaves 
     }
     (void)scene.root().remove(batch);
     (void)fixture.render(scene);
-    CHECK(gl::liveObjectCounts().buffers == before.buffers);
+    // The record arena the batch's records went into (records, (draw row, instance) pairs)
+    // stays with the renderer for the next small batch.
+    CHECK(gl::liveObjectCounts().buffers == before.buffers + 2);
     CHECK(gl::liveObjectCounts().textures == before.textures);
 }
 

@@ -79,6 +79,11 @@ std::set<std::uint32_t> reachableFeatureSets() {
             }
         }
     }
+    // The table-driven path (renderer/DrawTable.h): batches and MeshNodes without morphing,
+    // lanes streams or index lists, mirrored per instance or not.
+    for (const std::uint32_t mirroring : {0u, static_cast<std::uint32_t>(kMixedMirroring)}) {
+        geometry.push_back(kInstanced | kTabled | mirroring);
+    }
     for (const std::uint32_t shape : geometry) {
         for (const std::uint32_t shading : shadingSets(true)) {
             sets.insert(shape | shading);

@@ -253,6 +253,7 @@ inline void GlCallLog::hookDefaultFunctions() {
     MYRIAD_GL_CALL_LOG_HOOK(*this, glDrawElementsInstancedBaseInstance);
     MYRIAD_GL_CALL_LOG_HOOK(*this, glDrawElementsInstanced);
     MYRIAD_GL_CALL_LOG_HOOK(*this, glDrawArraysInstanced);
+    MYRIAD_GL_CALL_LOG_HOOK(*this, glMultiDrawElementsIndirect);  // the table-driven path
 }
 
 /** Checks the upload rule on a log: for every pair of glCopyNamedBufferSubData calls out of
@@ -379,7 +380,8 @@ namespace detail {
 inline bool isReadingCall(const std::string& function) {
     return function == "glDrawElementsInstancedBaseInstance" || function == "glDrawElementsInstanced" ||
            function == "glDrawArraysInstanced" || function == "glDrawArraysInstancedBaseInstance" ||
-           function == "glDrawElementsIndirect" || function == "glDispatchCompute";
+           function == "glDrawElementsIndirect" || function == "glMultiDrawElementsIndirect" ||
+           function == "glDispatchCompute";
 }
 
 inline bool isSignalled(const GlCall& call) {

@@ -33,6 +33,13 @@ struct FrameStats {
     std::uint64_t frame = 0;
     std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count)
     std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views (particles and scatter included)
+    /** Draws those calls made: a glMultiDrawElementsIndirect of the table-driven path counts
+     *  each of its commands (one per batch or MeshNode it draws), any other draw call one. So
+     *  `drawCommands - drawCalls` draws were saved by multi-draw (docs/architecture.md). */
+    std::uint32_t drawCommands = 0;
+    /** Of drawCalls, the table-driven path's glMultiDrawElementsIndirect calls (one per group
+     *  of draws that share a program variant, texture, sampler and face culling, per view). */
+    std::uint32_t multiDrawCalls = 0;
     /** Instances drawn by mesh draws, summed over draws (a MeshNode is 1; a batch of two
      *  primitives counts each instance twice, one per draw; scatter blades and populations
      *  count here). Particles do not: they are in `particles` only, so `instances + particles`

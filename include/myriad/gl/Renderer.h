@@ -71,6 +71,13 @@ struct RendererDesc {
     bool gpuCullingCounts = false;
 };
 
+/** A range of a GL buffer: where Renderer::instanceRecords() says a batch's records are. */
+struct InstanceBufferRange {
+    std::uint32_t buffer = 0;      ///< GL buffer name; 0: none yet
+    std::size_t offsetBytes = 0;   ///< where record 0 starts
+    std::size_t sizeBytes = 0;     ///< bytes of the batch's place, from offsetBytes
+};
+
 /** Draws scenes into any framebuffer: the game's (HDR float or sRGB, after its own passes, with
  *  or without clearing), a window's back buffer, or an OffscreenTarget.
  *
@@ -106,7 +113,7 @@ struct RendererDesc {
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, sample mask, rasterizer discard, primitive restart, depth
  *  clamp and clip distances 0-7 off, multisample on, GL_FRAMEBUFFER_SRGB on for views into an
- *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 6, 7, 8
+ *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 6-9
  *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
@@ -115,7 +122,7 @@ struct RendererDesc {
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
-     *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
+     *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8, 9 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
      *  4, clear colour 0 and depth 1), except the viewport (the last view's), the scissor box (the
      *  last clearing view's viewport) and the active texture unit (the caller's).
  *
@@ -191,12 +198,21 @@ public:
      *  RendererDesc::stagingBytes (the next big frame grows it again). */
     void trim();
 
-    /** The GL name of @p batch's record buffer (capacity() records of 64 bytes) in this
-     *  renderer, or 0 before it first drew the batch. For a batch in UploadMode::Streaming,
+    /** The GL name of the buffer holding @p batch's records in this renderer, or 0 before it
+     *  first drew the batch; where in it: instanceRecords(). A staged batch of at most 16,384
+     *  records shares the renderer's record arena with other small batches (the table-driven
+     *  draw path draws many of them in one call, docs/architecture.md); a larger one has a
+     *  buffer of capacity() records of its own, offset 0. For a batch in UploadMode::Streaming,
      *  the streaming buffer: three parts of capacity() records rounded up to a multiple of 4,
      *  the part drawn moving on with each frame that changed the records. The name changes when
-     *  the batch's capacity grows or shrinks (the buffer is re-made). For interop and tests. */
+     *  the batch's capacity grows or shrinks past its place, or the arena grows (the buffer is
+     *  re-made). For interop and tests. */
     [[nodiscard]] std::uint32_t instanceBuffer(const InstancedMeshNode& batch) const noexcept;
+    /** Where @p batch's records are this frame: a buffer name (instanceBuffer()), the byte
+     *  offset of record 0 (a multiple of 256) and the bytes of its place (its capacity, rounded
+     *  up to a multiple of 4 records in the arena or streaming). All zero before the renderer
+     *  first drew the batch. */
+    [[nodiscard]] InstanceBufferRange instanceRecords(const InstancedMeshNode& batch) const noexcept;
     /** The record indices @p batch was drawn with in the last render() by its view number
      *  @p view (counting only views with a non-empty viewport, in the order given), as the GPU
      *  culling pass wrote them (InstanceCulling::Gpu): in no particular order (compare sorted).

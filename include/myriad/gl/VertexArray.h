@@ -24,6 +24,10 @@ class Buffer;
 enum class AttributeFormat : std::uint8_t {
     Float1, Float2, Float3, Float4,  ///< 32-bit floats
     UByte4Normalized,                ///< 4 unsigned bytes read as 0..1 floats (colours)
+    /** Two 32-bit unsigned integers read as integers (`in uvec2`; glVertexArrayAttribIFormat,
+     *  GL 4.5 section 10.3.2), never converted to float: indices, such as the renderer's
+     *  per-instance (draw row, instance) pair. */
+    UInt2,
 };
 
 /** Size in bytes of one attribute of @p format. */

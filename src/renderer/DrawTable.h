@@ -1,0 +1,169 @@
+#pragma once
+// Internal to myriad_gl: the table-driven draw path (issue 19, section 3). Opaque and shadow
+// draws that need nothing of their own bound (no morph targets, no lanes or morph-weight
+// streams, no visible-index list, one primitive) are drawn from shared buffers: their meshes in
+// one vertex and one index buffer (MeshArena), their records in one record buffer
+// (RecordArena), their per-draw constants as one row each in one draw table (a buffer texture
+// read by the vertex stage), and every group of them that shares a program variant, texture,
+// sampler and face culling as one glMultiDrawElementsIndirect. Everything else keeps its own
+// draw call (Renderer::Impl::draw).
+//
+// How a vertex finds its draw's row with neither gl_DrawID nor gl_BaseInstance (both need
+// ARB_shader_draw_parameters, not core in GL 4.5): every record slot of the arena has a
+// (row, instance index) pair in a parallel buffer read as a divisor-1 integer attribute; a
+// command's base instance is its first record slot, so it selects its first record and its
+// first pair alike (GL 4.5 section 10.5: element floor(instance / divisor) + baseinstance).
+//
+// A row (kRowTexels RGBA32F texels, 192 bytes), written only when it changes (compared with
+// the CPU copy of the table), so a static scene sends no row after its first frame:
+//   0-2  the node's world 3x3 as rows, with the world translation's high float in .w
+//   3    the translation's low float (translation - high, in double), 0
+//   4    the node's tint
+//   5    the material's base colour factor
+//   6    (alpha cutoff, 1 if textured else 0, material index, 0)
+//   7-10 the four lanes (a MeshNode's shader data; zeros for a batch)
+//   11   unused (0)
+// The vertex stage makes the translation camera-relative as (high - eye high) + (low - eye
+// low), near double precision, the way "relative to eye" rendering does it (Cozzi and Ring,
+// 3D Engine Design for Virtual Globes, 2011, section 5.4), so a row does not depend on the view.
+#include "renderer/GlLimits.h"
+#include "renderer/GpuCulling.h"  // DrawElementsIndirectCommand
+#include "renderer/ViewPass.h"
+#include "gl/GlCommon.h"
+#include "myriad/gl/Buffer.h"
+#include "myriad/gl/FrameStats.h"
+#include "myriad/gl/Texture.h"
+#include "myriad/gl/VertexArray.h"
+
+#include <glm/ext/vector_double3.hpp>
+#include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace myriad {
+struct Material;
+} // namespace myriad
+
+namespace myriad::gl::detail {
+
+class GpuResources;
+class MaterialTable;
+
+/** A double vector as two floats, high = the nearest float, low = float(value - high): what
+ *  rows and the eye hand the vertex stage, which subtracts the halves apart. */
+struct SplitVec3 {
+    glm::vec3 high{0.0f};
+    glm::vec3 low{0.0f};
+};
+[[nodiscard]] SplitVec3 splitDouble(const glm::dvec3& value) noexcept;
+class ShaderLibrary;
+
+/** One multi-draw call: draws that share a program variant, texture, sampler and face culling. */
+struct TableGroup {
+    std::uint32_t features = 0;          ///< the program variant's switches (kTabled | kInstanced | ...)
+    const Material* material = nullptr;  ///< the first draw's: surface function, texture, sampler
+    GLenum cullFace = GL_NONE;           ///< GL_BACK, GL_FRONT, or GL_NONE for no face culling
+    std::uint32_t firstCommand = 0;      ///< into the frame's command buffer
+    std::uint32_t commandCount = 0;
+    std::uint32_t batches = 0;           ///< commands of InstancedMeshNodes (FrameStats::batches)
+    std::uint32_t meshNodes = 0;         ///< commands of MeshNodes
+    std::uint64_t instances = 0;
+    std::uint64_t triangles = 0;
+};
+
+class DrawTable {
+public:
+    static constexpr std::uint32_t kRowTexels = 12;
+
+    /** @param limits the renderer's (outlives this): the table is a buffer texture, so at most
+     *  GL_MAX_TEXTURE_BUFFER_SIZE / kRowTexels rows; a draw whose row would be past it keeps
+     *  its own draw call. */
+    explicit DrawTable(const GlLimits& limits) : m_limits(limits) {}
+
+    /** The feature set a draw item has on the ordinary path (Renderer::Impl::featuresOf). */
+    using FeaturesOf = std::function<std::uint32_t(const DrawItem&)>;
+
+    void beginFrame(std::size_t passes);
+    /** Sorts pass @p passIndex's opaque draws into groups (tabled) and the rest (rest(), in
+     *  their order), requests each group's program from @p shaders (without waiting), places
+     *  meshes and MeshNodes in the arenas and writes changed rows into the CPU table. After
+     *  GpuResources::batch() for every batch of the pass (it decides which live in the arena).
+     *  @throws what GpuResources throws for a placement (bad_alloc, GlError). */
+    void build(std::size_t passIndex, const ViewPass& pass, GpuResources& resources, const MaterialTable& materials,
+               ShaderLibrary& shaders, const FeaturesOf& featuresOf);
+    /** Sends the rows changed this frame and the frame's commands (unless equal to the last
+     *  frame's) through the staging ring; the table grows first when it has more rows. */
+    void upload(GpuResources& resources, FrameStats& stats);
+
+    [[nodiscard]] std::span<const TableGroup> groups(std::size_t pass) const noexcept { return m_passes[pass].groups; }
+    [[nodiscard]] std::span<const DrawItem* const> rest(std::size_t pass) const noexcept { return m_passes[pass].rest; }
+
+    /** Binds what every group draws from: the shared vertex array (re-attached if an arena grew),
+     *  the command buffer as GL_DRAW_INDIRECT_BUFFER and the table on kDrawTableUnit. Once per
+     *  pass before its groups (other draws of the pass rebind the indirect buffer). */
+    void bindForDraws(const GpuResources& resources);
+    /** @p group's one glMultiDrawElementsIndirect, counted into @p stats. Its program, texture,
+     *  sampler and face culling are the caller's to set (Renderer::Impl). */
+    void draw(const TableGroup& group, FrameStats& stats) const;
+
+    /** Rows and commands sent last frame (tests and the bench). */
+    [[nodiscard]] std::uint32_t rowsSentLastFrame() const noexcept { return m_rowsSent; }
+
+private:
+    struct GroupKey {
+        std::uint32_t features = 0;
+        std::uint64_t surface = 0;
+        GLuint texture = 0;
+        GLuint sampler = 0;
+        GLenum cullFace = GL_NONE;
+        friend bool operator==(const GroupKey&, const GroupKey&) = default;
+    };
+    struct GroupKeyHash {
+        std::size_t operator()(const GroupKey& key) const noexcept {
+            std::uint64_t h = key.features * 0x9E3779B97F4A7C15ull;
+            h ^= key.surface + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+            h ^= (std::uint64_t{key.texture} << 32 | key.sampler) + (h << 6) + (h >> 2);
+            h ^= key.cullFace + (h << 6) + (h >> 2);
+            return static_cast<std::size_t>(h);
+        }
+    };
+    struct PassTable {
+        std::vector<TableGroup> groups;
+        std::vector<const DrawItem*> rest;
+    };
+    struct Entry {
+        std::uint32_t group;
+        DrawElementsIndirectCommand command;
+    };
+    /** Row @p row's texels for this frame, into the CPU table; noted dirty when they changed. */
+    void writeRow(std::uint32_t row, const MeshNode& node, const Material& material, std::uint32_t materialIndex,
+                  bool textured, bool instanced);
+
+    const GlLimits& m_limits;
+    std::vector<PassTable> m_passes;
+    std::unordered_map<GroupKey, std::uint32_t, GroupKeyHash> m_groupOf;  // scratch, per pass
+    std::vector<Entry> m_entries;                                        // scratch, per pass
+    std::vector<std::uint32_t> m_groupFill;                              // scratch, per pass
+    std::vector<DrawElementsIndirectCommand> m_commands;      // this frame's, all passes
+    std::vector<DrawElementsIndirectCommand> m_sentCommands;  // what the command buffer holds
+    std::vector<glm::vec4> m_rows;                 // the CPU table, kRowTexels per row
+    std::vector<std::uint64_t> m_rowFrame;         // per row: the frame it was last written
+    std::vector<std::uint32_t> m_dirtyRows;        // rows changed this frame
+    std::uint64_t m_frame = 0;
+    std::uint32_t m_rowsSent = 0;
+    Buffer m_table;                 // the GPU table
+    std::size_t m_tableRows = 0;    // rows m_table holds
+    TextureHandle m_tableTexture;   // RGBA32F view of m_table
+    Buffer m_commandBuffer;
+    std::size_t m_commandCapacity = 0;
+    VertexArray m_vertexArray;      // the arenas: vertices, indices, records, (row, instance) pairs
+    std::uint64_t m_meshSerial = ~0ull;
+    std::uint64_t m_recordSerial = ~0ull;
+};
+
+} // namespace myriad::gl::detail
