@@ -785,7 +785,7 @@ int main(int argc, char** argv) {
         if (batches == 10000) {
             // Issue 19's targets for the table-driven draw path: <= 1 us of myriad's CPU per
             // static batch, and no more draw calls than the program variants they use (one
-            // multi-draw per variant). Today each batch is a draw of its own.
+            // multi-draw per variant group, renderer/DrawTable.h).
             targetPerBatchUs = perBatch;
             targetDrawCalls = t.drawCalls;
             targetPrograms = renderer.programCount();

@@ -342,6 +342,13 @@ private:
     RecordArena m_recordArena;
     MeshArena m_meshArena;
     std::unordered_map<std::uint64_t, NodeSlotGpu> m_nodeSlots;
+    /** Copies used this frame (first use each): endFrame() looks for destroyed ones only when
+     *  some copy went unused. */
+    struct UsedThisFrame {
+        std::size_t batches = 0;
+        std::size_t nodeSlots = 0;
+        std::size_t meshes = 0;
+    } m_used;
     std::vector<std::uint32_t> m_freeTableRows;
     std::uint32_t m_nextTableRow = 0;
 };

@@ -1,0 +1,164 @@
+// The table-driven draw path (src/renderer/DrawTable.h): small batches and MeshNodes drawn from
+// shared arenas, one multi-draw call per group of draws that share a program variant, their
+// per-draw constants in rows of one buffer texture written only when they change.
+#include "support/GlCallLog.h"
+#include "support/GlTest.h"
+
+#include "renderer/RangeAllocator.h"
+
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Scene.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/gl/Renderer.h"
+
+#include <glad/gl.h>
+
+#include <string>
+#include <vector>
+
+using namespace myriad;
+using namespace myriad::test;
+
+namespace {
+constexpr std::uint32_t kSize = RenderFixture::kSize;
+constexpr std::size_t kRowBytes = 12 * 16;  // DrawTable::kRowTexels RGBA32F texels
+} // namespace
+
+TEST_CASE("batches and mesh nodes of different meshes, materials and tints draw in one multi-draw call", "[table][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    auto small = MeshGeometry::create(shapes::quad(0.2f, 0.2f), "small");
+    auto large = MeshGeometry::create(shapes::quad(0.4f, 0.4f), "large");
+    auto& red = scene.root().emplace<InstancedMeshNode>(small, unlit(glm::vec4(1, 0, 0, 1)), 2, "red");
+    red.addInstance(at(-0.6f, 0.6f));
+    red.addInstance(at(-0.6f, -0.6f));
+    // Another mesh, its colour from the instance's record.
+    auto& green = scene.root().emplace<InstancedMeshNode>(large, unlit(), 1, "green");
+    green.addInstance(at(0.6f, 0.6f), glm::vec4(0, 1, 0, 1));
+    // A MeshNode placed by its node transform, coloured by its tint.
+    auto& blue = scene.root().emplace<MeshNode>(small, unlit(), "blue");
+    blue.setPosition(glm::dvec3(0.6, -0.6, 0.0));
+    blue.setTint(glm::vec4(0, 0, 1, 1));
+    // A batch moved by its node: the node's row carries its world matrix.
+    auto& moved = scene.root().emplace<InstancedMeshNode>(small, unlit(glm::vec4(1, 1, 1, 1)), 1, "moved");
+    moved.setPosition(glm::dvec3(0.0, 0.3, 0.0));
+    moved.addInstance(at(0.0f, -0.3f));
+
+    const Image image = f.render(scene);
+    const gl::FrameStats& stats = f.renderer.lastFrameStats();
+    CHECK(stats.drawCalls == 1);
+    CHECK(stats.multiDrawCalls == 1);
+    CHECK(stats.drawCommands == 4);
+    CHECK(stats.batches == 3);
+    CHECK(stats.meshNodes == 1);
+    CHECK(stats.instances == 5);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.6f, kSize), pixelY(0.6f, kSize), kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.6f, kSize), pixelY(-0.6f, kSize), kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.6f + 0.15f, kSize), pixelY(0.6f, kSize), kGreen);  // the larger quad
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.6f, kSize), pixelY(-0.6f, kSize), kBlue);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.0f, kSize), pixelY(0.0f, kSize), kWhite);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.0f, kSize), pixelY(0.6f, kSize), kBlack);
+}
+
+TEST_CASE("a still scene sends no row and no command after its first frame, a moved node only its row", "[table][uploads]") {
+    RenderFixture f;
+    Scene scene;
+    auto quad = quadMesh(0.1f);
+    std::vector<InstancedMeshNode*> batches;
+    for (int b = 0; b < 50; ++b) {
+        auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(glm::vec4(1, 0, 0, 1)), 4,
+                                                              "batch" + std::to_string(b));
+        batch.addInstance(at(-0.9f + 0.036f * static_cast<float>(b), -0.5f));
+        batches.push_back(&batch);
+    }
+    (void)f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded > 0);
+    {
+        GlCallLog log;
+        (void)f.render(scene);
+        CHECK(f.renderer.lastFrameStats().bytesUploaded == 0);
+        CHECK(log.callsTo("glCopyNamedBufferSubData").empty());
+        CHECK(log.callsTo("glNamedBufferSubData").empty());
+        CHECK(f.renderer.lastFrameStats().drawCalls == 1);
+        CHECK(f.renderer.lastFrameStats().drawCommands == 50);
+    }
+    batches[7]->setPosition(glm::dvec3(0.0, 1.0, 0.0));
+    const Image image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == kRowBytes);  // its row; the commands are the same
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.9f + 0.036f * 7.0f, kSize), pixelY(0.5f, kSize), kRed);
+}
+
+TEST_CASE("the record and mesh arenas grow while earlier batches keep their records", "[table][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    // 24 batches of 256 records, one more each frame, each its own mesh: the record arena
+    // (1,024 records at first) and the vertex and index arenas each grow several times, and the
+    // GPU copy of what they held must carry every earlier batch's records and vertices along.
+    std::vector<InstancedMeshNode*> batches;
+    for (int b = 0; b < 24; ++b) {
+        // 2,145 vertices and 12,288 indices each: the 16,384-vertex and 65,536-index arenas fill.
+        auto mesh = MeshGeometry::create(shapes::uvSphere(0.03f, 64, 32), "sphere" + std::to_string(b));
+        auto& batch = scene.root().emplace<InstancedMeshNode>(mesh, unlit(), 256, "batch" + std::to_string(b));
+        const float x = -0.9f + 0.075f * static_cast<float>(b);
+        for (int i = 0; i < 256; ++i) {
+            batch.addInstance(at(x, -0.9f + 0.007f * static_cast<float>(i)),
+                              glm::vec4(static_cast<float>(b % 2), 1.0f - static_cast<float>(b % 2), 0, 1));
+        }
+        batches.push_back(&batch);
+        (void)f.render(scene);
+    }
+    const Image image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().drawCalls == 1);
+    CHECK(f.renderer.lastFrameStats().drawCommands == 24);
+    for (int b = 0; b < 24; ++b) {
+        INFO("batch " << b);
+        const float x = -0.9f + 0.075f * static_cast<float>(b);
+        MYRIAD_CHECK_PIXEL(image, pixelX(x, kSize), pixelY(0.0f, kSize), b % 2 == 1 ? kRed : kGreen);
+    }
+}
+
+TEST_CASE("draws that need something of their own keep their own call beside the multi-draw", "[table][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    auto quad = quadMesh(0.3f);
+    auto& plain = scene.root().emplace<InstancedMeshNode>(quad, unlit(glm::vec4(1, 0, 0, 1)), 1, "plain");
+    plain.addInstance(at(-0.5f, 0.0f));
+    auto& other = scene.root().emplace<InstancedMeshNode>(quad, unlit(glm::vec4(1, 0, 0, 1)), 1, "other");
+    other.addInstance(at(0.0f, 0.5f));
+    // Lanes are a buffer texture of the batch's own: drawn by a call of its own.
+    auto& laned = scene.root().emplace<InstancedMeshNode>(quad, unlit(glm::vec4(0, 0, 1, 1)), 1, "laned");
+    laned.addInstance(at(0.5f, 0.0f));
+    laned.setLane(0, 0, glm::vec4(1.0f));
+    const Image image = f.render(scene);
+    const gl::FrameStats& stats = f.renderer.lastFrameStats();
+    CHECK(stats.drawCalls == 2);
+    CHECK(stats.multiDrawCalls == 1);
+    CHECK(stats.drawCommands == 3);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), pixelY(0.0f, kSize), kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.0f, kSize), pixelY(0.5f, kSize), kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(0.0f, kSize), kBlue);
+}
+
+TEST_CASE("arena ranges: first fit, neighbours merge when freed, growth adds a free range", "[table][arena]") {
+    gl::detail::RangeAllocator ranges;
+    CHECK(ranges.allocate(4) == gl::detail::RangeAllocator::npos);  // nothing yet
+    ranges.grow(16);
+    const std::size_t a = ranges.allocate(4);
+    const std::size_t b = ranges.allocate(4);
+    const std::size_t c = ranges.allocate(8);
+    CHECK(a == 0);
+    CHECK(b == 4);
+    CHECK(c == 8);
+    CHECK(ranges.allocate(1) == gl::detail::RangeAllocator::npos);  // full
+    ranges.release(a, 4);
+    ranges.release(b, 4);              // merges with a's range: 8 free at 0
+    CHECK(ranges.allocate(8) == 0);
+    ranges.grow(32);
+    CHECK(ranges.allocate(16) == 16);  // the grown part
+    CHECK(ranges.used() == 32);
+    ranges.release(c, 8);
+    ranges.release(0, 8);
+    ranges.release(16, 16);
+    CHECK(ranges.used() == 0);
+    CHECK(ranges.allocate(32) == 0);  // all merged back into one range
+}
