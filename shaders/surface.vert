@@ -21,16 +21,19 @@ layout(location = MYRIAD_LOCATION_COLOR) in vec4 a_color;
 
 uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at the origin)
 #ifdef MYRIAD_TABLED
-// One row of 12 RGBA32F texels per draw (DrawTable.h has the layout): the node's world matrix as
+// One row of MYRIAD_DRAW_ROW_TEXELS texels per draw (DrawTable.h has the layout), RGBA32UI so
+// every bit arrives as written: the node's world matrix as
 // three rows of its 3x3 part with the translation's high float in .w, the translation's low
 // float, the tint, the material's base colour, (alpha cutoff, textured, material index, 0), then
 // the four lanes. a_draw = (row, instance index), one pair per record slot, so every command of
 // a multi-draw finds its row through its base instance, with no gl_DrawID or gl_BaseInstance
 // (ARB_shader_draw_parameters is not core in GL 4.5).
-layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform samplerBuffer u_drawTable;
+layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;
 uniform vec3 u_eyeHigh;  // the eye as two floats, high + low: the translation is made
 uniform vec3 u_eyeLow;   // camera-relative from both halves, near double precision
-vec4 myriad_drawRow(int texel) { return texelFetch(u_drawTable, int(a_draw.x) * 12 + texel); }
+vec4 myriad_drawRow(int texel) {
+    return uintBitsToFloat(texelFetch(u_drawTable, int(a_draw.x) * MYRIAD_DRAW_ROW_TEXELS + texel));
+}
 flat out vec4 v_drawTint;
 flat out vec4 v_drawBaseColor;
 flat out vec4 v_drawMaterial;

@@ -31,8 +31,10 @@ inline constexpr std::uint32_t kLanesUnit = streams::kLanesUnit;                
 inline constexpr std::uint32_t kIndexedRecordUnit = 6;  ///< RGBA32F view of the records (indexed path, GPU culling)
 inline constexpr std::uint32_t kVisibleIndexUnit = 7;   ///< R32UI visible-index list
 inline constexpr std::uint32_t kShadowMapUnit = 8;      ///< sampler2DArrayShadow u_shadowMap (depth compare)
-/** samplerBuffer u_drawTable: the table-driven path's per-draw rows (renderer/DrawTable.h). */
+/** usamplerBuffer u_drawTable: the table-driven path's per-draw rows (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawTableUnit = 9;
+/** RGBA32UI texels per draw-table row (MYRIAD_DRAW_ROW_TEXELS in GLSL). */
+inline constexpr std::uint32_t kDrawRowTexels = 12;
 
 /** Particle programs (particle.vert/frag). */
 inline constexpr std::uint32_t kParticleAtlasUnit = kBaseColorUnit;  ///< the sprite atlas, as a base-colour texture

@@ -81,6 +81,8 @@ void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material
     if (m_rowFrame[row] == m_frame) {
         return;  // written by an earlier pass of this frame: a row does not depend on the view
     }
+    // A row never written holds undefined GPU storage, whatever the CPU copy says: always sent.
+    const bool firstWrite = m_rowFrame[row] == 0;
     m_rowFrame[row] = m_frame;
     std::array<glm::vec4, kRowTexels> texels;
     texels.fill(glm::vec4(0.0f));
@@ -98,7 +100,7 @@ void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material
         std::copy(lanes.begin(), lanes.end(), texels.begin() + 7);
     }
     glm::vec4* stored = m_rows.data() + std::size_t{row} * kRowTexels;
-    if (std::memcmp(stored, texels.data(), sizeof(texels)) != 0) {
+    if (firstWrite || std::memcmp(stored, texels.data(), sizeof(texels)) != 0) {
         std::memcpy(stored, texels.data(), sizeof(texels));
         m_dirtyRows.push_back(row);
     }
@@ -175,24 +177,26 @@ void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
     const std::size_t rowBytes = std::size_t{kRowTexels} * sizeof(glm::vec4);
     const std::size_t rows = m_rowFrame.size();
     if (rows > m_tableRows) {
-        // Grown: a new buffer of twice the rows (at least 256), the whole CPU table sent into it.
+        // Grown: a new buffer of twice the rows (at least 256), the old rows copied on the GPU;
+        // new rows are in the dirty list (a row's first write always is).
         std::size_t capacity = std::max<std::size_t>(m_tableRows, 256);
         while (capacity < rows) {
             capacity *= 2;
         }
         capacity = std::min(capacity, std::max<std::size_t>(rows, static_cast<std::size_t>(m_limits.maxTextureBufferTexels) / kRowTexels));
-        m_table = Buffer({.sizeBytes = capacity * rowBytes, .label = "myriad/Renderer.draw-table"});
+        Buffer grown({.sizeBytes = capacity * rowBytes, .label = "myriad/Renderer.draw-table"});
+        if (m_table.id() != 0) {
+            glCopyNamedBufferSubData(m_table.id(), grown.id(), 0, 0, static_cast<GLsizeiptr>(m_tableRows * rowBytes));
+        }
+        m_table = std::move(grown);
         m_tableRows = capacity;
         if (m_tableTexture.id() == 0) {
             m_tableTexture = TextureHandle(GL_TEXTURE_BUFFER);
             setLabel(GL_TEXTURE, m_tableTexture.id(), "myriad/Renderer.draw-table-texture");
         }
-        glTextureBuffer(m_tableTexture.id(), GL_RGBA32F, m_table.id());
-        ring.copy(m_table.id(), 0, m_rows.data(), rows * rowBytes);
-        stats.bytesUploaded += rows * rowBytes;
-        ++stats.uploadRanges;
-        m_rowsSent = static_cast<std::uint32_t>(rows);
-    } else if (!m_dirtyRows.empty()) {
+        glTextureBuffer(m_tableTexture.id(), GL_RGBA32UI, m_table.id());
+    }
+    if (!m_dirtyRows.empty()) {
         // Changed rows, neighbours merged into one copy.
         std::sort(m_dirtyRows.begin(), m_dirtyRows.end());
         for (std::size_t i = 0; i < m_dirtyRows.size();) {

@@ -14,8 +14,10 @@
 // command's base instance is its first record slot, so it selects its first record and its
 // first pair alike (GL 4.5 section 10.5: element floor(instance / divisor) + baseinstance).
 //
-// A row (kRowTexels RGBA32F texels, 192 bytes), written only when it changes (compared with
-// the CPU copy of the table), so a static scene sends no row after its first frame:
+// A row (kRowTexels texels of four 32-bit floats, 192 bytes), viewed as RGBA32UI and turned back
+// into floats with uintBitsToFloat, so every bit arrives as written (a float format may flush
+// denormals, and lanes promise exact bits), written only when it changes (compared with the
+// CPU copy of the table), so a static scene sends no row after its first frame:
 //   0-2  the node's world 3x3 as rows, with the world translation's high float in .w
 //   3    the translation's low float (translation - high, in double), 0
 //   4    the node's tint
@@ -29,6 +31,7 @@
 #include "renderer/GlLimits.h"
 #include "renderer/GpuCulling.h"  // DrawElementsIndirectCommand
 #include "renderer/ViewPass.h"
+#include "gl/Bindings.h"  // kDrawRowTexels
 #include "gl/GlCommon.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/FrameStats.h"
@@ -78,7 +81,7 @@ struct TableGroup {
 
 class DrawTable {
 public:
-    static constexpr std::uint32_t kRowTexels = 12;
+    static constexpr std::uint32_t kRowTexels = kDrawRowTexels;
 
     /** @param limits the renderer's (outlives this): the table is a buffer texture, so at most
      *  GL_MAX_TEXTURE_BUFFER_SIZE / kRowTexels rows; a draw whose row would be past it keeps

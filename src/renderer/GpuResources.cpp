@@ -719,11 +719,24 @@ std::size_t GpuResources::placeRecords(std::size_t rows, std::uint32_t tableRow)
         arena.serial = ++m_bufferSerial;
         arena.slots.grow(capacity);
         unit = arena.slots.allocate(units);
+        // A vertex array or buffer texture still attached to the old buffer keeps it alive (GL
+        // 4.5 sections 5.1.2-5.1.3): re-point every batch in the arena now, not only those
+        // drawn again, so the old generation goes as soon as the GPU is done with it.
+        for (auto& [id, other] : m_batches) {
+            if (other.inArena() && other.node != nullptr && !other.alive.expired()) {
+                syncVertexArrays(other);
+                if (other.recordTexture.id() != 0) {
+                    glTextureBuffer(other.recordTexture.id(), GL_RGBA32F, 0);
+                    other.recordTextureSource = {~0ull, ~0ull, ~0ull};
+                }
+            }
+        }
     }
     const std::size_t first = unit * RecordArena::kUnit;
     // Each slot's (draw-table row, instance index): how a vertex of a multi-draw command finds
     // its draw's row and its own index, with no gl_BaseInstance or gl_DrawID (not core in 4.5).
-    std::vector<std::uint32_t> pairs(units * RecordArena::kUnit * 2);
+    std::vector<std::uint32_t>& pairs = m_scratchPairs;
+    pairs.resize(units * RecordArena::kUnit * 2);
     for (std::size_t i = 0; i < pairs.size() / 2; ++i) {
         pairs[2 * i] = tableRow;
         pairs[2 * i + 1] = static_cast<std::uint32_t>(i);
@@ -829,7 +842,7 @@ MeshGpu& GpuResources::meshInArena(const std::shared_ptr<const MeshGeometry>& ge
                              static_cast<GLintptr>(baseVertex * sizeof(GpuVertex)),
                              static_cast<GLsizeiptr>(vertexCount * sizeof(GpuVertex)));
     const MeshData& data = geometry->data();
-    std::vector<std::uint32_t> indices;
+    std::vector<std::uint32_t>& indices = m_scratchIndices;
     if (geometry->indexType() == IndexType::UInt16) {
         indices.assign(data.indices16.begin(), data.indices16.end());
     }

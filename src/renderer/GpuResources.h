@@ -350,6 +350,8 @@ private:
         std::size_t meshes = 0;
     } m_used;
     std::vector<std::uint32_t> m_freeTableRows;
+    std::vector<std::uint32_t> m_scratchPairs;    // placeRecords: a place's (row, instance) pairs
+    std::vector<std::uint32_t> m_scratchIndices;  // meshInArena: 16-bit indices widened
     std::uint32_t m_nextTableRow = 0;
 };
 
