@@ -31,8 +31,9 @@ GLenum cullFaceOf(const DrawItem& item, std::uint32_t features) {
     return mirrored ? GL_FRONT : GL_BACK;
 }
 
-/** Whether @p item can be drawn from the shared buffers: nothing of its own to bind. */
-bool tableable(const DrawItem& item, const GpuResources& resources) {
+/** Whether @p item can be drawn from the shared buffers: nothing of its own to bind. A batch's
+ *  copy is put in @p batchGpu. */
+bool tableable(const DrawItem& item, const GpuResources& resources, const BatchGpu*& batchGpu) {
     if (item.visible != nullptr || item.gpuCulled != nullptr || item.lodLevel != kNoLodLevel ||
         item.node->primitiveCount() != 1 || drawnMesh(item)->morphTargetCount() != 0) {
         return false;
@@ -41,8 +42,8 @@ bool tableable(const DrawItem& item, const GpuResources& resources) {
         return true;
     }
     const auto& batch = static_cast<const InstancedMeshNode&>(*item.node);
-    const BatchGpu* gpu = resources.findBatch(batch);
-    return gpu != nullptr && gpu->inArena() && !batch.hasLanes() && !batch.hasInstanceMorphWeights();
+    batchGpu = resources.findBatch(batch);
+    return batchGpu != nullptr && batchGpu->inArena() && !batch.hasLanes() && !batch.hasInstanceMorphWeights();
 }
 
 } // namespace
@@ -113,17 +114,17 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
     m_entries.clear();
     const std::size_t maxRows = static_cast<std::size_t>(m_limits.maxTextureBufferTexels) / kRowTexels;
     for (const DrawItem& item : pass.opaque()) {
-        if (!tableable(item, resources)) {
+        const BatchGpu* batch = nullptr;
+        if (!tableable(item, resources, batch)) {
             table.rest.push_back(&item);
             continue;
         }
         const MeshNode& node = *item.node;
         std::size_t firstSlot = 0;
         std::uint32_t row = 0;
-        if (item.instanced) {
-            const BatchGpu& batch = *resources.findBatch(static_cast<const InstancedMeshNode&>(node));
-            firstSlot = batch.arenaFirst;
-            row = batch.tableRow;
+        if (batch != nullptr) {
+            firstSlot = batch->arenaFirst;
+            row = batch->tableRow;
         } else {
             const NodeSlotGpu& slot = resources.nodeSlot(node);
             firstSlot = slot.arenaFirst;

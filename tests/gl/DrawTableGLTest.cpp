@@ -95,6 +95,7 @@ TEST_CASE("the record and mesh arenas grow while earlier batches keep their reco
     // (1,024 records at first) and the vertex and index arenas each grow several times, and the
     // GPU copy of what they held must carry every earlier batch's records and vertices along.
     std::vector<InstancedMeshNode*> batches;
+    GlCallLog log;  // every write of the path's buffers, growth copies included
     for (int b = 0; b < 24; ++b) {
         // 2,145 vertices and 12,288 indices each: the 16,384-vertex and 65,536-index arenas fill.
         auto mesh = MeshGeometry::create(shapes::uvSphere(0.03f, 64, 32), "sphere" + std::to_string(b));
@@ -107,6 +108,15 @@ TEST_CASE("the record and mesh arenas grow while earlier batches keep their reco
         batches.push_back(&batch);
         (void)f.render(scene);
     }
+    // The CPU wrote nothing the GPU reads but the staging ring, and never ring bytes a copy had
+    // not finished reading: records, (row, instance) pairs, rows, indices and commands all
+    // arrive as fenced ring copies (or GPU copies between the path's own buffers on growth).
+    CHECK(log.callsTo("glNamedBufferSubData").size() <= 1);  // the material table's first row
+    CHECK(log.callsTo("glMapNamedBufferRange").empty());
+    const std::vector<std::string> unguarded =
+        unguardedStagingRewrites(log, bufferLabelled("myriad/Renderer.staging-ring"));
+    INFO(joined(unguarded));
+    CHECK(unguarded.empty());
     const Image image = f.render(scene);
     CHECK(f.renderer.lastFrameStats().drawCalls == 1);
     CHECK(f.renderer.lastFrameStats().drawCommands == 24);
