@@ -499,7 +499,8 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         }
     }
     noteRecordsRead(batch);  // the draws of this frame read the current part (streaming)
-    syncVertexArrays(batch);
+    // Its own vertex arrays are brought up to date by the draw that uses them
+    // (syncVertexArrays): a batch drawn from the table-driven path's arenas never needs them.
     return batch;
 }
 
@@ -723,8 +724,14 @@ std::size_t GpuResources::placeRecords(std::size_t rows, std::uint32_t tableRow)
         // 4.5 sections 5.1.2-5.1.3): re-point every batch in the arena now, not only those
         // drawn again, so the old generation goes as soon as the GPU is done with it.
         for (auto& [id, other] : m_batches) {
-            if (other.inArena() && other.node != nullptr && !other.alive.expired()) {
-                syncVertexArrays(other);
+            if (other.inArena()) {
+                const std::size_t offset = other.arenaFirst * InstancedMeshNode::strideInBytes;
+                for (std::size_t p = 0; p < other.vertexArrays.size(); ++p) {
+                    if (other.vertexArrays[p].id() != 0) {
+                        other.vertexArrays[p].setVertexBuffer(kInstanceBinding, arena.records, offset);
+                        other.recordBindings[p] = {arena.serial, offset};
+                    }
+                }
                 if (other.recordTexture.id() != 0) {
                     glTextureBuffer(other.recordTexture.id(), GL_RGBA32F, 0);
                     other.recordTextureSource = {~0ull, ~0ull, ~0ull};

@@ -236,7 +236,8 @@ public:
      *  on first use and kept while the renderer lives. */
     GLuint sampler(const Material& material);
     /** The batch's GPU copy, made or resized as needed, every allocated stream brought up to
-     *  date (only rows changed since this renderer's last upload, and only drawn rows).
+     *  date (only rows changed since this renderer's last upload, and only drawn rows). Its
+     *  vertex arrays are not: call syncVertexArrays() before drawing with them.
      *  @throws CapacityError (nothing made) when a side stream read as a buffer texture needs
      *  more texels than GL_MAX_TEXTURE_BUFFER_SIZE. */
     BatchGpu& batch(const InstancedMeshNode& node);

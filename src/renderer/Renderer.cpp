@@ -458,7 +458,7 @@ struct Renderer::Impl {
         if (item.instanced) {
             const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
             detail::BatchGpu& batch = *resources.findBatch(batchNode);  // prepare() made and uploaded it
-            resources.syncVertexArrays(batch);  // the record arena may have grown after batch() ran
+            resources.syncVertexArrays(batch);  // its mesh and where its records are now
             if ((features & detail::kInstanceMorphWeights) != 0) {
                 glBindTextureUnit(detail::kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
             }
