@@ -158,17 +158,34 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         group.instances += item.instanceCount;
         group.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
     }
-    // Each group's commands together, in the order their draws came (a counting sort).
-    m_groupFill.assign(table.groups.size(), 0);
-    auto first = static_cast<std::uint32_t>(m_commands.size());
-    for (TableGroup& group : table.groups) {
-        group.firstCommand = first;
-        first += group.commandCount;
+    // Groups of one program next to each other (fewer program changes; otherwise in the order
+    // they first appeared), then each group's commands together in the order their draws came
+    // (a counting sort).
+    const std::size_t groups = table.groups.size();
+    m_groupOrder.resize(groups);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+        m_groupOrder[g] = g;
     }
+    auto programOf = [&](std::uint32_t g) {
+        const TableGroup& group = table.groups[g];
+        return std::pair(group.features, group.material->surface ? group.material->surface->id() : 0);
+    };
+    std::stable_sort(m_groupOrder.begin(), m_groupOrder.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return programOf(a) < programOf(b); });
+    m_groupFill.assign(groups, 0);  // per group as built: where its next command goes
+    auto first = static_cast<std::uint32_t>(m_commands.size());
+    m_sortedGroups.clear();
+    for (const std::uint32_t g : m_groupOrder) {
+        TableGroup& group = table.groups[g];
+        group.firstCommand = first;
+        m_groupFill[g] = first;
+        first += group.commandCount;
+        m_sortedGroups.push_back(group);
+    }
+    table.groups.swap(m_sortedGroups);
     m_commands.resize(first);
     for (const Entry& entry : m_entries) {
-        const TableGroup& group = table.groups[entry.group];
-        m_commands[group.firstCommand + m_groupFill[entry.group]++] = entry.command;
+        m_commands[m_groupFill[entry.group]++] = entry.command;
     }
 }
 

@@ -152,6 +152,8 @@ private:
     std::unordered_map<GroupKey, std::uint32_t, GroupKeyHash> m_groupOf;  // scratch, per pass
     std::vector<Entry> m_entries;                                        // scratch, per pass
     std::vector<std::uint32_t> m_groupFill;                              // scratch, per pass
+    std::vector<std::uint32_t> m_groupOrder;                             // scratch, per pass
+    std::vector<TableGroup> m_sortedGroups;                              // scratch, per pass
     std::vector<DrawElementsIndirectCommand> m_commands;      // this frame's, all passes
     std::vector<DrawElementsIndirectCommand> m_sentCommands;  // what the command buffer holds
     std::vector<glm::vec4> m_rows;                 // the CPU table, kRowTexels per row

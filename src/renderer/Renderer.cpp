@@ -513,18 +513,31 @@ struct Renderer::Impl {
         }
         table.bindForDraws(resources);
         ++stats.vertexArrayBinds;
+        // State that stays from one group to the next is not set again (groups of one program
+        // are adjacent, DrawTable::build).
+        const Texture2D* boundTexture = nullptr;
+        GLuint boundSampler = 0;
+        GLenum cullFace = GL_INVALID_ENUM;
         for (const detail::TableGroup& group : groups) {
             detail::SurfaceProgram& chosen = shaders.get(group.features, group.material->surface);
             useForView(chosen, pass, scene);
             if (const Texture2D* texture = resources.texture(*group.material); texture != nullptr) {
-                texture->bind(detail::kBaseColorUnit);
-                glBindSampler(detail::kBaseColorUnit, resources.sampler(*group.material));
+                const GLuint sampler = resources.sampler(*group.material);
+                if (texture != boundTexture || sampler != boundSampler) {
+                    texture->bind(detail::kBaseColorUnit);
+                    glBindSampler(detail::kBaseColorUnit, sampler);
+                    boundTexture = texture;
+                    boundSampler = sampler;
+                }
             }
-            if (group.cullFace == GL_NONE) {
-                glDisable(GL_CULL_FACE);
-            } else {
-                glEnable(GL_CULL_FACE);
-                glCullFace(group.cullFace);
+            if (group.cullFace != cullFace) {
+                if (group.cullFace == GL_NONE) {
+                    glDisable(GL_CULL_FACE);
+                } else {
+                    glEnable(GL_CULL_FACE);
+                    glCullFace(group.cullFace);
+                }
+                cullFace = group.cullFace;
             }
             const PhaseTimer timer(stats.drawMs);
             table.draw(group, stats);

@@ -172,3 +172,31 @@ TEST_CASE("arena ranges: first fit, neighbours merge when freed, growth adds a f
     CHECK(ranges.used() == 0);
     CHECK(ranges.allocate(32) == 0);  // all merged back into one range
 }
+
+TEST_CASE("groups of one program are drawn next to each other, textures bound once per change", "[table][state]") {
+    RenderFixture f;
+    Scene scene;
+    auto quad = quadMesh(0.3f);
+    auto image = [](std::uint8_t red) {
+        auto made = std::make_shared<Image>();
+        made->width = made->height = 1;
+        made->pixels = {red, 0, 0, 255};
+        return made;
+    };
+    Material first = unlit();
+    first.baseColorTexture = image(255);
+    Material second = unlit();
+    second.baseColorTexture = image(128);
+    Material lit;  // another program variant, between the two textured groups in tree order
+    lit.shading = Shading::Lit;
+    scene.root().emplace<InstancedMeshNode>(quad, first, 1, "first").addInstance(at(-0.5f, 0.0f));
+    scene.root().emplace<InstancedMeshNode>(quad, lit, 1, "lit").addInstance(at(0.0f, 0.5f));
+    scene.root().emplace<InstancedMeshNode>(quad, second, 1, "second").addInstance(at(0.5f, 0.0f));
+    const Image frame = f.render(scene);
+    const gl::FrameStats& stats = f.renderer.lastFrameStats();
+    CHECK(stats.multiDrawCalls == 3);  // three groups: two textures, one other program
+    CHECK(stats.programBinds == 2);    // the textured groups share their program: adjacent
+    MYRIAD_CHECK_PIXEL(frame, pixelX(-0.5f, kSize), pixelY(0.0f, kSize), kRed);
+    // An sRGB texel of 128 is decoded to linear light and encoded back by the target: 128.
+    MYRIAD_CHECK_PIXEL(frame, pixelX(0.5f, kSize), pixelY(0.0f, kSize), Rgba{128, 0, 0, 255});
+}
