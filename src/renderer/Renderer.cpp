@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -85,15 +86,16 @@ void GLAD_API_PTR debugMessage(GLenum source, GLenum type, GLuint id, GLenum sev
 }
 
 /** How @p framebuffer's colour attachment 0 (or framebuffer 0's back, else front, left buffer)
- *  stores colour, asked of GL: two or three glGetNamedFramebufferAttachmentParameteriv (and
- *  a glCheckNamedFramebufferStatus for framebuffer 0). DSA queries: no binding changes. */
-TargetEncoding queryTargetEncoding(GLuint framebuffer) {
+ *  stores colour, asked of GL: two or three glGetNamedFramebufferAttachmentParameteriv. DSA
+ *  queries: no binding changes. @p defaultExists: framebuffer 0 exists (asked once by the
+ *  caller). */
+TargetEncoding queryTargetEncoding(GLuint framebuffer, bool defaultExists) {
     GLenum attachment = GL_COLOR_ATTACHMENT0;
     GLint objectType = GL_NONE;
     if (framebuffer == 0) {
         // EGL surfaceless or pbuffer-less contexts have no default framebuffer: nothing drawn
-        // there is kept, so there is nothing to encode.
-        if (glCheckNamedFramebufferStatus(0, GL_DRAW_FRAMEBUFFER) == GL_FRAMEBUFFER_UNDEFINED) {
+        // there is kept, so there is nothing to encode (and nothing is drawn, see render()).
+        if (!defaultExists) {
             return TargetEncoding::Float;
         }
         attachment = GL_BACK_LEFT;
@@ -145,6 +147,8 @@ struct Renderer::Impl {
     /** Each framebuffer name's encoding as queried (TargetEncoding::Query views), until
      *  forgetFramebuffer(). */
     std::unordered_map<std::uint32_t, TargetEncoding> targetEncodings;
+    std::optional<bool> defaultFramebufferExists;  // hasDefaultFramebuffer(), once asked
+    bool warnedNoDefaultFramebuffer = false;
     detail::ParticlePass particles{id, limits};  // particles and scatter (docs/particles.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
     detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
@@ -219,9 +223,20 @@ struct Renderer::Impl {
         }
         auto it = targetEncodings.find(view.framebuffer);
         if (it == targetEncodings.end()) {
-            it = targetEncodings.emplace(view.framebuffer, queryTargetEncoding(view.framebuffer)).first;
+            const bool defaultExists = view.framebuffer != 0 || hasDefaultFramebuffer();
+            it = targetEncodings.emplace(view.framebuffer, queryTargetEncoding(view.framebuffer, defaultExists)).first;
         }
         return it->second;
+    }
+
+    /** Whether the context has a framebuffer 0 (a window or pbuffer; an EGL surfaceless context
+     *  has none, GL_FRAMEBUFFER_UNDEFINED): one glCheckNamedFramebufferStatus, remembered until
+     *  forgetFramebuffer(0). */
+    bool hasDefaultFramebuffer() {
+        if (!defaultFramebufferExists) {
+            defaultFramebufferExists = glCheckNamedFramebufferStatus(0, GL_DRAW_FRAMEBUFFER) != GL_FRAMEBUFFER_UNDEFINED;
+        }
+        return *defaultFramebufferExists;
     }
 
     /** The switches a material and view decide (alpha mode, lighting, blending, depth-only,
@@ -705,6 +720,26 @@ struct Renderer::Impl {
                 view.targetEncoding = targetEncoding(view);
             }
         }
+        // A view into framebuffer 0 of a context that has none (EGL surfaceless) would clear and
+        // draw into an incomplete framebuffer, GL_INVALID_FRAMEBUFFER_OPERATION for every call
+        // (GL 4.5 section 9.4.4), and nothing drawn would be kept: it is skipped like a view
+        // with an empty viewport.
+        drawable = 0;
+        for (View& view : resolvedViews) {
+            if (view.viewport.width != 0 && view.viewport.height != 0 && view.framebuffer == 0 && !hasDefaultFramebuffer()) {
+                if (!warnedNoDefaultFramebuffer) {
+                    log(LogLevel::Warning, "gl::Renderer::render: a view draws into framebuffer 0, which this context "
+                                           "does not have (EGL surfaceless?): skipped; draw into an OffscreenTarget");
+                    warnedNoDefaultFramebuffer = true;
+                }
+                view.viewport.width = 0;
+                view.viewport.height = 0;
+            }
+            drawable += (view.viewport.width != 0 && view.viewport.height != 0) ? 1 : 0;
+        }
+        if (drawable == 0) {
+            return;
+        }
         const std::uint64_t waitsBefore = resources.stagingWaits();
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
@@ -884,7 +919,12 @@ std::optional<std::vector<std::uint32_t>> Renderer::readGpuCulledInstances(const
     return m_impl->gpuCulling.readBack(view, batch, lodLevel);
 }
 
-void Renderer::forgetFramebuffer(std::uint32_t framebuffer) noexcept { m_impl->targetEncodings.erase(framebuffer); }
+void Renderer::forgetFramebuffer(std::uint32_t framebuffer) noexcept {
+    m_impl->targetEncodings.erase(framebuffer);
+    if (framebuffer == 0) {
+        m_impl->defaultFramebufferExists.reset();
+    }
+}
 
 std::size_t Renderer::programCount() const noexcept { return m_impl->shaders.size(); }
 

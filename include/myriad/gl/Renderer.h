@@ -144,7 +144,10 @@ public:
     Renderer& operator=(const Renderer&) = delete;
 
     /** Draws @p scene for every view in @p views, in order, uploading each batch once.
-     *  A view with an empty viewport (a minimised window) draws nothing.
+     *  A view with an empty viewport (a minimised window) draws nothing, and so does a view into
+     *  framebuffer 0 of a context that has none (EGL surfaceless: GL_FRAMEBUFFER_UNDEFINED,
+     *  asked once), which every clear and draw would answer with GL_INVALID_FRAMEBUFFER_OPERATION;
+     *  a warning is logged the first time.
      *  With scene.light.shadow.enabled, the light's shadow views (one per cascade) are drawn
      *  first (counted in FrameStats::views; docs/shadows.md).
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
@@ -188,7 +191,8 @@ public:
      *  the next view into it asks GL again. Call it after attaching a different colour format
      *  to that framebuffer, or after deleting it (GL may give its name to the next one); the
      *  renderer cannot see either without a query every frame. A name never drawn is ignored.
-     *  Makes no GL call. */
+     *  For framebuffer 0 it also forgets whether the context has one (a window or pbuffer made
+     *  current since). Makes no GL call. */
     void forgetFramebuffer(std::uint32_t framebuffer) noexcept;
 
     /** Counters of the last render() call (all its views). */
