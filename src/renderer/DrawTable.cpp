@@ -191,7 +191,6 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
 
 void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
     StagingRing& ring = resources.ring();
-    m_rowsSent = 0;
     const std::size_t rowBytes = std::size_t{kRowTexels} * sizeof(glm::vec4);
     const std::size_t rows = m_rowFrame.size();
     if (rows > m_tableRows) {
@@ -227,7 +226,6 @@ void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
                       count * rowBytes);
             stats.bytesUploaded += count * rowBytes;
             ++stats.uploadRanges;
-            m_rowsSent += static_cast<std::uint32_t>(count);
             i = j;
         }
     }

@@ -114,9 +114,6 @@ public:
      *  sampler and face culling are the caller's to set (Renderer::Impl). */
     void draw(const TableGroup& group, FrameStats& stats) const;
 
-    /** Rows and commands sent last frame (tests and the bench). */
-    [[nodiscard]] std::uint32_t rowsSentLastFrame() const noexcept { return m_rowsSent; }
-
 private:
     struct GroupKey {
         std::uint32_t features = 0;
@@ -160,7 +157,6 @@ private:
     std::vector<std::uint64_t> m_rowFrame;         // per row: the frame it was last written
     std::vector<std::uint32_t> m_dirtyRows;        // rows changed this frame
     std::uint64_t m_frame = 0;
-    std::uint32_t m_rowsSent = 0;
     Buffer m_table;                 // the GPU table
     std::size_t m_tableRows = 0;    // rows m_table holds
     TextureHandle m_tableTexture;   // RGBA32F view of m_table

@@ -279,25 +279,13 @@ void GpuResources::endFrame() noexcept {
 void GpuResources::trim() {
     m_ring.shrink();  // a ring grown for a big first upload goes back to its starting size
     auto unused = [&](const auto& entry) { return entry.second.lastUsedFrame != m_frame; };
-    for (auto& [id, batch] : m_batches) {
-        if (batch.lastUsedFrame != m_frame) {
-            forgetBatch(batch);
-            releaseArena(batch);
-        }
-    }
-    for (auto& [id, slot] : m_nodeSlots) {
-        if (slot.lastUsedFrame != m_frame) {
-            releaseNodeSlot(slot);
-        }
-    }
-    for (auto& [id, copy] : m_meshes) {
-        if (copy.lastUsedFrame != m_frame) {
-            releaseMeshPlace(copy);
-        }
-    }
-    std::erase_if(m_batches, unused);
-    std::erase_if(m_nodeSlots, unused);
-    std::erase_if(m_meshes, unused);
+    auto unusedCopy = [&](const auto& copy) { return copy.lastUsedFrame != m_frame; };
+    eraseReleasing(m_batches, unusedCopy, [&](BatchGpu& batch) {
+        forgetBatch(batch);
+        releaseArena(batch);
+    });
+    eraseReleasing(m_nodeSlots, unusedCopy, [&](NodeSlotGpu& slot) { releaseNodeSlot(slot); });
+    eraseReleasing(m_meshes, unusedCopy, [&](MeshGpu& copy) { releaseMeshPlace(copy); });
     std::erase_if(m_textures, unused);
 }
 
@@ -455,14 +443,9 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         batch.streams[InstanceStreamId::Record] = StreamGpu{};
     }
     if (arenaWanted && !batch.inArena()) {
-        const std::uint32_t row = takeTableRow();
-        try {
-            batch.arenaFirst = placeRecords(arenaRows, row);
-        } catch (...) {
-            m_freeTableRows.push_back(row);
-            throw;
-        }
-        batch.tableRow = row;
+        const ArenaPlace place = placeInArena(arenaRows);
+        batch.arenaFirst = place.first;
+        batch.tableRow = place.tableRow;
         batch.arenaRows = arenaRows;
         batch.arena = &m_recordArena;
         batch.streams[InstanceStreamId::Record] = StreamGpu{};  // its own buffer goes; all is re-sent
@@ -476,24 +459,10 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
             uploadStreaming(node, batch);
             continue;
         }
-        if (s == InstanceStreamId::Record && batch.inArena()) {
-            StreamGpu& records = batch.streams[s];
-            if (records.cursor == stream.version()) {
-                continue;
-            }
-            const std::size_t rows = sendChangedRows(node, stream, records.cursor, records.cursor == 0,
-                                                     m_recordArena.records.id(),
-                                                     batch.arenaFirst * InstancedMeshNode::strideInBytes);
-            if (mode == UploadMode::Automatic) {
-                batch.denseUploads = rows * 2 >= node.count() && rows != 0 ? batch.denseUploads + 1 : 0;
-            }
-            records.cursor = stream.version();
-            records.capacity = stream.capacity();
-            stream.changes().acknowledge(m_consumer, stream.version());
-            continue;
-        }
         const std::uint64_t before = batch.streams[s].cursor;
-        const std::size_t rows = uploadStream(node, stream, batch.streams[s]);
+        const std::size_t rows = s == InstanceStreamId::Record && batch.inArena()
+                                     ? uploadToArena(node, stream, batch)
+                                     : uploadStream(node, stream, batch.streams[s]);
         if (s == InstanceStreamId::Record && mode == UploadMode::Automatic && before != batch.streams[s].cursor) {
             batch.denseUploads = rows * 2 >= node.count() && rows != 0 ? batch.denseUploads + 1 : 0;
         }
@@ -641,6 +610,18 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
     return sent;
 }
 
+std::size_t GpuResources::uploadToArena(const InstancedMeshNode& node, const InstanceStream& stream, BatchGpu& batch) {
+    StreamGpu& records = batch.streams[InstanceStreamId::Record];  // only its cursor: the place is the buffer
+    if (records.cursor == stream.version()) {
+        return 0;
+    }
+    const std::size_t sent = sendChangedRows(node, stream, records.cursor, records.cursor == 0, m_recordArena.records.id(),
+                                             batch.arenaFirst * InstancedMeshNode::strideInBytes);
+    records.cursor = stream.version();
+    stream.changes().acknowledge(m_consumer, stream.version());
+    return sent;
+}
+
 std::size_t GpuResources::sendChangedRows(const InstancedMeshNode& node, const InstanceStream& stream,
                                           std::uint64_t cursor, bool full, GLuint buffer, std::size_t baseOffset) {
     const InstanceStreamDesc& desc = stream.desc();
@@ -703,13 +684,23 @@ std::uint32_t GpuResources::takeTableRow() {
     return m_nextTableRow++;
 }
 
+GpuResources::ArenaPlace GpuResources::placeInArena(std::size_t rows) {
+    const std::uint32_t tableRow = takeTableRow();
+    try {
+        return {placeRecords(rows, tableRow), tableRow};
+    } catch (...) {
+        m_freeTableRows.push_back(tableRow);  // reserved by takeTableRow: no allocation
+        throw;
+    }
+}
+
 std::size_t GpuResources::placeRecords(std::size_t rows, std::uint32_t tableRow) {
     RecordArena& arena = m_recordArena;
     const std::size_t units = (rows + RecordArena::kUnit - 1) / RecordArena::kUnit;
     std::size_t unit = arena.slots.allocate(units);
     if (unit == RangeAllocator::npos) {
         // Full: twice the size (at least 256 units, 64 KiB of records), the old contents copied
-        // on the GPU; every reader re-attaches by the new serial.
+        // on the GPU; what still reads the old buffer is re-pointed below.
         const std::size_t capacity = grownCapacity(arena.slots.capacity(), units, 256);
         const std::size_t slots = capacity * RecordArena::kUnit;
         Buffer records = grownBuffer(arena.records, slots * InstancedMeshNode::strideInBytes,
@@ -753,15 +744,15 @@ std::size_t GpuResources::placeRecords(std::size_t rows, std::uint32_t tableRow)
     return first;
 }
 
-void GpuResources::releaseRecords(std::size_t first, std::size_t rows) noexcept {
+void GpuResources::releasePlace(std::size_t first, std::size_t rows, std::uint32_t tableRow) noexcept {
     const std::size_t units = (rows + RecordArena::kUnit - 1) / RecordArena::kUnit;
     m_recordArena.slots.release(first / RecordArena::kUnit, units);
+    m_freeTableRows.push_back(tableRow);  // reserved by takeTableRow: no allocation
 }
 
 void GpuResources::releaseArena(BatchGpu& batch) noexcept {
     if (batch.inArena()) {
-        releaseRecords(batch.arenaFirst, batch.arenaRows);
-        m_freeTableRows.push_back(batch.tableRow);  // reserved by takeTableRow: no allocation
+        releasePlace(batch.arenaFirst, batch.arenaRows, batch.tableRow);
         batch.arenaFirst = RangeAllocator::npos;
         batch.arenaRows = 0;
         batch.arena = nullptr;
@@ -770,8 +761,7 @@ void GpuResources::releaseArena(BatchGpu& batch) noexcept {
 
 void GpuResources::releaseNodeSlot(NodeSlotGpu& slot) noexcept {
     if (slot.arenaFirst != RangeAllocator::npos) {
-        releaseRecords(slot.arenaFirst, 1);
-        m_freeTableRows.push_back(slot.tableRow);
+        releasePlace(slot.arenaFirst, 1, slot.tableRow);
         slot.arenaFirst = RangeAllocator::npos;
     }
 }
@@ -792,16 +782,10 @@ NodeSlotGpu& GpuResources::nodeSlot(const MeshNode& node) {
     NodeSlotGpu& slot = it->second;
     m_used.nodeSlots += slot.lastUsedFrame != m_frame ? 1 : 0;
     slot.lastUsedFrame = m_frame;
-    if (slot.arenaFirst == RangeAllocator::npos || slot.alive.expired()) {
-        releaseNodeSlot(slot);
-        const std::uint32_t row = takeTableRow();
-        try {
-            slot.arenaFirst = placeRecords(1, row);
-        } catch (...) {
-            m_freeTableRows.push_back(row);
-            throw;
-        }
-        slot.tableRow = row;
+    if (slot.arenaFirst == RangeAllocator::npos) {  // first use (node ids are never reused)
+        const ArenaPlace place = placeInArena(1);
+        slot.arenaFirst = place.first;
+        slot.tableRow = place.tableRow;
         slot.alive = node.lifetime();
         const InstanceRecord identity{};  // the identity matrix, white: the node's row does the rest
         m_ring.copy(m_recordArena.records.id(), slot.arenaFirst * InstancedMeshNode::strideInBytes, &identity,

@@ -270,9 +270,6 @@ public:
     NodeSlotGpu& nodeSlot(const MeshNode& node);
     [[nodiscard]] const RecordArena& recordArena() const noexcept { return m_recordArena; }
     [[nodiscard]] const MeshArena& meshArena() const noexcept { return m_meshArena; }
-    /** Draw-table rows handed out so far plus one (rows are reused once freed): the table's
-     *  size in rows. */
-    [[nodiscard]] std::uint32_t tableRowsInUse() const noexcept { return m_nextTableRow; }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
     // particles and scatter (src/renderer/ParticlePass.cpp): their uploads share the one ring
@@ -290,11 +287,23 @@ private:
     void forgetBatch(BatchGpu& batch) noexcept;
     void releaseNodeSlot(NodeSlotGpu& slot) noexcept;
     void releaseMeshPlace(MeshGpu& mesh) noexcept;
+    /** A place in the record arena and a draw-table row: first record slot, row. */
+    struct ArenaPlace {
+        std::size_t first;
+        std::uint32_t tableRow;
+    };
+    /** A draw-table row and a place of @p rows record slots for it (placeRecords); on a throw,
+     *  neither is taken. */
+    ArenaPlace placeInArena(std::size_t rows);
     /** A region of @p rows record slots (rounded up to RecordArena::kUnit), the arena grown
      *  when full; its draw-id pairs (@p tableRow, 0..rows-1) written through the ring. */
     std::size_t placeRecords(std::size_t rows, std::uint32_t tableRow);
-    void releaseRecords(std::size_t first, std::size_t rows) noexcept;
+    /** Gives back a place of placeInArena() and its row. */
+    void releasePlace(std::size_t first, std::size_t rows, std::uint32_t tableRow) noexcept;
     std::uint32_t takeTableRow();
+    /** The record stream of a batch in the arena: the rows changed since its cursor, into its
+     *  place. @return rows sent. */
+    std::size_t uploadToArena(const InstancedMeshNode& node, const InstanceStream& stream, BatchGpu& batch);
     void releaseArena(BatchGpu& batch) noexcept;
     /** Sends the rows of @p stream changed since @p cursor (all with @p full), clipped to the
      *  drawn rows, into @p buffer from byte @p baseOffset. @return rows sent. */

@@ -4,6 +4,7 @@
 #include "support/GlCallLog.h"
 #include "support/GlTest.h"
 
+#include "gl/Bindings.h"  // kDrawRowTexels
 #include "renderer/RangeAllocator.h"
 
 #include "myriad/core/InstancedMeshNode.h"
@@ -21,7 +22,7 @@ using namespace myriad::test;
 
 namespace {
 constexpr std::uint32_t kSize = RenderFixture::kSize;
-constexpr std::size_t kRowBytes = 12 * 16;  // DrawTable::kRowTexels RGBA32F texels
+constexpr std::size_t kRowBytes = gl::detail::kDrawRowTexels * 16;  // a draw-table row
 } // namespace
 
 TEST_CASE("batches and mesh nodes of different meshes, materials and tints draw in one multi-draw call", "[table][pixels]") {
