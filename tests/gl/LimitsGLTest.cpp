@@ -269,3 +269,28 @@ TEST_CASE("the shadow map's mapSize is checked against GL_MAX_TEXTURE_SIZE as th
     scene.light.shadow.mapSize = 512;
     CHECK_NOTHROW(renderer.render(scene, orthoCamera(), kSize, kSize));
 }
+
+TEST_CASE("draws past the draw table's GL_MAX_TEXTURE_BUFFER_SIZE rows keep a call of their own", "[limits][table][pixels]") {
+    context();
+    // 24 texels: two rows of 12. The first two batches get rows 0 and 1 and share one
+    // multi-draw; the other two have rows past the table and are drawn one call each.
+    const LoweredLimits lowered(texelCeiling(24));
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.3f, 0.3f), "quad");
+    const float places[4] = {-0.6f, -0.2f, 0.2f, 0.6f};
+    for (int b = 0; b < 4; ++b) {
+        scene.root().emplace<InstancedMeshNode>(quad, unlit(glm::vec4(1, 0, 0, 1)), 1, "batch" + std::to_string(b))
+            .addInstance(at(places[b], 0.0f));
+    }
+    renderer.render(scene, orthoCamera(), target);
+    const gl::FrameStats& stats = renderer.lastFrameStats();
+    CHECK(stats.multiDrawCalls == 1);
+    CHECK(stats.drawCalls == 3);
+    CHECK(stats.drawCommands == 4);
+    const Image image = target.readPixels();
+    for (const float x : places) {
+        MYRIAD_CHECK_PIXEL(image, pixelX(x, kSize), pixelY(0.0f, kSize), kRed);
+    }
+}
