@@ -10,19 +10,33 @@
 #include <iterator>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
+
+#include <unistd.h>  // getpid
+
+namespace {
+
+/** A file name in the temporary folder of this process alone: ctest runs test cases as
+ *  processes in parallel, and two writing and removing one shared file raced (a case read
+ *  another's half-written JPEG). */
+std::string tempPath(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("myriad-" + std::to_string(getpid()) + "-" + name)).string();
+}
+
+} // namespace
 
 using namespace myriad;
 
 TEST_CASE("a texture file that is missing or corrupt throws ImportError naming it", "[image][errors]") {
-    const std::string missing = (std::filesystem::temp_directory_path() / "myriad-no-such.png").string();
+    const std::string missing = tempPath("no-such.png");
     try {
         (void)image::readImageFile(missing);
         FAIL("a missing file was read");
     } catch (const ImportError& e) {
         CHECK_THAT(e.what(), Catch::Contains(missing));
     }
-    const std::string corrupt = (std::filesystem::temp_directory_path() / "myriad-corrupt.png").string();
+    const std::string corrupt = tempPath("corrupt.png");
     {
         std::ofstream file(corrupt, std::ios::binary);
         file << "\x89PNG\r\n\x1a\n but then nothing a decoder wants";
@@ -38,7 +52,7 @@ TEST_CASE("images decode to RGBA8 and round-trip through PNG", "[image]") {
     image.height = 2;
     image.pixels = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255,
                     10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120};
-    const std::string path = (std::filesystem::temp_directory_path() / "myriad-roundtrip.png").string();
+    const std::string path = tempPath("roundtrip.png");
     image::writePng(image, path);
     const Image back = image::readImageFile(path);
     CHECK(back.width == 3);
@@ -63,7 +77,7 @@ TEST_CASE("writeJpeg writes a JPEG that decodes back to about the same colours",
         image.pixels[p * 4 + 2] = left ? 0 : 255;
         image.pixels[p * 4 + 3] = 255;
     }
-    const std::string path = (std::filesystem::temp_directory_path() / "myriad-roundtrip.jpg").string();
+    const std::string path = tempPath("roundtrip.jpg");
     image::writeJpeg(image, path, 95);
     std::vector<char> head(3);
     std::ifstream(path, std::ios::binary).read(head.data(), 3);
@@ -100,7 +114,7 @@ std::vector<char> redBlueJpeg() {
         image.pixels[p * 4 + 2] = left ? 0 : 255;
         image.pixels[p * 4 + 3] = 255;
     }
-    const std::string path = (std::filesystem::temp_directory_path() / "myriad-red-blue.jpg").string();
+    const std::string path = tempPath("red-blue.jpg");
     image::writeJpeg(image, path, 95);
     std::ifstream file(path, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -121,7 +135,7 @@ TEST_CASE("readImageSize reads width and height from a JPEG or PNG header", "[im
     png.width = 5;
     png.height = 3;
     png.pixels.assign(5 * 3 * 4, 128);
-    const std::string path = (std::filesystem::temp_directory_path() / "myriad-size.png").string();
+    const std::string path = tempPath("size.png");
     image::writePng(png, path);
     std::ifstream file(path, std::ios::binary);
     const std::vector<char> pngBytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
