@@ -759,13 +759,18 @@ int main(int argc, char** argv) {
     report.blank();
     report.line("## 3. Static batches: per-frame cost of N batches of 16 cubes, nothing changing (64x64)");
     report.blank();
-    report.line("| batches | instances | draw calls | myriad ms/frame | myriad us/batch | glDraw* ms | bytes uploaded/frame |");
-    report.line("|---:|---:|---:|---:|---:|---:|---:|");
+    report.line("| batches | per-instance culling | instances | draw calls | myriad ms/frame | myriad us/batch | cull ms | glDraw* ms | bytes uploaded/frame |");
+    report.line("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     gl::OffscreenTarget target(64, 64);
     double targetPerBatchUs = 0.0;
     std::uint32_t targetDrawCalls = 0;
     std::size_t targetPrograms = 0;
-    for (const std::size_t batches : {std::size_t{1}, std::size_t{100}, std::size_t{10000}}) {
+    // Off: culled as whole batches. Gpu: each batch's instances tested by a dispatch of its own,
+    // which counts the visible ones into the batch's command of the shared multi-draw.
+    const std::pair<std::size_t, InstanceCulling> rows[] = {
+        {1, InstanceCulling::Off},    {100, InstanceCulling::Off}, {10000, InstanceCulling::Off},
+        {100, InstanceCulling::Gpu},  {10000, InstanceCulling::Gpu}};
+    for (const auto& [batches, culling] : rows) {
         if (options.quick && batches > 100) {
             continue;
         }
@@ -777,12 +782,14 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i < kPerBatch; ++i) {
                 batch.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(b * kPerBatch + i, side)));
             }
+            batch.setInstanceCulling(culling);
         }
         const PhaseTimes t = runFrames(renderer, scene, gridCamera(side), target, batches >= 10000 ? 3 : 7, {}, {});
         const double perBatch = 1000.0 * t.myriad / static_cast<double>(batches);
-        report.line("| %zu | %zu | %u | %.3f | %.2f | %.3f | %llu |", batches, batches * kPerBatch, t.drawCalls,
-                    t.myriad, perBatch, t.draw, static_cast<unsigned long long>(t.bytesUploaded));
-        if (batches == 10000) {
+        report.line("| %zu | %s | %zu | %u | %.3f | %.2f | %.3f | %.3f | %llu |", batches,
+                    culling == InstanceCulling::Gpu ? "GPU" : "off", batches * kPerBatch, t.drawCalls, t.myriad,
+                    perBatch, t.cull, t.draw, static_cast<unsigned long long>(t.bytesUploaded));
+        if (batches == 10000 && culling == InstanceCulling::Off) {
             // Issue 19's targets for the table-driven draw path: <= 1 us of myriad's CPU per
             // static batch, and no more draw calls than the program variants they use (one
             // multi-draw per variant group, renderer/DrawTable.h).

@@ -13,6 +13,12 @@
 // instance from its world distance to the eye, with the hysteresis of selectLodLevel()
 // (src/core/Lod.cpp) against the level it drew last frame in this view (binding 5), and writes
 // it into that level's slot; past the last switch distance it is not drawn.
+//
+// The table-driven path (src/renderer/DrawTable.h; u_pairRow >= 0): a batch drawn in one
+// multi-draw call with others. Its command is command u_commandFirst of the table's shared
+// buffer, and a visible instance writes the pair (u_pairRow, record index) from pair
+// u_listFirst of the table's shared pair buffer, which the draw reads as a divisor-1 attribute
+// selected by the command's base instance (no LOD chain, one primitive).
 layout(local_size_x = 256) in;
 
 // GL's DrawElementsIndirectCommand, 20 bytes, tightly packed (std430: stride 20).
@@ -30,6 +36,7 @@ layout(std430, binding = MYRIAD_BINDING_CULL_RECORDS) readonly buffer MyriadCull
 // Per-instance morph weights (MYRIAD_MAX_MORPH_TARGETS floats a row), read only when
 // u_ownWeights is set; a first weight of -1e30 means "the node's weights".
 layout(std430, binding = MYRIAD_BINDING_CULL_MORPH_WEIGHTS) readonly buffer MyriadCullWeights { float weights[]; };
+// The visible-index list, or (table path) uvec2 pairs as two uints each.
 layout(std430, binding = MYRIAD_BINDING_CULL_VISIBLE) writeonly buffer MyriadCullVisible { uint visibleIndices[]; };
 layout(std430, binding = MYRIAD_BINDING_CULL_COMMANDS) buffer MyriadCullCommands { DrawCommand commands[]; };
 // Per record, the LOD level drawn last frame in this (view, batch) (0xFF: none yet), read and
@@ -61,6 +68,9 @@ uniform float u_lodUpper[8];
 uniform mat3 u_lodLinear;         // the node's world 3x3
 uniform vec3 u_lodOriginFromEye;  // the node's world translation minus the eye
 uniform uint u_listCapacity;      // entries per level slot of the list
+uniform uint u_commandFirst;      // the batch's first command in the bound command buffer
+uniform int u_pairRow;            // >= 0: the table path, the batch's draw-table row
+uniform uint u_listFirst;         // the table path: the batch's first pair
 
 // Per work group: each invocation's visible flag, then their inclusive prefix sum; the group's
 // first place in the list. With LOD: per level, the group's count and first place.
@@ -107,7 +117,7 @@ void compactByLevel(uint index, bool visible, vec3 centre) {
     groupBarrier();
     if (lane < u_lodLevelCount) {
         uint total = s_levelCount[lane];
-        s_levelBase[lane] = total != 0u ? atomicAdd(commands[lane * u_primitiveCount].instanceCount, total) : 0u;
+        s_levelBase[lane] = total != 0u ? atomicAdd(commands[u_commandFirst + lane * u_primitiveCount].instanceCount, total) : 0u;
     }
     groupBarrier();
     if (drawn) {
@@ -196,15 +206,21 @@ void main() {
         if (total != 0u) {
             // Every primitive's command counts the group's instances; the first one's old
             // count is the group's place.
-            base = atomicAdd(commands[0].instanceCount, total);
+            base = atomicAdd(commands[u_commandFirst].instanceCount, total);
             for (uint p = 1u; p < u_primitiveCount; ++p) {
-                atomicAdd(commands[p].instanceCount, total);
+                atomicAdd(commands[u_commandFirst + p].instanceCount, total);
             }
         }
         s_base = base;
     }
     groupBarrier();
     if (visible) {
-        visibleIndices[s_base + s_prefix[lane] - 1u] = index;
+        uint place = s_base + s_prefix[lane] - 1u;
+        if (u_pairRow >= 0) {
+            visibleIndices[2u * (u_listFirst + place)] = uint(u_pairRow);
+            visibleIndices[2u * (u_listFirst + place) + 1u] = index;
+        } else {
+            visibleIndices[place] = index;
+        }
     }
 }

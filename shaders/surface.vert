@@ -9,7 +9,8 @@
 //   MYRIAD_DEPTH_ONLY              depth-only view
 //   MYRIAD_TABLED                  the table-driven path (src/renderer/DrawTable.h): the draw's
 //                                  constants come from its row of the draw table, found through
-//                                  a_draw (declared with the streams), not from uniforms
+//                                  a_draw (declared with the streams), not from uniforms; with
+//                                  MYRIAD_INDEXED, a GPU-culled batch's pairs and records
 // The per-instance stream declarations are generated from each stream's InstanceStreamDesc
 // (one declaration drives the GL binding and the GLSL): the record stream arrives as
 // myriad_record_0..3 (divisor-1 attributes: three rows of the node-from-instance matrix, then
@@ -27,8 +28,8 @@ uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at 
 // float, the tint, the material's base colour, (alpha cutoff, textured, material index, 0), then
 // the four lanes. a_draw = (row, instance index), one pair per record slot, so every command of
 // a multi-draw finds its row through its base instance, with no gl_DrawID or gl_BaseInstance
-// (ARB_shader_draw_parameters is not core in GL 4.5).
-layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;
+// (ARB_shader_draw_parameters is not core in GL 4.5). u_drawTable and a_draw are declared with
+// the streams (ShaderLibrary::streamDeclarations), which read the table too when GPU-culled.
 uniform vec3 u_eyeHigh;  // the eye as two floats, high + low: the translation is made
 uniform vec3 u_eyeLow;   // camera-relative from both halves, near double precision
 vec4 myriad_drawRow(int texel) {

@@ -31,11 +31,17 @@ GLenum cullFaceOf(const DrawItem& item, std::uint32_t features) {
     return mirrored ? GL_FRONT : GL_BACK;
 }
 
+/** Whether @p item may be drawn from the shared buffers, going by the node alone: nothing of
+ *  its own to bind (a GPU-culled batch's list is the table's too; a CPU list is not). */
+bool tableableNode(const DrawItem& item) {
+    return item.visible == nullptr && item.lodLevel == kNoLodLevel && item.node->primitiveCount() == 1 &&
+           drawnMesh(item)->morphTargetCount() == 0;
+}
+
 /** Whether @p item can be drawn from the shared buffers: nothing of its own to bind. A batch's
  *  copy is put in @p batchGpu. */
 bool tableable(const DrawItem& item, const GpuResources& resources, const BatchGpu*& batchGpu) {
-    if (item.visible != nullptr || item.gpuCulled != nullptr || item.lodLevel != kNoLodLevel ||
-        item.node->primitiveCount() != 1 || drawnMesh(item)->morphTargetCount() != 0) {
+    if (!tableableNode(item)) {
         return false;
     }
     if (!item.instanced) {
@@ -68,13 +74,24 @@ void DrawTable::beginFrame(std::size_t passes) {
     for (PassTable& pass : m_passes) {
         pass.groups.clear();
         pass.rest.clear();
+        pass.culled.clear();
     }
     m_commands.clear();
     m_dirtyRows.clear();
+    m_culledLists.clear();
+    m_pairs = 0;
+}
+
+void DrawTable::place(const ViewPass& pass, GpuResources& resources) {
+    for (const DrawItem& item : pass.opaque()) {
+        if (!item.instanced && tableableNode(item)) {
+            (void)resources.nodeSlot(*item.node);  // may grow the record arena
+        }
+    }
 }
 
 void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material& material,
-                         std::uint32_t materialIndex, bool textured, bool instanced) {
+                         std::uint32_t materialIndex, bool textured, bool instanced, std::size_t firstSlot) {
     if (m_rowFrame.size() <= row) {
         m_rowFrame.resize(row + 1, 0);
         m_rows.resize((row + 1) * std::size_t{kRowTexels}, glm::vec4(0.0f));
@@ -100,6 +117,8 @@ void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material
         const std::array<glm::vec4, 4>& lanes = node.shaderDataLanes();
         std::copy(lanes.begin(), lanes.end(), texels.begin() + 7);
     }
+    const auto first = static_cast<std::uint32_t>(firstSlot);  // the arena has at most 2^32 slots: see build()
+    std::memcpy(&texels[11].x, &first, sizeof(first));
     glm::vec4* stored = m_rows.data() + std::size_t{row} * kRowTexels;
     if (firstWrite || std::memcmp(stored, texels.data(), sizeof(texels)) != 0) {
         std::memcpy(stored, texels.data(), sizeof(texels));
@@ -113,6 +132,14 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
     m_groupOf.clear();
     m_entries.clear();
     const std::size_t maxRows = static_cast<std::size_t>(m_limits.maxTextureBufferTexels) / kRowTexels;
+    // GPU-culled draws read the whole record arena as one buffer texture (4 texels a record;
+    // place() has given it its size for the frame) and are written as storage blocks: the pair
+    // buffer (8 bytes a pair) and the command buffer (20 bytes a command). Past a limit they
+    // keep their own indirect draw.
+    const auto maxTexels = static_cast<std::uint64_t>(m_limits.maxTextureBufferTexels);
+    const auto maxBlock = static_cast<std::uint64_t>(m_limits.maxShaderStorageBlockBytes);
+    const bool arenaViewable = resources.recordArena().records.sizeBytes() / 16 <= maxTexels;
+    std::size_t commands = m_commands.size();  // all passes so far, then this pass's entries
     for (const DrawItem& item : pass.opaque()) {
         const BatchGpu* batch = nullptr;
         if (!tableable(item, resources, batch)) {
@@ -134,6 +161,12 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
             table.rest.push_back(&item);  // past what the table's buffer texture can index
             continue;
         }
+        if (item.gpuCulled != nullptr &&
+            (!arenaViewable || (m_pairs + item.instanceCount) * 2 * sizeof(std::uint32_t) > maxBlock ||
+             (commands + 1) * sizeof(DrawElementsIndirectCommand) > maxBlock)) {
+            table.rest.push_back(&item);
+            continue;
+        }
         const Material& material = node.primitiveMaterial(item.primitive);
         const std::uint32_t features = featuresOf(item) | kTabled | kInstanced;
         const Texture2D* texture = resources.texture(material);
@@ -148,15 +181,31 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         TableGroup& group = table.groups[found->second];
         const MeshGeometry& geometry = *drawnMesh(item);
         const MeshArenaPlace& place = resources.meshInArena(drawnMesh(item)).arena;
-        writeRow(row, node, material, materials.indexOf(material), texture != nullptr, item.instanced);
-        m_entries.push_back({found->second,
-                             {static_cast<std::uint32_t>(place.indexCount), item.instanceCount,
-                              static_cast<std::uint32_t>(place.firstIndex), static_cast<std::int32_t>(place.baseVertex),
-                              static_cast<std::uint32_t>(firstSlot + item.firstInstance)}});
+        writeRow(row, node, material, materials.indexOf(material), texture != nullptr, item.instanced, firstSlot);
+        const std::uint64_t triangles = geometry.triangleCount();
+        if (item.gpuCulled != nullptr) {
+            // Instance count 0 in the template: the dispatch counts the visible ones into it.
+            // Base instance: the pass's region of the pair buffer, tested instances long.
+            m_entries.push_back({found->second,
+                                 {static_cast<std::uint32_t>(place.indexCount), 0,
+                                  static_cast<std::uint32_t>(place.firstIndex),
+                                  static_cast<std::int32_t>(place.baseVertex), static_cast<std::uint32_t>(m_pairs)},
+                                 item.gpuCulled, triangles});
+            item.gpuCulled->table = {.active = true, .row = row, .pairFirst = static_cast<std::uint32_t>(m_pairs)};
+            m_pairs += item.instanceCount;
+        } else {
+            m_entries.push_back({found->second,
+                                 {static_cast<std::uint32_t>(place.indexCount), item.instanceCount,
+                                  static_cast<std::uint32_t>(place.firstIndex),
+                                  static_cast<std::int32_t>(place.baseVertex),
+                                  static_cast<std::uint32_t>(firstSlot + item.firstInstance)},
+                                 nullptr, triangles});
+        }
+        ++commands;
         ++group.commandCount;
         (item.instanced ? group.batches : group.meshNodes) += 1;
         group.instances += item.instanceCount;
-        group.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
+        group.triangles += triangles * item.instanceCount;
     }
     // Groups of one program next to each other (fewer program changes; otherwise in the order
     // they first appeared), then each group's commands together in the order their draws came
@@ -185,7 +234,14 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
     table.groups.swap(m_sortedGroups);
     m_commands.resize(first);
     for (const Entry& entry : m_entries) {
-        m_commands[m_groupFill[entry.group]++] = entry.command;
+        const std::uint32_t command = m_groupFill[entry.group]++;
+        m_commands[command] = entry.command;
+        if (entry.culled != nullptr) {
+            entry.culled->table.command = command;
+            m_culledLists.push_back(entry.culled);
+            table.culled.push_back({command, entry.triangles, static_cast<std::uint32_t>(entry.culled->range.end -
+                                                                                          entry.culled->range.begin)});
+        }
     }
 }
 
@@ -233,6 +289,7 @@ void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
         return;
     }
     const std::size_t commandBytes = m_commands.size() * sizeof(DrawElementsIndirectCommand);
+    const bool culled = !m_culledLists.empty();
     if (m_commands.size() > m_commandCapacity) {
         std::size_t capacity = std::max<std::size_t>(m_commandCapacity, 1024);
         while (capacity < m_commands.size()) {
@@ -240,16 +297,50 @@ void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
         }
         m_commandBuffer = Buffer({.sizeBytes = capacity * sizeof(DrawElementsIndirectCommand),
                                   .label = "myriad/Renderer.draw-commands"});
+        m_commandTemplate = Buffer{};
         m_commandCapacity = capacity;
         m_sentCommands.clear();
     }
+    if (culled && m_commandTemplate.id() == 0) {
+        m_commandTemplate = Buffer({.sizeBytes = m_commandCapacity * sizeof(DrawElementsIndirectCommand),
+                                    .label = "myriad/Renderer.draw-commands-template"});
+        m_sentCommands.clear();
+    }
+    if (culled != m_sentToTemplate) {
+        m_sentCommands.clear();  // m_sentCommands described the other buffer
+        m_sentToTemplate = culled;
+    }
     // The same commands as the buffer holds (a still camera over a still scene): nothing to send.
+    const GLuint target = culled ? m_commandTemplate.id() : m_commandBuffer.id();
     if (m_sentCommands.size() != m_commands.size() ||
         std::memcmp(m_sentCommands.data(), m_commands.data(), commandBytes) != 0) {
-        ring.copy(m_commandBuffer.id(), 0, m_commands.data(), commandBytes);
+        ring.copy(target, 0, m_commands.data(), commandBytes);
         stats.bytesUploaded += commandBytes;
         ++stats.uploadRanges;
         m_sentCommands = m_commands;
+    }
+    if (!culled) {
+        return;
+    }
+    // The live commands from the template: the culled instance counts back to 0 for this
+    // frame's atomics. The last frame's dispatches wrote them; their barrier carried
+    // GL_BUFFER_UPDATE_BARRIER_BIT, so this copy waits for those writes, and GL orders a copy
+    // before the shader accesses issued after it.
+    glCopyNamedBufferSubData(m_commandTemplate.id(), m_commandBuffer.id(), 0, 0, static_cast<GLsizeiptr>(commandBytes));
+    if (m_pairs > m_pairCapacity) {
+        // Written whole by this frame's dispatches before any draw reads it: nothing to keep.
+        std::size_t capacity = std::max<std::size_t>(m_pairCapacity, 4096);
+        while (capacity < m_pairs) {
+            capacity *= 2;
+        }
+        capacity = std::min(capacity, std::max<std::size_t>(m_pairs, static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / 8));
+        m_pairBuffer = Buffer({.sizeBytes = capacity * 2 * sizeof(std::uint32_t),
+                               .label = "myriad/Renderer.draw-table-culled-pairs"});
+        m_pairCapacity = capacity;
+    }
+    for (GpuCullList* list : m_culledLists) {
+        list->table.commandBuffer = m_commandBuffer.id();
+        list->table.pairBuffer = m_pairBuffer.id();
     }
 }
 
@@ -274,11 +365,49 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
         m_recordSerial = records.serial;
     }
     glBindVertexArray(m_vertexArray.id());
+    m_culledBound = false;
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m_commandBuffer.id());
     glBindTextureUnit(kDrawTableUnit, m_tableTexture.id());
+    if (m_culledLists.empty()) {
+        return;
+    }
+    // GPU-culled groups: their vertex array (the mesh arena, the pairs as the divisor-1
+    // attribute, no record attributes: the kIndexed variant fetches them) and the record arena
+    // as one buffer texture.
+    if (m_culledVertexArray.id() == 0) {
+        VertexLayoutDesc layout = meshVertexLayout("myriad/Renderer.draw-table-culled-vertex-array");
+        layout.bindings.push_back({kDrawIdBinding, 2 * sizeof(std::uint32_t), 1});
+        layout.attributes.push_back({kDrawIdLocation, AttributeFormat::UInt2, 0, kDrawIdBinding});
+        m_culledVertexArray = VertexArray(layout);
+    }
+    if (m_culledMeshSerial != meshes.serial) {
+        m_culledVertexArray.setVertexBuffer(kVertexBinding, meshes.vertices);
+        m_culledVertexArray.setIndexBuffer(meshes.indices, IndexType::UInt32,
+                                           static_cast<std::uint32_t>(meshes.vertexSlots.capacity() - 1));
+        m_culledMeshSerial = meshes.serial;
+    }
+    if (m_culledPairBuffer != m_pairBuffer.id()) {
+        m_culledVertexArray.setVertexBuffer(kDrawIdBinding, m_pairBuffer);
+        m_culledPairBuffer = m_pairBuffer.id();
+    }
+    if (m_recordTexture.id() == 0) {
+        m_recordTexture = TextureHandle(GL_TEXTURE_BUFFER);
+        setLabel(GL_TEXTURE, m_recordTexture.id(), "myriad/Renderer.record-arena-texture");
+    }
+    if (m_recordTextureSerial != records.serial) {
+        glTextureBuffer(m_recordTexture.id(), GL_RGBA32F, records.records.id());
+        m_recordTextureSerial = records.serial;
+    }
+    glBindTextureUnit(kIndexedRecordUnit, m_recordTexture.id());
 }
 
-void DrawTable::draw(const TableGroup& group, FrameStats& stats) const {
+void DrawTable::draw(const TableGroup& group, FrameStats& stats) {
+    const bool culled = (group.features & kIndexed) != 0;
+    if (culled != m_culledBound) {
+        glBindVertexArray(culled ? m_culledVertexArray.id() : m_vertexArray.id());
+        m_culledBound = culled;
+        ++stats.vertexArrayBinds;
+    }
     glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
                                 reinterpret_cast<const void*>(std::uintptr_t{group.firstCommand} *
                                                               sizeof(DrawElementsIndirectCommand)),

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to myriad_gl: the table-driven draw path (issue 19, section 3). Opaque and shadow
 // draws that need nothing of their own bound (no morph targets, no lanes or morph-weight
-// streams, no visible-index list, one primitive) are drawn from shared buffers: their meshes in
+// streams, no CPU visible-index list, no LOD chain, one primitive) are drawn from shared buffers: their meshes in
 // one vertex and one index buffer (MeshArena), their records in one record buffer
 // (RecordArena), their per-draw constants as one row each in one draw table (a buffer texture
 // read by the vertex stage), and every group of them that shares a program variant, texture,
@@ -14,6 +14,16 @@
 // command's base instance is its first record slot, so it selects its first record and its
 // first pair alike (GL 4.5 section 10.5: element floor(instance / divisor) + baseinstance).
 //
+// A batch culled on the GPU (InstanceCulling::Gpu) is drawn the same way: its cull dispatch
+// (GpuCulling, GpuCullList::table) writes the (row, instance) pair of each visible instance into
+// a region of a shared pair buffer and counts them into the batch's command in the shared
+// command buffer, whose base instance is that region's first pair. Its group's variant
+// (kTabled | kIndexed) reads the pairs as the divisor-1 attribute, from a second vertex array,
+// and the records from a buffer-texture view of the whole record arena at the row's first
+// record slot plus the pair's instance. The CPU sends the commands into a template buffer (only
+// when they change); each frame the GPU copies the template over the live commands, which
+// resets the culled instance counts to 0 before the dispatches count into them.
+//
 // A row (kRowTexels texels of four 32-bit floats, 192 bytes), viewed as RGBA32UI and turned back
 // into floats with uintBitsToFloat, so every bit arrives as written (a float format may flush
 // denormals, and lanes promise exact bits), written only when it changes (compared with the
@@ -24,7 +34,7 @@
 //   5    the material's base colour factor
 //   6    (alpha cutoff, 1 if textured else 0, material index, 0)
 //   7-10 the four lanes (a MeshNode's shader data; zeros for a batch)
-//   11   unused (0)
+//   11   (the draw's first record slot in the record arena, as uint bits; 0, 0, 0)
 // The vertex stage makes the translation camera-relative as (high - eye high) + (low - eye
 // low), near double precision, the way "relative to eye" rendering does it (Cozzi and Ring,
 // 3D Engine Design for Virtual Globes, 2011, section 5.4), so a row does not depend on the view.
@@ -79,6 +89,14 @@ struct TableGroup {
     std::uint64_t triangles = 0;
 };
 
+/** A command whose instance count the GPU writes (a batch culled on the GPU), for
+ *  RendererDesc::gpuCullingCounts. */
+struct CulledCommand {
+    std::uint32_t command = 0;     ///< into the frame's command buffer
+    std::uint64_t triangles = 0;   ///< per instance
+    std::uint32_t upperBound = 0;  ///< the instances tested (FrameStats::instances counts these)
+};
+
 class DrawTable {
 public:
     static constexpr std::uint32_t kRowTexels = kDrawRowTexels;
@@ -92,27 +110,44 @@ public:
     using FeaturesOf = std::function<std::uint32_t(const DrawItem&)>;
 
     void beginFrame(std::size_t passes);
+    /** Places the MeshNodes and meshes of pass @p passIndex's opaque draws that may be tabled in
+     *  the arenas. For every pass before any build(): the record arena then has its size for
+     *  the frame, which build() checks against GL_MAX_TEXTURE_BUFFER_SIZE for GPU-culled draws.
+     *  @throws what GpuResources throws for a placement (bad_alloc, GlError). */
+    void place(const ViewPass& pass, GpuResources& resources);
     /** Sorts pass @p passIndex's opaque draws into groups (tabled) and the rest (rest(), in
      *  their order), requests each group's program from @p shaders (without waiting), places
      *  meshes and MeshNodes in the arenas and writes changed rows into the CPU table. After
-     *  GpuResources::batch() for every batch of the pass (it decides which live in the arena).
+     *  GpuResources::batch() for every batch of the pass (it decides which live in the arena)
+     *  and place() for every pass. A GPU-culled batch drawn here has its GpuCullList::table set
+     *  (its command, pair region and row; the buffers follow in upload()).
      *  @throws what GpuResources throws for a placement (bad_alloc, GlError). */
     void build(std::size_t passIndex, const ViewPass& pass, GpuResources& resources, const MaterialTable& materials,
                ShaderLibrary& shaders, const FeaturesOf& featuresOf);
     /** Sends the rows changed this frame and the frame's commands (unless equal to the last
-     *  frame's) through the staging ring; the table grows first when it has more rows. */
+     *  frame's) through the staging ring; the table grows first when it has more rows. With
+     *  GPU-culled draws the commands go to the template, copied over the live commands on the
+     *  GPU (after the last frame's cull barrier, which has GL_BUFFER_UPDATE_BARRIER_BIT), and the
+     *  pair buffer is sized; before GpuCulling::dispatch(). */
     void upload(GpuResources& resources, FrameStats& stats);
 
     [[nodiscard]] std::span<const TableGroup> groups(std::size_t pass) const noexcept { return m_passes[pass].groups; }
     [[nodiscard]] std::span<const DrawItem* const> rest(std::size_t pass) const noexcept { return m_passes[pass].rest; }
+    /** Pass @p pass's commands counted on the GPU. */
+    [[nodiscard]] std::span<const CulledCommand> culledCommands(std::size_t pass) const noexcept {
+        return m_passes[pass].culled;
+    }
+    /** The buffer the commands are drawn from (GpuCullingCounts reads culled counts there). */
+    [[nodiscard]] GLuint commandBuffer() const noexcept { return m_commandBuffer.id(); }
 
     /** Binds what every group draws from: the shared vertex array (re-attached if an arena grew),
      *  the command buffer as GL_DRAW_INDIRECT_BUFFER and the table on kDrawTableUnit. Once per
      *  pass before its groups (other draws of the pass rebind the indirect buffer). */
     void bindForDraws(const GpuResources& resources);
     /** @p group's one glMultiDrawElementsIndirect, counted into @p stats. Its program, texture,
-     *  sampler and face culling are the caller's to set (Renderer::Impl). */
-    void draw(const TableGroup& group, FrameStats& stats) const;
+     *  sampler and face culling are the caller's to set (Renderer::Impl); a GPU-culled group
+     *  (kIndexed) switches to the culled vertex array and back, counted as vertex-array binds. */
+    void draw(const TableGroup& group, FrameStats& stats);
 
 private:
     struct GroupKey {
@@ -135,14 +170,17 @@ private:
     struct PassTable {
         std::vector<TableGroup> groups;
         std::vector<const DrawItem*> rest;
+        std::vector<CulledCommand> culled;
     };
     struct Entry {
         std::uint32_t group;
         DrawElementsIndirectCommand command;
+        GpuCullList* culled = nullptr;  ///< GPU-culled: its list, told where its command went
+        std::uint64_t triangles = 0;
     };
     /** Row @p row's texels for this frame, into the CPU table; noted dirty when they changed. */
     void writeRow(std::uint32_t row, const MeshNode& node, const Material& material, std::uint32_t materialIndex,
-                  bool textured, bool instanced);
+                  bool textured, bool instanced, std::size_t firstSlot);
 
     const GlLimits& m_limits;
     std::vector<PassTable> m_passes;
@@ -160,11 +198,24 @@ private:
     Buffer m_table;                 // the GPU table
     std::size_t m_tableRows = 0;    // rows m_table holds
     TextureHandle m_tableTexture;   // RGBA32F view of m_table
-    Buffer m_commandBuffer;
+    Buffer m_commandBuffer;         // what the draws read (and GPU culling counts into)
+    Buffer m_commandTemplate;       // with GPU-culled draws: what the CPU sends, copied over it
     std::size_t m_commandCapacity = 0;
+    bool m_sentToTemplate = false;  // which of the two m_sentCommands describes
     VertexArray m_vertexArray;      // the arenas: vertices, indices, records, (row, instance) pairs
     std::uint64_t m_meshSerial = ~0ull;
     std::uint64_t m_recordSerial = ~0ull;
+    // GPU-culled draws:
+    std::vector<GpuCullList*> m_culledLists;  // this frame's, told the buffers in upload()
+    std::size_t m_pairs = 0;                  // pairs this frame, all passes
+    Buffer m_pairBuffer;                      // written by the cull dispatches only
+    std::size_t m_pairCapacity = 0;
+    VertexArray m_culledVertexArray;          // vertices, indices, pairs from m_pairBuffer
+    std::uint64_t m_culledMeshSerial = ~0ull;
+    GLuint m_culledPairBuffer = 0;
+    TextureHandle m_recordTexture;            // RGBA32F view of the whole record arena
+    std::uint64_t m_recordTextureSerial = ~0ull;
+    bool m_culledBound = false;               // the culled vertex array is bound (draw())
 };
 
 } // namespace myriad::gl::detail

@@ -61,6 +61,7 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     list.range = batch.drawnInstances();
     list.originFromEye = glm::vec3(batch.worldTranslation() - camera.lodEye);  // as LodSelection::split()
     list.lodLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
+    list.table = {};  // DrawTable::build takes it over again if it still draws the batch
     m_queued.push_back(&list);
     const std::size_t tested = list.range.end - list.range.begin;
     if (list.capacity < tested || list.capacity == 0) {
@@ -113,6 +114,9 @@ void GpuCulling::ensureProgram() {
         .lodLinear = p.uniformLocation("u_lodLinear"),
         .lodOriginFromEye = p.uniformLocation("u_lodOriginFromEye"),
         .listCapacity = p.uniformLocation("u_listCapacity"),
+        .commandFirst = p.uniformLocation("u_commandFirst"),
+        .pairRow = p.uniformLocation("u_pairRow"),
+        .listFirst = p.uniformLocation("u_listFirst"),
     };
 }
 
@@ -136,13 +140,18 @@ void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const
     }
     const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
     const std::uint64_t listTexels = std::uint64_t{slots} * list.capacity;
-    if (listTexels > static_cast<std::uint64_t>(m_limits.maxTextureBufferTexels)) {
+    if (list.table.active) {
+        // No list of its own: DrawTable::build kept the shared pair and command buffers under
+        // the storage-block limit, and the batch's records are one arena place.
+    } else if (listTexels > static_cast<std::uint64_t>(m_limits.maxTextureBufferTexels)) {
         requireTextureBufferTexels(m_limits, listTexels, batch,
                                    "GPU visible-index list (" + std::to_string(slots) + " LOD slot(s) of " +
                                        std::to_string(list.capacity) + ")",
                                    advice);
     }
-    requireStorageBlockBytes(m_limits, listTexels * sizeof(std::uint32_t), batch, "GPU visible-index list", advice);
+    if (!list.table.active) {
+        requireStorageBlockBytes(m_limits, listTexels * sizeof(std::uint32_t), batch, "GPU visible-index list", advice);
+    }
     if (list.lodLevels != 0) {
         requireStorageBlockBytes(m_limits, std::uint64_t{list.range.end} * sizeof(std::uint32_t), batch,
                                  "held LOD levels (one uint per record)", advice);
@@ -177,9 +186,11 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
     // frame's drawing may overwrite a list still being read.
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     // After the dispatches, also when one throws: the draws read what they wrote (the lists by
-    // texel fetch, the commands as indirect parameters); both are storage the next frame's
+    // texel fetch, the table path's (row, instance) pairs as vertex attributes, the commands
+    // as indirect parameters); all are storage the next frame's
     // dispatches touch again; and the CPU reaches the same buffers next (the next frame's
-    // glNamedBufferSubData reset of the commands, the LOD copy's glCopyNamedBufferSubData,
+    // glNamedBufferSubData reset of the commands, the table path's glCopyNamedBufferSubData
+    // reset of its shared commands, the LOD copy's glCopyNamedBufferSubData,
     // readBack()'s glGetNamedBufferSubData), which sees shader writes only after
     // GL_BUFFER_UPDATE_BARRIER_BIT (OpenGL 4.5, "Shader Memory Access Synchronization"). One barrier for all of them.
     struct Barrier {
@@ -187,7 +198,7 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
         ~Barrier() {
             if (dispatched) {
                 glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
-                                GL_BUFFER_UPDATE_BARRIER_BIT);
+                                GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
             }
         }
     } barrier;
@@ -206,6 +217,10 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
 void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) {
     const InstancedMeshNode& batch = *list.node;
     const std::size_t tested = list.range.end - list.range.begin;
+    if (list.table.active) {
+        runTabled(list, gpu);
+        return;
+    }
     allocate(list, batch);
     const std::size_t primitives = list.primitives;
     // The commands are rewritten whole every frame (20 bytes a primitive and slot): the counts
@@ -225,6 +240,52 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     if (tested == 0 || records.buffer == 0) {
         return;  // nothing drawn (instance counts stay 0), validly
     }
+    setTestUniforms(list, gpu);
+    const Program& p = m_program;
+    const Uniforms& u = m_uniforms;
+    glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
+    glProgramUniform1ui(p.id(), u.commandFirst, 0);
+    glProgramUniform1i(p.id(), u.pairRow, -1);
+    glProgramUniform1ui(p.id(), u.listFirst, 0);
+    setLodUniforms(list);
+    if (list.lodLevels != 0) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullLodLevelsBinding, list.heldLevels.id());
+    }
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, records.buffer,
+                      static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, list.indices.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, list.commands.id());
+    const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
+    glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
+}
+
+void GpuCulling::runTabled(const GpuCullList& list, const BatchGpu& gpu) {
+    // The command's instance count was reset to 0 by DrawTable::upload (a GPU copy of its
+    // commands, issued after the last frame's barrier); one primitive, no LOD chain.
+    const std::size_t tested = list.range.end - list.range.begin;
+    const BatchGpu::RecordSource records = gpu.recordSource();
+    if (tested == 0 || records.buffer == 0) {
+        return;
+    }
+    setTestUniforms(list, gpu);
+    const Program& p = m_program;
+    const Uniforms& u = m_uniforms;
+    glProgramUniform1ui(p.id(), u.primitiveCount, 1);
+    glProgramUniform1ui(p.id(), u.commandFirst, list.table.command);
+    glProgramUniform1i(p.id(), u.pairRow, static_cast<GLint>(list.table.row));
+    glProgramUniform1ui(p.id(), u.listFirst, list.table.pairFirst);
+    glProgramUniform1ui(p.id(), u.lodLevelCount, 0);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, records.buffer,
+                      static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, list.table.pairBuffer);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, list.table.commandBuffer);
+    const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
+    glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
+}
+
+void GpuCulling::setTestUniforms(const GpuCullList& list, const BatchGpu& gpu) {
+    const InstancedMeshNode& batch = *list.node;
+    const std::size_t tested = list.range.end - list.range.begin;
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
     glProgramUniform4fv(p.id(), u.planes, 6, &list.planes[0][0]);
@@ -258,17 +319,6 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullMorphWeightsBinding,
                          gpu.streams[InstanceStreamId::MorphWeights].buffer.id());
     }
-    glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
-    setLodUniforms(list);
-    if (list.lodLevels != 0) {
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullLodLevelsBinding, list.heldLevels.id());
-    }
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, records.buffer,
-                      static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, list.indices.id());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, list.commands.id());
-    const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
-    glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
 }
 
 void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
@@ -359,11 +409,33 @@ void GpuCulling::draw(const GpuCullList& list, const VertexArray& vertexArray, c
 std::optional<std::vector<std::uint32_t>> GpuCulling::readBack(std::size_t pass, const InstancedMeshNode& batch,
                                                                 std::size_t level) const {
     const auto it = m_lists.find({pass, batch.id()});
-    if (it == m_lists.end() || it->second.alive.expired() || it->second.lastUsedFrame != m_frame ||
-        !it->second.indices || !it->second.commands || level >= it->second.slots) {
+    if (it == m_lists.end() || it->second.alive.expired() || it->second.lastUsedFrame != m_frame) {
         return std::nullopt;
     }
     const GpuCullList& list = it->second;
+    if (list.table.active) {
+        if (level != 0 || list.table.commandBuffer == 0) {
+            return std::nullopt;
+        }
+        // The table path's: this batch's command in the shared buffer, its pairs' instances.
+        DrawElementsIndirectCommand command;
+        glGetNamedBufferSubData(list.table.commandBuffer, static_cast<GLintptr>(list.table.command * sizeof(command)),
+                                sizeof(command), &command);
+        std::vector<std::uint32_t> pairs(2 * std::min<std::size_t>(command.instanceCount, list.range.end - list.range.begin));
+        if (!pairs.empty()) {
+            glGetNamedBufferSubData(list.table.pairBuffer,
+                                    static_cast<GLintptr>(std::size_t{list.table.pairFirst} * 2 * sizeof(std::uint32_t)),
+                                    static_cast<GLsizeiptr>(pairs.size() * sizeof(std::uint32_t)), pairs.data());
+        }
+        std::vector<std::uint32_t> indices(pairs.size() / 2);
+        for (std::size_t i = 0; i < indices.size(); ++i) {
+            indices[i] = pairs[2 * i + 1];
+        }
+        return indices;
+    }
+    if (!list.indices || !list.commands || level >= list.slots) {
+        return std::nullopt;
+    }
     DrawElementsIndirectCommand command;
     glGetNamedBufferSubData(list.commands.id(), static_cast<GLintptr>(level * list.primitives * sizeof(command)),
                             sizeof(command), &command);

@@ -89,6 +89,19 @@ struct GpuCullList {
     FrustumPlanes planes{};    ///< node space, camera-relative
     IndexRange range{};        ///< the drawn instances tested
     glm::vec3 originFromEye{0.0f};  ///< LOD: the node's world translation minus the eye
+    /** The table-driven path draws this (pass, batch) (DrawTable::build sets it each frame,
+     *  select() clears it): the dispatch then counts into command @c command of the table's
+     *  shared command buffer and writes (draw-table row, instance) pairs from pair
+     *  @c pairFirst of its shared pair buffer, which the multi-draw reads as a divisor-1
+     *  attribute; the list's own buffers are neither made nor written. */
+    struct TableTarget {
+        bool active = false;
+        std::uint32_t row = 0;        ///< the batch's draw-table row
+        std::uint32_t command = 0;    ///< in commandBuffer
+        std::uint32_t pairFirst = 0;  ///< in pairBuffer, 8 bytes a pair
+        GLuint commandBuffer = 0;     ///< set by DrawTable::upload
+        GLuint pairBuffer = 0;        ///< set by DrawTable::upload
+    } table;
 };
 
 class GpuCulling {
@@ -169,7 +182,8 @@ private:
         int planes = -1, planeScale = -1, first = -1, count = -1, boxMin = -1, boxMax = -1, ownWeights = -1,
             localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1,
             primitiveCount = -1, lodLevelCount = -1, lodSwitchCount = -1, lodSwitch = -1,
-            lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, listCapacity = -1;
+            lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, listCapacity = -1,
+            commandFirst = -1, pairRow = -1, listFirst = -1;
     };
 
     void ensureProgram();
@@ -177,6 +191,11 @@ private:
     /** Work groups of a dispatch over @p tested instances: x up to the limit, the rest in y. */
     [[nodiscard]] std::pair<std::size_t, std::size_t> groupsFor(std::size_t tested) const noexcept;
     void run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats);
+    /** run() for a list the table-driven path draws (GpuCullList::table). */
+    void runTabled(const GpuCullList& list, const BatchGpu& gpu);
+    /** The instance test's uniforms (planes, range, boxes, morph bounds) and the morph-weight
+     *  storage block, as both runs set them. */
+    void setTestUniforms(const GpuCullList& list, const BatchGpu& gpu);
     void allocate(GpuCullList& list, const InstancedMeshNode& batch);
     void setLodUniforms(const GpuCullList& list);
 

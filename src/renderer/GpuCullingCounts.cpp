@@ -44,8 +44,12 @@ void GpuCullingCounts::beginFrame(std::uint64_t frame) noexcept {
 
 void GpuCullingCounts::noteDraw(const GpuCullList& list, std::size_t primitive, std::size_t slot,
                                 std::uint64_t triangles, std::uint32_t upperBound) {
-    const std::size_t command = slot * list.primitives + primitive;  // as GpuCulling::draw()
-    m_draws.push_back({list.commands.id(),
+    noteCommand(list.commands.id(), slot * list.primitives + primitive, triangles, upperBound);  // as GpuCulling::draw()
+}
+
+void GpuCullingCounts::noteCommand(GLuint commands, std::size_t command, std::uint64_t triangles,
+                                   std::uint32_t upperBound) {
+    m_draws.push_back({commands,
                        static_cast<GLintptr>(command * sizeof(DrawElementsIndirectCommand) +
                                              offsetof(DrawElementsIndirectCommand, instanceCount)),
                        triangles});

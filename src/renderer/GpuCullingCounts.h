@@ -33,6 +33,9 @@ public:
      *  instance drawn, and @p upperBound, what FrameStats::instances counted for it. No GL. */
     void noteDraw(const GpuCullList& list, std::size_t primitive, std::size_t slot, std::uint64_t triangles,
                   std::uint32_t upperBound);
+    /** noteDraw() for a command of the table-driven path: command @p command of the shared
+     *  command buffer @p commands (DrawTable). */
+    void noteCommand(GLuint commands, std::size_t command, std::uint64_t triangles, std::uint32_t upperBound);
     /** After the frame's last draw: one barrier, one 4-byte copy per noted draw into a free
      *  slot, one fence. Nothing when no draw was noted or every slot is still pending. */
     void copy();

@@ -341,6 +341,9 @@ struct Renderer::Impl {
             // requested), the rest requested as they are; then the changed rows and the commands.
             const PhaseTimer timer(stats.uploadMs);
             table.beginFrame(passes.size());
+            for (const detail::ViewPass& pass : passes) {
+                table.place(pass, resources);  // the record arena's size for the frame, before any build
+            }
             for (std::size_t p = 0; p < passes.size(); ++p) {
                 const detail::ViewPass& pass = passes[p];
                 table.build(p, pass, resources, materials, shaders,
@@ -556,6 +559,12 @@ struct Renderer::Impl {
             }
             const PhaseTimer timer(stats.drawMs);
             table.draw(group, stats);
+        }
+        if (desc.gpuCullingCounts) {  // GPU-culled commands: their counts are copied after the frame's draws
+            for (const detail::CulledCommand& command : table.culledCommands(passIndex)) {
+                gpuCullingCounts.noteCommand(table.commandBuffer(), command.command, command.triangles,
+                                             command.upperBound);
+            }
         }
     }
 

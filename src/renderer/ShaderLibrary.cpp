@@ -67,7 +67,7 @@ std::string declareIndexed(const InstanceStreamDesc& stream) {
     text += "layout(binding = MYRIAD_UNIT_INDEXED_RECORD) uniform samplerBuffer myriad_" + name + "_texture;\n";
     for (std::uint32_t k = 0; k < vectors; ++k) {
         text += "#define myriad_" + name + "_" + std::to_string(k) + " texelFetch(myriad_" + name +
-                "_texture, myriad_instanceIndex() * " + std::to_string(vectors) + " + " + std::to_string(k) + ")\n";
+                "_texture, myriad_recordIndex() * " + std::to_string(vectors) + " + " + std::to_string(k) + ")\n";
     }
     return text;
 }
@@ -146,9 +146,18 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
     if ((features & kTabled) != 0) {
         // The table-driven path: one (draw-table row, instance index) pair per record slot,
         // divisor 1, so each command's base instance picks its first pair as it picks its
-        // first record.
+        // first record. GPU-culled (with kIndexed): the pairs the cull dispatch wrote, the
+        // records fetched from the record arena at the row's first slot (texel 11) plus the
+        // instance.
         text = "layout(location = MYRIAD_LOCATION_DRAW) in uvec2 a_draw;\n"
+               "layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;\n"
                "int myriad_instanceIndex() { return int(a_draw.y); }\n";
+        if ((features & kIndexed) != 0) {
+            text += "int myriad_recordIndex() { return int(texelFetch(u_drawTable, int(a_draw.x) * "
+                    "MYRIAD_DRAW_ROW_TEXELS + 11).x + a_draw.y); }\n";
+        }
+    } else if ((features & kIndexed) != 0) {
+        text += "int myriad_recordIndex() { return myriad_instanceIndex(); }\n";
     }
     if ((features & kInstanced) != 0) {
         text += (features & kIndexed) != 0 ? declareIndexed(streams::kRecord) : declare(streams::kRecord);

@@ -7,6 +7,7 @@
 #include "gl/Bindings.h"  // kDrawRowTexels
 #include "renderer/RangeAllocator.h"
 
+#include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
@@ -14,6 +15,8 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -200,4 +203,99 @@ TEST_CASE("groups of one program are drawn next to each other, textures bound on
     MYRIAD_CHECK_PIXEL(frame, pixelX(-0.5f, kSize), pixelY(0.0f, kSize), kRed);
     // An sRGB texel of 128 is decoded to linear light and encoded back by the target: 128.
     MYRIAD_CHECK_PIXEL(frame, pixelX(0.5f, kSize), pixelY(0.0f, kSize), Rgba{128, 0, 0, 255});
+}
+
+namespace {
+
+/** A plain batch, then three GPU-culled ones of four instances (1 and 3 on screen, 0 and 2
+ *  far off it), so the culled batches' records sit at later arena places than the first. */
+struct CulledBatches {
+    Scene scene;
+    std::vector<InstancedMeshNode*> culled;
+    static constexpr float kX[3] = {-0.6f, 0.0f, 0.6f};
+    CulledBatches() {
+        auto quad = quadMesh(0.2f);
+        auto& plain = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 4, "plain");
+        plain.addInstance(at(0.0f, -0.6f), glm::vec4(1, 1, 0, 1));
+        const glm::vec4 colours[3] = {{1, 0, 0, 1}, {0, 1, 0, 1}, {0, 0, 1, 1}};
+        for (int b = 0; b < 3; ++b) {
+            auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(), 8, "culled" + std::to_string(b));
+            batch.addInstance(at(5.0f, 0.0f), glm::vec4(1));
+            batch.addInstance(at(kX[b], 0.3f), colours[b]);
+            batch.addInstance(at(0.0f, 5.0f), glm::vec4(1));
+            batch.addInstance(at(kX[b], 0.7f), colours[b]);
+            batch.setInstanceCulling(InstanceCulling::Gpu);
+            culled.push_back(&batch);
+        }
+    }
+};
+
+} // namespace
+
+TEST_CASE("batches culled on the GPU join a multi-draw: their dispatch writes pairs and counts into the shared commands",
+          "[table][gpu-culling][pixels]") {
+    RenderFixture f;
+    CulledBatches batches;
+    Image image;
+    for (int frame = 0; frame < 3; ++frame) {  // the counts start from 0 every frame, not from the last
+        image = f.render(batches.scene);
+        INFO("frame " << frame);
+        const gl::FrameStats& stats = f.renderer.lastFrameStats();
+        CHECK(stats.drawCalls == 2);  // the plain group and the GPU-culled group
+        CHECK(stats.multiDrawCalls == 2);
+        CHECK(stats.drawCommands == 4);
+        CHECK(stats.instancesGpuCulled == 12);
+        for (InstancedMeshNode* batch : batches.culled) {
+            INFO(batch->name());
+            std::optional<std::vector<std::uint32_t>> visible = f.renderer.readGpuCulledInstances(*batch, 0);
+            REQUIRE(visible.has_value());
+            std::sort(visible->begin(), visible->end());
+            CHECK(*visible == std::vector<std::uint32_t>{1, 3});
+        }
+    }
+    // Each visible instance at its own place in its own colour: the records were fetched from
+    // the batch's arena place (its row's first slot) plus the instance the pair names.
+    const Rgba colours[3] = {kRed, kGreen, kBlue};
+    for (int b = 0; b < 3; ++b) {
+        MYRIAD_CHECK_PIXEL(image, pixelX(CulledBatches::kX[b], kSize), pixelY(0.3f, kSize), colours[b]);
+        MYRIAD_CHECK_PIXEL(image, pixelX(CulledBatches::kX[b], kSize), pixelY(0.7f, kSize), colours[b]);
+    }
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.0f, kSize), pixelY(-0.6f, kSize), (Rgba{255, 255, 0, 255}));
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.3f, kSize), pixelY(0.3f, kSize), kBlack);
+}
+
+TEST_CASE("the shared commands are reset by a GPU copy only after the last frame's dispatches, behind their barrier",
+          "[table][gpu-culling][barriers]") {
+    RenderFixture f;
+    CulledBatches batches;
+    (void)f.render(batches.scene);  // warm: programs, arenas, buffers
+    const GLuint live = bufferLabelled("myriad/Renderer.draw-commands");
+    const GLuint sent = bufferLabelled("myriad/Renderer.draw-commands-template");
+    REQUIRE(live != 0);
+    REQUIRE(sent != 0);
+    GlCallLog log;
+    hookReadersAndBufferAccess(log);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glMultiDrawElementsIndirect);
+    for (int frame = 0; frame < 4; ++frame) {
+        (void)f.render(batches.scene);
+    }
+    // Every frame: the template copied over the live commands, before that frame's dispatches.
+    std::vector<GlCall> resets;
+    for (const GlCall& copy : log.callsTo("glCopyNamedBufferSubData")) {
+        if (copy.argument<GLuint>(0) == sent && copy.argument<GLuint>(1) == live) {
+            resets.push_back(copy);
+        }
+    }
+    const std::vector<GlCall> dispatches = log.callsTo("glDispatchCompute");
+    REQUIRE(resets.size() == 4);
+    REQUIRE(dispatches.size() == 12);
+    for (std::size_t frame = 0; frame < 4; ++frame) {
+        CHECK(resets[frame].sequence < dispatches[3 * frame].sequence);
+    }
+    // The live commands hold shader writes (the counts); the CPU's copy into them waits behind
+    // GL_BUFFER_UPDATE_BARRIER_BIT, and the static template is never sent again.
+    const std::vector<std::string> found = unbarrieredBufferAccesses(log);
+    INFO(joined(found) << "log:\n" << log.dump(200));
+    CHECK(found.empty());
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 0);
 }

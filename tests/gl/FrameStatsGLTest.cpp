@@ -6,6 +6,8 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
+
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Lod.h"
@@ -195,6 +197,7 @@ TEST_CASE("gpuCullingCounts: copies after the draws behind one barrier, a fence,
 
     GlCallLog log;
     MYRIAD_GL_CALL_LOG_HOOK(log, glDrawElementsIndirect);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glMultiDrawElementsIndirect);
     MYRIAD_GL_CALL_LOG_HOOK(log, glFinish);
     MYRIAD_GL_CALL_LOG_HOOK(log, glGetNamedBufferSubData);
     MYRIAD_GL_CALL_LOG_HOOK(log, glGetBufferSubData);
@@ -217,8 +220,13 @@ TEST_CASE("gpuCullingCounts: copies after the draws behind one barrier, a fence,
         for (const GlCall& wait : log.callsTo("glClientWaitSync")) {
             CHECK(wait.argument<GLuint64>(2) == 0);  // polls only: a zero timeout
         }
-        const std::vector<GlCall> draws = log.callsTo("glDrawElementsIndirect");
-        REQUIRE(draws.size() == 3);  // row, and the pair's two primitives
+        // row: one command of the table path's multi-draw (one primitive); the pair's two
+        // primitives: an indirect draw each. One 4-byte copy per command counted on the GPU.
+        std::vector<GlCall> draws = log.callsTo("glDrawElementsIndirect");
+        REQUIRE(draws.size() == 2);
+        REQUIRE(log.callsTo("glMultiDrawElementsIndirect").size() == 1);
+        draws.push_back(log.callsTo("glMultiDrawElementsIndirect").front());
+        std::sort(draws.begin(), draws.end(), [](const GlCall& a, const GlCall& b) { return a.sequence < b.sequence; });
         std::vector<GlCall> copies;
         for (const GlCall& copy : log.callsTo("glCopyNamedBufferSubData")) {
             if (copy.argument<GLsizeiptr>(4) == 4) {  // one instanceCount

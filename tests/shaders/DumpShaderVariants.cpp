@@ -80,9 +80,11 @@ std::set<std::uint32_t> reachableFeatureSets() {
         }
     }
     // The table-driven path (renderer/DrawTable.h): batches and MeshNodes without morphing,
-    // lanes streams or index lists, mirrored per instance or not.
-    for (const std::uint32_t mirroring : {0u, static_cast<std::uint32_t>(kMixedMirroring)}) {
-        geometry.push_back(kInstanced | kTabled | mirroring);
+    // lanes streams or CPU index lists, mirrored per instance or not, GPU-culled (kIndexed) or not.
+    for (const std::uint32_t indexed : {0u, static_cast<std::uint32_t>(kIndexed)}) {
+        for (const std::uint32_t mirroring : {0u, static_cast<std::uint32_t>(kMixedMirroring)}) {
+            geometry.push_back(kInstanced | kTabled | indexed | mirroring);
+        }
     }
     for (const std::uint32_t shape : geometry) {
         for (const std::uint32_t shading : shadingSets(true)) {
