@@ -32,10 +32,11 @@ GLenum cullFaceOf(const DrawItem& item, std::uint32_t features) {
 }
 
 /** Whether @p item may be drawn from the shared buffers, going by the node alone: nothing of
- *  its own to bind (a GPU-culled batch's list is the table's too; a CPU list is not). */
+ *  its own to bind (a GPU-culled batch's list is the table's too, with one primitive: its
+ *  dispatch writes the pairs of one row; a CPU list is not). */
 bool tableableNode(const DrawItem& item) {
-    return item.visible == nullptr && item.lodLevel == kNoLodLevel && item.node->primitiveCount() == 1 &&
-           drawnMesh(item)->morphTargetCount() == 0;
+    return item.visible == nullptr && item.lodLevel == kNoLodLevel && drawnMesh(item)->morphTargetCount() == 0 &&
+           (item.gpuCulled == nullptr || item.node->primitiveCount() == 1);
 }
 
 /** Whether @p item can be drawn from the shared buffers: nothing of its own to bind. A batch's
@@ -80,6 +81,7 @@ void DrawTable::beginFrame(std::size_t passes) {
     m_dirtyRows.clear();
     m_culledLists.clear();
     m_pairs = 0;
+    m_recordTextureWanted = false;
 }
 
 void DrawTable::place(const ViewPass& pass, GpuResources& resources) {
@@ -147,36 +149,59 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
             continue;
         }
         const MeshNode& node = *item.node;
-        std::size_t firstSlot = 0;
+        std::size_t firstSlot = 0;  // the node's records
+        std::size_t pairSlot = 0;   // its (row, instance) pairs for this primitive
         std::uint32_t row = 0;
+        const std::vector<PrimitivePlace>* primitives = nullptr;
         if (batch != nullptr) {
             firstSlot = batch->arenaFirst;
             row = batch->tableRow;
+            primitives = &batch->primitivePlaces;
         } else {
             const NodeSlotGpu& slot = resources.nodeSlot(node);
             firstSlot = slot.arenaFirst;
             row = slot.tableRow;
+            primitives = &slot.primitivePlaces;
+        }
+        pairSlot = firstSlot;
+        // Primitive 1, 2, ...: its own row (its material) and pairs; the records read through
+        // the arena's buffer texture at the node's place (kIndexed), as a GPU-culled batch's.
+        const bool ownPairs = item.primitive != 0;
+        if (ownPairs) {
+            if (item.primitive > primitives->size()) {
+                table.rest.push_back(&item);  // not placed (a primitive added since batch())
+                continue;
+            }
+            pairSlot = (*primitives)[item.primitive - 1].first;
+            row = (*primitives)[item.primitive - 1].tableRow;
         }
         if (row >= maxRows) {
             table.rest.push_back(&item);  // past what the table's buffer texture can index
             continue;
         }
+        if ((item.gpuCulled != nullptr || ownPairs) && !arenaViewable) {
+            table.rest.push_back(&item);
+            continue;
+        }
         if (item.gpuCulled != nullptr &&
-            (!arenaViewable || (m_pairs + item.instanceCount) * 2 * sizeof(std::uint32_t) > maxBlock ||
+            ( (m_pairs + item.instanceCount) * 2 * sizeof(std::uint32_t) > maxBlock ||
              (commands + 1) * sizeof(DrawElementsIndirectCommand) > maxBlock)) {
             table.rest.push_back(&item);
             continue;
         }
         const Material& material = node.primitiveMaterial(item.primitive);
-        const std::uint32_t features = featuresOf(item) | kTabled | kInstanced;
+        const std::uint32_t features = featuresOf(item) | kTabled | kInstanced | (ownPairs ? kIndexed : 0u);
         const Texture2D* texture = resources.texture(material);
+        const bool culledPairs = item.gpuCulled != nullptr;
         const GroupKey key{features, material.surface ? material.surface->id() : 0,
                            texture != nullptr ? texture->id() : 0u,
-                           texture != nullptr ? resources.sampler(material) : 0u, cullFaceOf(item, features)};
+                           texture != nullptr ? resources.sampler(material) : 0u, cullFaceOf(item, features), culledPairs};
         auto [found, added] = m_groupOf.try_emplace(key, static_cast<std::uint32_t>(table.groups.size()));
         if (added) {
-            table.groups.push_back(TableGroup{.features = features, .material = &material, .cullFace = key.cullFace});
+            table.groups.push_back(TableGroup{
+                .features = features, .material = &material, .cullFace = key.cullFace, .culledPairs = culledPairs});
             shaders.request(features, material.surface);
+            m_recordTextureWanted = m_recordTextureWanted || (features & kIndexed) != 0;
         }
         TableGroup& group = table.groups[found->second];
         const MeshGeometry& geometry = *drawnMesh(item);
@@ -198,7 +223,7 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
                                  {static_cast<std::uint32_t>(place.indexCount), item.instanceCount,
                                   static_cast<std::uint32_t>(place.firstIndex),
                                   static_cast<std::int32_t>(place.baseVertex),
-                                  static_cast<std::uint32_t>(firstSlot + item.firstInstance)},
+                                  static_cast<std::uint32_t>(pairSlot + item.firstInstance)},
                                  nullptr, triangles});
         }
         ++commands;
@@ -368,12 +393,24 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
     m_culledBound = false;
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m_commandBuffer.id());
     glBindTextureUnit(kDrawTableUnit, m_tableTexture.id());
+    if (m_recordTextureWanted) {
+        // kIndexed groups (GPU-culled batches, primitives after the first) fetch records from
+        // the record arena as one buffer texture.
+        if (m_recordTexture.id() == 0) {
+            m_recordTexture = TextureHandle(GL_TEXTURE_BUFFER);
+            setLabel(GL_TEXTURE, m_recordTexture.id(), "myriad/Renderer.record-arena-texture");
+        }
+        if (m_recordTextureSerial != records.serial) {
+            glTextureBuffer(m_recordTexture.id(), GL_RGBA32F, records.records.id());
+            m_recordTextureSerial = records.serial;
+        }
+        glBindTextureUnit(kIndexedRecordUnit, m_recordTexture.id());
+    }
     if (m_culledLists.empty()) {
         return;
     }
     // GPU-culled groups: their vertex array (the mesh arena, the pairs as the divisor-1
-    // attribute, no record attributes: the kIndexed variant fetches them) and the record arena
-    // as one buffer texture.
+    // attribute, no record attributes: the kIndexed variant fetches them).
     if (m_culledVertexArray.id() == 0) {
         VertexLayoutDesc layout = meshVertexLayout("myriad/Renderer.draw-table-culled-vertex-array");
         layout.bindings.push_back({kDrawIdBinding, 2 * sizeof(std::uint32_t), 1});
@@ -390,19 +427,10 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
         m_culledVertexArray.setVertexBuffer(kDrawIdBinding, m_pairBuffer);
         m_culledPairBuffer = m_pairBuffer.id();
     }
-    if (m_recordTexture.id() == 0) {
-        m_recordTexture = TextureHandle(GL_TEXTURE_BUFFER);
-        setLabel(GL_TEXTURE, m_recordTexture.id(), "myriad/Renderer.record-arena-texture");
-    }
-    if (m_recordTextureSerial != records.serial) {
-        glTextureBuffer(m_recordTexture.id(), GL_RGBA32F, records.records.id());
-        m_recordTextureSerial = records.serial;
-    }
-    glBindTextureUnit(kIndexedRecordUnit, m_recordTexture.id());
 }
 
 void DrawTable::draw(const TableGroup& group, FrameStats& stats) {
-    const bool culled = (group.features & kIndexed) != 0;
+    const bool culled = group.culledPairs;
     if (culled != m_culledBound) {
         glBindVertexArray(culled ? m_culledVertexArray.id() : m_vertexArray.id());
         m_culledBound = culled;

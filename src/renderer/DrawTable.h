@@ -14,6 +14,12 @@
 // command's base instance is its first record slot, so it selects its first record and its
 // first pair alike (GL 4.5 section 10.5: element floor(instance / divisor) + baseinstance).
 //
+// A node of several primitives: primitive 0 as above; each later primitive has a row of its own
+// (its material) and a place in the record arena of the node's length whose records are never
+// written, only its (row, instance) pairs: its command's base instance selects those pairs, and
+// its variant (kTabled | kIndexed) fetches the records from a buffer-texture view of the whole
+// record arena at the row's first record slot (texel 11, the node's place) plus the instance.
+//
 // A batch culled on the GPU (InstanceCulling::Gpu) is drawn the same way: its cull dispatch
 // (GpuCulling, GpuCullList::table) writes the (row, instance) pair of each visible instance into
 // a region of a shared pair buffer and counts them into the batch's command in the shared
@@ -81,6 +87,7 @@ struct TableGroup {
     std::uint32_t features = 0;          ///< the program variant's switches (kTabled | kInstanced | ...)
     const Material* material = nullptr;  ///< the first draw's: surface function, texture, sampler
     GLenum cullFace = GL_NONE;           ///< GL_BACK, GL_FRONT, or GL_NONE for no face culling
+    bool culledPairs = false;            ///< GPU-culled: pairs from the culled pair buffer
     std::uint32_t firstCommand = 0;      ///< into the frame's command buffer
     std::uint32_t commandCount = 0;
     std::uint32_t batches = 0;           ///< commands of InstancedMeshNodes (FrameStats::batches)
@@ -146,7 +153,7 @@ public:
     void bindForDraws(const GpuResources& resources);
     /** @p group's one glMultiDrawElementsIndirect, counted into @p stats. Its program, texture,
      *  sampler and face culling are the caller's to set (Renderer::Impl); a GPU-culled group
-     *  (kIndexed) switches to the culled vertex array and back, counted as vertex-array binds. */
+     *  switches to the culled vertex array and back, counted as vertex-array binds. */
     void draw(const TableGroup& group, FrameStats& stats);
 
 private:
@@ -156,6 +163,7 @@ private:
         GLuint texture = 0;
         GLuint sampler = 0;
         GLenum cullFace = GL_NONE;
+        bool culledPairs = false;
         friend bool operator==(const GroupKey&, const GroupKey&) = default;
     };
     struct GroupKeyHash {
@@ -163,7 +171,7 @@ private:
             std::uint64_t h = key.features * 0x9E3779B97F4A7C15ull;
             h ^= key.surface + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
             h ^= (std::uint64_t{key.texture} << 32 | key.sampler) + (h << 6) + (h >> 2);
-            h ^= key.cullFace + (h << 6) + (h >> 2);
+            h ^= (key.cullFace | (key.culledPairs ? 1u << 31 : 0u)) + (h << 6) + (h >> 2);
             return static_cast<std::size_t>(h);
         }
     };
@@ -216,6 +224,7 @@ private:
     TextureHandle m_recordTexture;            // RGBA32F view of the whole record arena
     std::uint64_t m_recordTextureSerial = ~0ull;
     bool m_culledBound = false;               // the culled vertex array is bound (draw())
+    bool m_recordTextureWanted = false;       // a kIndexed group this frame
 };
 
 } // namespace myriad::gl::detail

@@ -450,6 +450,9 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         batch.arena = &m_recordArena;
         batch.streams[InstanceStreamId::Record] = StreamGpu{};  // its own buffer goes; all is re-sent
     }
+    if (batch.inArena()) {
+        placePrimitives(batch.primitivePlaces, node.primitiveCount(), batch.arenaRows);
+    }
     for (std::size_t s = 0; s < InstanceStreamId::Count; ++s) {
         const InstanceStream& stream = node.streams()[s];
         if (!stream.allocated()) {
@@ -750,8 +753,29 @@ void GpuResources::releasePlace(std::size_t first, std::size_t rows, std::uint32
     m_freeTableRows.push_back(tableRow);  // reserved by takeTableRow: no allocation
 }
 
+void GpuResources::placePrimitives(std::vector<PrimitivePlace>& places, std::size_t primitives, std::size_t rows) {
+    const std::size_t wanted = primitives > 1 ? primitives - 1 : 0;
+    while (places.size() > wanted) {
+        releasePlace(places.back().first, rows, places.back().tableRow);
+        places.pop_back();
+    }
+    places.reserve(wanted);  // before any place is taken: a push_back below cannot throw
+    while (places.size() < wanted) {
+        const ArenaPlace place = placeInArena(rows);
+        places.push_back({place.first, place.tableRow});
+    }
+}
+
+void GpuResources::releasePrimitives(std::vector<PrimitivePlace>& places, std::size_t rows) noexcept {
+    for (const PrimitivePlace& place : places) {
+        releasePlace(place.first, rows, place.tableRow);
+    }
+    places.clear();
+}
+
 void GpuResources::releaseArena(BatchGpu& batch) noexcept {
     if (batch.inArena()) {
+        releasePrimitives(batch.primitivePlaces, batch.arenaRows);
         releasePlace(batch.arenaFirst, batch.arenaRows, batch.tableRow);
         batch.arenaFirst = RangeAllocator::npos;
         batch.arenaRows = 0;
@@ -761,6 +785,7 @@ void GpuResources::releaseArena(BatchGpu& batch) noexcept {
 
 void GpuResources::releaseNodeSlot(NodeSlotGpu& slot) noexcept {
     if (slot.arenaFirst != RangeAllocator::npos) {
+        releasePrimitives(slot.primitivePlaces, 1);
         releasePlace(slot.arenaFirst, 1, slot.tableRow);
         slot.arenaFirst = RangeAllocator::npos;
     }
@@ -792,6 +817,7 @@ NodeSlotGpu& GpuResources::nodeSlot(const MeshNode& node) {
                     sizeof(identity));
         m_stats->bytesUploaded += sizeof(identity);
     }
+    placePrimitives(slot.primitivePlaces, node.primitiveCount(), 1);
     return slot;
 }
 

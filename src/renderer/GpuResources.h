@@ -77,12 +77,22 @@ struct MeshArena {
     RangeAllocator indexSlots;   ///< in indices
 };
 
+/** Primitive 1, 2, ... of a node drawn by the table-driven path: a draw-table row of its own
+ *  (its material) and a place in the record arena as long as the node's own, whose records are
+ *  never written: only its (row, instance) pairs are read. A command's base instance picks
+ *  them; the records come from the node's own place through the arena's buffer texture. */
+struct PrimitivePlace {
+    std::size_t first = 0;       ///< first record slot
+    std::uint32_t tableRow = 0;
+};
+
 /** A MeshNode drawn by the table-driven path: one record slot (the identity matrix, white) in the
  *  record arena and a draw-table row, like a batch of one. */
 struct NodeSlotGpu {
     std::weak_ptr<const void> alive;  // SceneNode::lifetime()
     std::size_t arenaFirst = RangeAllocator::npos;  ///< its record slot
     std::uint32_t tableRow = 0;
+    std::vector<PrimitivePlace> primitivePlaces;  ///< primitives 1.. (PrimitivePlace)
     std::uint64_t lastUsedFrame = 0;
 };
 
@@ -141,6 +151,7 @@ struct BatchGpu {
     std::size_t arenaFirst = RangeAllocator::npos;
     std::size_t arenaRows = 0;
     std::uint32_t tableRow = 0;
+    std::vector<PrimitivePlace> primitivePlaces;  ///< in the arena: primitives 1.. (PrimitivePlace)
     [[nodiscard]] bool inArena() const noexcept { return arenaFirst != RangeAllocator::npos; }
     /** What recordTexture views: (buffer serial, offset, bytes); all ones: nothing attached yet. */
     std::array<std::uint64_t, 3> recordTextureSource{~0ull, ~0ull, ~0ull};
@@ -300,6 +311,11 @@ private:
     std::size_t placeRecords(std::size_t rows, std::uint32_t tableRow);
     /** Gives back a place of placeInArena() and its row. */
     void releasePlace(std::size_t first, std::size_t rows, std::uint32_t tableRow) noexcept;
+    /** Makes @p places one per primitive after the first of @p primitives, each of @p rows
+     *  slots (placeInArena), or gives back those past it. On a throw the places made so far
+     *  stay (each is whole). */
+    void placePrimitives(std::vector<PrimitivePlace>& places, std::size_t primitives, std::size_t rows);
+    void releasePrimitives(std::vector<PrimitivePlace>& places, std::size_t rows) noexcept;
     std::uint32_t takeTableRow();
     /** The record stream of a batch in the arena: the rows changed since its cursor, into its
      *  place. @return rows sent. */

@@ -299,3 +299,51 @@ TEST_CASE("the shared commands are reset by a GPU copy only after the last frame
     CHECK(found.empty());
     CHECK(f.renderer.lastFrameStats().bytesUploaded == 0);
 }
+
+TEST_CASE("nodes of several primitives are table-driven too: each later primitive has its own row and pairs",
+          "[table][primitives][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    // Primitive 0 left of the origin, primitive 1 right of it, primitive 2 above it.
+    auto shifted = [](float dx, float dy, const char* name) {
+        MeshData data = shapes::quad(0.12f, 0.12f);
+        for (glm::vec3& p : data.positions) {
+            p.x += dx;
+            p.y += dy;
+        }
+        return MeshGeometry::create(std::move(data), name);
+    };
+    auto left = shifted(-0.1f, 0.0f, "left");
+    auto right = shifted(0.1f, 0.0f, "right");
+    auto up = shifted(0.0f, 0.15f, "up");
+    // A one-primitive batch first, so the three-primitive one sits at a later arena place.
+    auto& single = scene.root().emplace<InstancedMeshNode>(left, unlit(glm::vec4(1, 1, 1, 1)), 2, "single");
+    single.addInstance(at(0.0f, -0.7f));
+    auto& batch = scene.root().emplace<InstancedMeshNode>(left, unlit(glm::vec4(1, 0, 0, 1)), 3, "three-part");
+    batch.addPrimitive(right, unlit(glm::vec4(0, 1, 0, 1)));
+    batch.addPrimitive(up, unlit(glm::vec4(0, 0, 1, 1)));
+    const glm::vec2 origins[] = {{-0.5f, 0.4f}, {0.5f, 0.4f}, {0.0f, -0.2f}};
+    for (const glm::vec2 origin : origins) {
+        batch.addInstance(at(origin.x, origin.y));
+    }
+    // A MeshNode of two primitives, placed and tinted by its node.
+    auto& node = scene.root().emplace<MeshNode>(left, unlit(glm::vec4(1, 0, 0, 1)), "two-part");
+    node.addPrimitive(right, unlit(glm::vec4(0, 0, 1, 1)));
+    node.setPosition(glm::dvec3(0.6, -0.7, 0.0));
+    const Image image = f.render(scene);
+    const gl::FrameStats& stats = f.renderer.lastFrameStats();
+    // Primitive 0 of each (records as attributes) in one call, the later primitives (their
+    // records fetched) in another: 1 + 3 + 2 commands.
+    CHECK(stats.drawCalls == 2);
+    CHECK(stats.multiDrawCalls == 2);
+    CHECK(stats.drawCommands == 6);
+    for (const glm::vec2 origin : origins) {
+        INFO("instance at " << origin.x << ", " << origin.y);
+        MYRIAD_CHECK_PIXEL(image, pixelX(origin.x - 0.1f, kSize), pixelY(origin.y, kSize), kRed);
+        MYRIAD_CHECK_PIXEL(image, pixelX(origin.x + 0.1f, kSize), pixelY(origin.y, kSize), kGreen);
+        MYRIAD_CHECK_PIXEL(image, pixelX(origin.x, kSize), pixelY(origin.y + 0.15f, kSize), kBlue);
+    }
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.1f, kSize), pixelY(-0.7f, kSize), kWhite);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(-0.7f, kSize), kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.7f, kSize), pixelY(-0.7f, kSize), kBlue);
+}

@@ -540,12 +540,17 @@ TEST_CASE("a batch with two primitives draws both at every instance from one rec
     batch.addInstance(at(0.5f, -0.5f));
     const Image image = fixture.render(scene);
     const gl::FrameStats& stats = fixture.renderer.lastFrameStats();
-    CHECK(stats.drawCalls == 2);  // one per primitive
+    // The table-driven path: primitive 0 reads its records as attributes, primitive 1 (its own
+    // row and (row, instance) pairs) fetches them: two variants, a multi-draw each.
+    CHECK(stats.drawCalls == 2);
+    CHECK(stats.multiDrawCalls == 2);
     CHECK(stats.instances == 4);
-    // Records once (with their place's four (draw row, instance) pairs: the arena hands out
-    // places of 4 records), two meshes, and the material table's one 32-byte row (both
-    // materials are unnamed: index 0). Two primitives: drawn by a call each, not from the table.
-    CHECK(stats.bytesUploaded == 2 * 64 + 4 * 8 + 2 * (4 * 48 + 6 * 2) + 32);
+    // Records once; two places' four (draw row, instance) pairs each (the arena hands out places
+    // of 4 records: the node's, and primitive 1's, whose records are never written); two meshes,
+    // and their indices widened to 32 bits for the index arena (the vertices are copied there on
+    // the GPU); a 192-byte row per primitive; a 20-byte command per primitive; the material
+    // table's one 32-byte row (both materials are unnamed: index 0).
+    CHECK(stats.bytesUploaded == 2 * 64 + 2 * 4 * 8 + 2 * (4 * 48 + 6 * 2) + 2 * 6 * 4 + 2 * 192 + 2 * 20 + 32);
     for (const glm::vec2 origin : {glm::vec2(-0.5f, 0.5f), glm::vec2(0.5f, -0.5f)}) {
         MYRIAD_CHECK_PIXEL(image, pixelX(origin.x - 0.15f, kSize), pixelY(origin.y, kSize), kRed);
         MYRIAD_CHECK_PIXEL(image, pixelX(origin.x + 0.15f, kSize), pixelY(origin.y, kSize), kBlue);
