@@ -14,11 +14,19 @@
 // (src/core/Lod.cpp) against the level it drew last frame in this view (binding 5), and writes
 // it into that level's slot; past the last switch distance it is not drawn.
 //
-// The table-driven path (src/renderer/DrawTable.h; u_pairRow >= 0): a batch drawn in one
-// multi-draw call with others. Its command is command u_commandFirst of the table's shared
-// buffer, and a visible instance writes the pair (u_pairRow, record index) from pair
-// u_listFirst of the table's shared pair buffer, which the draw reads as a divisor-1 attribute
-// selected by the command's base instance (no LOD chain, one primitive).
+// The table-driven path (src/renderer/DrawTable.h; u_tableJobs = 1): one dispatch per view
+// over every GPU-culled batch the path draws, one invocation per tested instance of any of
+// them, so 10,000 batches of 16 instances are 160,000 invocations, not 10,000 work groups of
+// 256. Each batch is a cull job (binding 6): its draw-table row, where its records start in the
+// record arena (bound whole, binding 1), how many it tests, its command in the shared command
+// buffer, its first pair in the shared pair buffer, and its first invocation (the jobs'
+// counts summed in order), by which an invocation finds its job (a binary search). The planes are the view's, camera-relative (u_planes); each
+// invocation takes them into the batch's node space from its row (the world 3x3, the
+// translation as high and low floats against the eye's), as nodeSpacePlanes() does on the CPU.
+// A visible instance takes its place with one atomicAdd on its command's instance count (a
+// batch is small, at most 16,384 instances: no per-group compaction, so groups may mix jobs)
+// and writes the pair (row, instance) there for the multi-draw, which reads it as a divisor-1
+// attribute selected by the command's base instance (no LOD chain, one primitive).
 layout(local_size_x = 256) in;
 
 // GL's DrawElementsIndirectCommand, 20 bytes, tightly packed (std430: stride 20).
@@ -42,8 +50,24 @@ layout(std430, binding = MYRIAD_BINDING_CULL_COMMANDS) buffer MyriadCullCommands
 // Per record, the LOD level drawn last frame in this (view, batch) (0xFF: none yet), read and
 // rewritten for the visible instances only, as the CPU path's held bytes. Bound only with a chain.
 layout(std430, binding = MYRIAD_BINDING_CULL_LOD_LEVELS) buffer MyriadCullLodLevels { uint heldLevels[]; };
+// The table-driven path's jobs, 64 bytes each (DrawTable::CullJob).
+struct CullJob {
+    uint row;            // the batch's draw-table row
+    uint recordFirst;    // its first tested record's slot in the record arena
+    uint count;          // instances tested
+    uint command;        // its command in the shared command buffer
+    uint pairFirst;      // its first pair in the shared pair buffer
+    uint instanceFirst;  // the first tested instance's index in the batch
+    uint invocationFirst;  // the jobs before it in the dispatch: their counts summed
+    uint unused;
+    vec4 boxMin;         // the node's mesh box (MeshNode::meshBounds()), model space
+    vec4 boxMax;
+};
+layout(std430, binding = MYRIAD_BINDING_CULL_JOBS) readonly buffer MyriadCullJobs { CullJob jobs[]; };
+layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;
 
-uniform vec4 u_planes[6];       // node space, camera-relative (nodeSpacePlanes()): world distance
+uniform vec4 u_planes[6];       // node space, camera-relative (nodeSpacePlanes()): world distance;
+                                // table jobs: the view's, camera-relative world space
 uniform float u_planeScale[6];  // |xyz| of each plane: a sphere of radius r is out below -r * scale
 uniform uint u_first;           // the draw range: instances [u_first, u_first + u_count)
 uniform uint u_count;
@@ -68,9 +92,12 @@ uniform float u_lodUpper[8];
 uniform mat3 u_lodLinear;         // the node's world 3x3
 uniform vec3 u_lodOriginFromEye;  // the node's world translation minus the eye
 uniform uint u_listCapacity;      // entries per level slot of the list
-uniform uint u_commandFirst;      // the batch's first command in the bound command buffer
-uniform int u_pairRow;            // >= 0: the table path, the batch's draw-table row
-uniform uint u_listFirst;         // the table path: the batch's first pair
+uniform uint u_tableJobs;         // 1: the table-driven path's dispatch over jobs
+uniform uint u_jobFirst;          // the dispatch's first job
+uniform uint u_jobCount;          // its jobs
+uniform uint u_invocationCount;   // the instances all of them test
+uniform vec3 u_eyeHigh;           // the eye as two floats, as the surface stage gets it
+uniform vec3 u_eyeLow;
 
 // Per work group: each invocation's visible flag, then their inclusive prefix sum; the group's
 // first place in the list. With LOD: per level, the group's count and first place.
@@ -117,12 +144,42 @@ void compactByLevel(uint index, bool visible, vec3 centre) {
     groupBarrier();
     if (lane < u_lodLevelCount) {
         uint total = s_levelCount[lane];
-        s_levelBase[lane] = total != 0u ? atomicAdd(commands[u_commandFirst + lane * u_primitiveCount].instanceCount, total) : 0u;
+        s_levelBase[lane] = total != 0u ? atomicAdd(commands[lane * u_primitiveCount].instanceCount, total) : 0u;
     }
     groupBarrier();
     if (drawn) {
         visibleIndices[level * u_listCapacity + s_levelBase[level] + place] = index;
     }
+}
+
+/** True when the bounding sphere of box (@p boxMin, @p boxMax) under the instance matrix of rows
+ *  @p row0..2 meets all six @p planes (the CPU path's test; @p scale: each plane's |xyz|). */
+bool sphereInView(vec4 row0, vec4 row1, vec4 row2, vec3 boxMin, vec3 boxMax, vec4 planes[6], float scale[6],
+                  out vec3 centre) {
+    // Aabb::centre(), halfExtent() and transformedRadius(): the box's corners under the 3x3
+    // part, exact for mirrored, sheared and non-uniformly scaled instances.
+    vec3 boxCentre = (boxMin + boxMax) * 0.5;
+    vec3 e = (boxMax - boxMin) * 0.5;
+    vec3 column0 = vec3(row0.x, row1.x, row2.x);
+    vec3 column1 = vec3(row0.y, row1.y, row2.y);
+    vec3 column2 = vec3(row0.z, row1.z, row2.z);
+    centre = column0 * boxCentre.x + column1 * boxCentre.y + column2 * boxCentre.z + vec3(row0.w, row1.w, row2.w);
+    vec3 x = column0 * e.x;
+    vec3 y = column1 * e.y;
+    vec3 z = column2 * e.z;
+    vec3 c0 = x + y + z;
+    vec3 c1 = x + y - z;
+    vec3 c2 = x - y + z;
+    vec3 c3 = -x + y + z;
+    float squared = max(max(dot(c0, c0), dot(c1, c1)), max(dot(c2, c2), dot(c3, c3)));
+    bool empty = boxMax.x < boxMin.x || boxMax.y < boxMin.y || boxMax.z < boxMin.z;
+    float radius = empty ? 0.0 : sqrt(squared);
+    bool inside = true;
+    for (int p = 0; p < 6; ++p) {
+        float distance = dot(planes[p].xyz, centre) + planes[p].w;
+        inside = inside && distance >= -radius * scale[p];
+    }
+    return inside;
 }
 
 /** True when instance @p index's bounding sphere meets all six planes (the CPU path's test). */
@@ -147,50 +204,17 @@ bool instanceInView(uint index, out vec3 centre) {
             }
         }
     }
-    vec4 row0 = records[index * 4u + 0u];
-    vec4 row1 = records[index * 4u + 1u];
-    vec4 row2 = records[index * 4u + 2u];
-    // Aabb::centre(), halfExtent() and transformedRadius(): the box's corners under the 3x3
-    // part, exact for mirrored, sheared and non-uniformly scaled instances.
-    vec3 boxCentre = (boxMin + boxMax) * 0.5;
-    vec3 e = (boxMax - boxMin) * 0.5;
-    vec3 column0 = vec3(row0.x, row1.x, row2.x);
-    vec3 column1 = vec3(row0.y, row1.y, row2.y);
-    vec3 column2 = vec3(row0.z, row1.z, row2.z);
-    centre = column0 * boxCentre.x + column1 * boxCentre.y + column2 * boxCentre.z + vec3(row0.w, row1.w, row2.w);
-    vec3 x = column0 * e.x;
-    vec3 y = column1 * e.y;
-    vec3 z = column2 * e.z;
-    vec3 c0 = x + y + z;
-    vec3 c1 = x + y - z;
-    vec3 c2 = x - y + z;
-    vec3 c3 = -x + y + z;
-    float squared = max(max(dot(c0, c0), dot(c1, c1)), max(dot(c2, c2), dot(c3, c3)));
-    bool empty = boxMax.x < boxMin.x || boxMax.y < boxMin.y || boxMax.z < boxMin.z;
-    float radius = empty ? 0.0 : sqrt(squared);
-    bool inside = true;
-    for (int p = 0; p < 6; ++p) {
-        float distance = dot(u_planes[p].xyz, centre) + u_planes[p].w;
-        inside = inside && distance >= -radius * u_planeScale[p];
-    }
-    return inside;
+    return sphereInView(records[index * 4u + 0u], records[index * 4u + 1u], records[index * 4u + 2u], boxMin, boxMax,
+                        u_planes, u_planeScale, centre);
 }
 
-void main() {
-    // Two-dimensional grid when one row of work groups is not enough (65535 groups a row).
-    uint local = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
-    uint index = u_first + local;
-    // No early return: every invocation takes part in the group's barriers.
-    vec3 centre = vec3(0.0);
-    bool visible = local < u_count && instanceInView(index, centre);
-    if (u_lodLevelCount != 0u) {  // uniform: the whole dispatch takes this branch, barriers included
-        compactByLevel(index, visible, centre);
-        return;
-    }
-    // Compaction per work group: an inclusive prefix sum of the visible flags (Hillis and
-    // Steele, 1986; log2(256) = 8 steps) gives each visible invocation its place in record
-    // order, and one atomicAdd per group (not per instance) reserves the group's run in the
-    // list. Groups land in whatever order the atomics give; inside a run, record order holds.
+/** Compaction per work group: an inclusive prefix sum of the visible flags (Hillis and
+ *  Steele, 1986; log2(256) = 8 steps) gives each visible invocation its place in record
+ *  order, and one atomicAdd per group (not per instance) reserves the group's run on
+ *  commands[@p command] (and the next u_primitiveCount - 1 commands, which count the same).
+ *  Groups land in whatever order the atomics give; inside a run, record order holds.
+ *  @return the invocation's place (meaningful when @p visible). */
+uint compactInGroup(bool visible, uint command, uint primitives) {
     uint lane = gl_LocalInvocationIndex;
     s_prefix[lane] = visible ? 1u : 0u;
     groupBarrier();
@@ -206,21 +230,84 @@ void main() {
         if (total != 0u) {
             // Every primitive's command counts the group's instances; the first one's old
             // count is the group's place.
-            base = atomicAdd(commands[u_commandFirst].instanceCount, total);
-            for (uint p = 1u; p < u_primitiveCount; ++p) {
-                atomicAdd(commands[u_commandFirst + p].instanceCount, total);
+            base = atomicAdd(commands[command].instanceCount, total);
+            for (uint p = 1u; p < primitives; ++p) {
+                atomicAdd(commands[command + p].instanceCount, total);
             }
         }
         s_base = base;
     }
     groupBarrier();
-    if (visible) {
-        uint place = s_base + s_prefix[lane] - 1u;
-        if (u_pairRow >= 0) {
-            visibleIndices[2u * (u_listFirst + place)] = uint(u_pairRow);
-            visibleIndices[2u * (u_listFirst + place) + 1u] = index;
+    return s_base + s_prefix[lane] - 1u;
+}
+
+vec4 tableTexel(uint row, int texel) {
+    return uintBitsToFloat(texelFetch(u_drawTable, int(row) * MYRIAD_DRAW_ROW_TEXELS + texel));
+}
+
+/** The table-driven path's dispatch: invocation g tests instance g - invocationFirst of the
+ *  last job whose invocationFirst is at most g. */
+void cullJob() {
+    uint g = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+    if (g >= u_invocationCount) {
+        return;  // no barrier on this path: an early return is fine
+    }
+    uint low = 0u;
+    uint high = u_jobCount - 1u;
+    while (low < high) {
+        uint middle = (low + high + 1u) >> 1u;
+        if (jobs[u_jobFirst + middle].invocationFirst <= g) {
+            low = middle;
         } else {
-            visibleIndices[place] = index;
+            high = middle - 1u;
         }
+    }
+    CullJob job = jobs[u_jobFirst + low];
+    uint local = g - job.invocationFirst;
+    // The view's planes into the node's space: (L^T n, d + n . (T - eye)), with T - eye made
+    // from the high and low halves apart (precise: no reassociation), as the surface stage
+    // makes its translation.
+    vec4 r0 = tableTexel(job.row, 0);
+    vec4 r1 = tableTexel(job.row, 1);
+    vec4 r2 = tableTexel(job.row, 2);
+    precise vec3 highPart = vec3(r0.w, r1.w, r2.w) - u_eyeHigh;
+    precise vec3 lowPart = tableTexel(job.row, 3).xyz - u_eyeLow;
+    precise vec3 originFromEye = highPart + lowPart;
+    vec4 planes[6];
+    float scale[6];
+    for (int p = 0; p < 6; ++p) {
+        vec3 n = u_planes[p].xyz;
+        vec3 nodeNormal = n.x * r0.xyz + n.y * r1.xyz + n.z * r2.xyz;  // L^T n: L's rows are r0..2
+        planes[p] = vec4(nodeNormal, u_planes[p].w + dot(n, originFromEye));
+        scale[p] = length(nodeNormal);
+    }
+    uint slot = job.recordFirst + local;
+    vec3 centre;
+    if (sphereInView(records[slot * 4u + 0u], records[slot * 4u + 1u], records[slot * 4u + 2u], job.boxMin.xyz,
+                     job.boxMax.xyz, planes, scale, centre)) {
+        uint place = atomicAdd(commands[job.command].instanceCount, 1u);
+        visibleIndices[2u * (job.pairFirst + place)] = job.row;
+        visibleIndices[2u * (job.pairFirst + place) + 1u] = job.instanceFirst + local;
+    }
+}
+
+void main() {
+    if (u_tableJobs != 0u) {
+        cullJob();
+        return;
+    }
+    // Two-dimensional grid when one row of work groups is not enough (65535 groups a row).
+    uint local = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+    uint index = u_first + local;
+    // No early return: every invocation takes part in the group's barriers.
+    vec3 centre = vec3(0.0);
+    bool visible = local < u_count && instanceInView(index, centre);
+    if (u_lodLevelCount != 0u) {  // uniform: the whole dispatch takes this branch, barriers included
+        compactByLevel(index, visible, centre);
+        return;
+    }
+    uint place = compactInGroup(visible, 0u, u_primitiveCount);
+    if (visible) {
+        visibleIndices[place] = index;
     }
 }

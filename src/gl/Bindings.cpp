@@ -24,7 +24,8 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_BINDING_CULL_MORPH_WEIGHTS " << kCullMorphWeightsBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_VISIBLE " << kCullVisibleBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_COMMANDS " << kCullCommandsBinding << "\n"
-        << "#define MYRIAD_BINDING_CULL_LOD_LEVELS " << kCullLodLevelsBinding << "\n";
+        << "#define MYRIAD_BINDING_CULL_LOD_LEVELS " << kCullLodLevelsBinding << "\n"
+        << "#define MYRIAD_BINDING_CULL_JOBS " << kCullJobsBinding << "\n";
     return out.str();
     }();
     return defines;

@@ -58,14 +58,16 @@ inline constexpr std::uint32_t kCullMorphWeightsBinding = 2;
 inline constexpr std::uint32_t kCullVisibleBinding = 3;
 inline constexpr std::uint32_t kCullCommandsBinding = 4;
 inline constexpr std::uint32_t kCullLodLevelsBinding = 5;
-inline constexpr std::array<std::uint32_t, 5> kCullBindings{kCullRecordsBinding, kCullMorphWeightsBinding,
+/** The table-driven path's cull jobs: one per GPU-culled batch of a view (renderer/DrawTable.h). */
+inline constexpr std::uint32_t kCullJobsBinding = 6;
+inline constexpr std::array<std::uint32_t, 6> kCullBindings{kCullRecordsBinding, kCullMorphWeightsBinding,
                                                             kCullVisibleBinding, kCullCommandsBinding,
-                                                            kCullLodLevelsBinding};
+                                                            kCullLodLevelsBinding, kCullJobsBinding};
 /** Every storage binding render() uses (the GL state contract's): the material table's, then
  *  GPU culling's. */
-inline constexpr std::array<std::uint32_t, 6> kRendererStorageBindings{
+inline constexpr std::array<std::uint32_t, 7> kRendererStorageBindings{
     kMaterialTableBinding, kCullRecordsBinding, kCullMorphWeightsBinding, kCullVisibleBinding,
-    kCullCommandsBinding, kCullLodLevelsBinding};
+    kCullCommandsBinding, kCullLodLevelsBinding, kCullJobsBinding};
 
 // ---- vertex-buffer binding indices and attribute locations -------------------------------------
 

@@ -82,6 +82,8 @@ void DrawTable::beginFrame(std::size_t passes) {
     m_culledLists.clear();
     m_pairs = 0;
     m_recordTextureWanted = false;
+    m_jobs.clear();
+    m_tabledCulling.passes.clear();
 }
 
 void DrawTable::place(const ViewPass& pass, GpuResources& resources) {
@@ -141,6 +143,15 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
     const auto maxTexels = static_cast<std::uint64_t>(m_limits.maxTextureBufferTexels);
     const auto maxBlock = static_cast<std::uint64_t>(m_limits.maxShaderStorageBlockBytes);
     const bool arenaViewable = resources.recordArena().records.sizeBytes() / 16 <= maxTexels;
+    // The job dispatch binds the whole record arena as one storage block.
+    const bool arenaStorable = static_cast<std::uint64_t>(resources.recordArena().records.sizeBytes()) <= maxBlock;
+    std::size_t jobs = m_jobs.size();  // all passes so far, then this pass's
+    // The pass's one dispatch: an invocation per tested instance, work groups of 256 in x up to
+    // the limit, then rows in y.
+    std::uint64_t invocations = 0;
+    const auto groupsX = static_cast<std::uint64_t>(std::max<std::int64_t>(m_limits.maxComputeWorkGroups[0], 1));
+    const auto groupsY = static_cast<std::uint64_t>(std::max<std::int64_t>(m_limits.maxComputeWorkGroups[1], 1));
+    const std::uint64_t maxInvocations = std::min<std::uint64_t>(groupsX * groupsY * 256, 0xFFFFFFFFu);
     std::size_t commands = m_commands.size();  // all passes so far, then this pass's entries
     for (const DrawItem& item : pass.opaque()) {
         const BatchGpu* batch = nullptr;
@@ -184,8 +195,9 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
             continue;
         }
         if (item.gpuCulled != nullptr &&
-            ( (m_pairs + item.instanceCount) * 2 * sizeof(std::uint32_t) > maxBlock ||
-             (commands + 1) * sizeof(DrawElementsIndirectCommand) > maxBlock)) {
+            (!arenaStorable || (m_pairs + item.instanceCount) * 2 * sizeof(std::uint32_t) > maxBlock ||
+             (commands + 1) * sizeof(DrawElementsIndirectCommand) > maxBlock || (jobs + 1) * sizeof(CullJob) > maxBlock ||
+             invocations + item.instanceCount > maxInvocations)) {
             table.rest.push_back(&item);
             continue;
         }
@@ -215,9 +227,11 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
                                  {static_cast<std::uint32_t>(place.indexCount), 0,
                                   static_cast<std::uint32_t>(place.firstIndex),
                                   static_cast<std::int32_t>(place.baseVertex), static_cast<std::uint32_t>(m_pairs)},
-                                 item.gpuCulled, triangles});
+                                 item.gpuCulled, triangles, firstSlot});
             item.gpuCulled->table = {.active = true, .row = row, .pairFirst = static_cast<std::uint32_t>(m_pairs)};
             m_pairs += item.instanceCount;
+            invocations += item.instanceCount;
+            ++jobs;
         } else {
             m_entries.push_back({found->second,
                                  {static_cast<std::uint32_t>(place.indexCount), item.instanceCount,
@@ -258,15 +272,37 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
     }
     table.groups.swap(m_sortedGroups);
     m_commands.resize(first);
+    TabledCulling::Pass jobsOfPass{.firstJob = static_cast<std::uint32_t>(m_jobs.size())};
     for (const Entry& entry : m_entries) {
         const std::uint32_t command = m_groupFill[entry.group]++;
         m_commands[command] = entry.command;
         if (entry.culled != nullptr) {
-            entry.culled->table.command = command;
-            m_culledLists.push_back(entry.culled);
-            table.culled.push_back({command, entry.triangles, static_cast<std::uint32_t>(entry.culled->range.end -
-                                                                                          entry.culled->range.begin)});
+            GpuCullList& list = *entry.culled;
+            const auto tested = static_cast<std::uint32_t>(list.range.end - list.range.begin);
+            list.table.command = command;
+            m_culledLists.push_back(&list);
+            table.culled.push_back({command, entry.triangles, tested});
+            const Aabb& box = list.node->meshBounds();
+            m_jobs.push_back({.row = list.table.row,
+                              .recordFirst = static_cast<std::uint32_t>(entry.firstSlot + list.range.begin),
+                              .count = tested,
+                              .command = command,
+                              .pairFirst = list.table.pairFirst,
+                              .instanceFirst = static_cast<std::uint32_t>(list.range.begin),
+                              .invocationFirst = jobsOfPass.invocations,
+                              .boxMin = glm::vec4(box.min, 0.0f),
+                              .boxMax = glm::vec4(box.max, 0.0f)});
+            jobsOfPass.invocations += tested;
+            // Every GPU-culled item of a pass was selected with the pass's planes and eye.
+            jobsOfPass.planes = list.worldPlanes;
+            const SplitVec3 eye = splitDouble(list.eye);
+            jobsOfPass.eyeHigh = eye.high;
+            jobsOfPass.eyeLow = eye.low;
         }
+    }
+    jobsOfPass.jobs = static_cast<std::uint32_t>(m_jobs.size()) - jobsOfPass.firstJob;
+    if (jobsOfPass.jobs != 0) {
+        m_tabledCulling.passes.push_back(jobsOfPass);
     }
 }
 
@@ -367,6 +403,28 @@ void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
         list->table.commandBuffer = m_commandBuffer.id();
         list->table.pairBuffer = m_pairBuffer.id();
     }
+    // The jobs, sent when they change (a batch added, moved in the arena, resized or out of view).
+    if (m_jobs.size() > m_jobCapacity) {
+        std::size_t capacity = std::max<std::size_t>(m_jobCapacity, 256);
+        while (capacity < m_jobs.size()) {
+            capacity *= 2;
+        }
+        capacity = std::min(capacity, std::max<std::size_t>(m_jobs.size(), static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / sizeof(CullJob)));
+        m_jobBuffer = Buffer({.sizeBytes = capacity * sizeof(CullJob), .label = "myriad/Renderer.draw-table-cull-jobs"});
+        m_jobCapacity = capacity;
+        m_sentJobs.clear();
+    }
+    if (m_jobs != m_sentJobs) {
+        ring.copy(m_jobBuffer.id(), 0, m_jobs.data(), m_jobs.size() * sizeof(CullJob));
+        stats.bytesUploaded += m_jobs.size() * sizeof(CullJob);
+        ++stats.uploadRanges;
+        m_sentJobs = m_jobs;
+    }
+    m_tabledCulling.jobs = m_jobBuffer.id();
+    m_tabledCulling.records = resources.recordArena().records.id();
+    m_tabledCulling.pairs = m_pairBuffer.id();
+    m_tabledCulling.commands = m_commandBuffer.id();
+    m_tabledCulling.drawTable = m_tableTexture.id();
 }
 
 void DrawTable::bindForDraws(const GpuResources& resources) {

@@ -20,9 +20,11 @@
 // its variant (kTabled | kIndexed) fetches the records from a buffer-texture view of the whole
 // record arena at the row's first record slot (texel 11, the node's place) plus the instance.
 //
-// A batch culled on the GPU (InstanceCulling::Gpu) is drawn the same way: its cull dispatch
-// (GpuCulling, GpuCullList::table) writes the (row, instance) pair of each visible instance into
-// a region of a shared pair buffer and counts them into the batch's command in the shared
+// A batch culled on the GPU (InstanceCulling::Gpu) is drawn the same way: one cull dispatch per
+// view tests every such batch of the view, one invocation per tested instance, each finding its
+// batch's CullJob by the jobs' summed counts (GpuCulling::runTabled, shaders/cull.comp) and
+// taking the view's planes into the batch's space from its row; it writes the (row, instance) pair of each visible instance into the batch's
+// region of a shared pair buffer and counts them into the batch's command in the shared
 // command buffer, whose base instance is that region's first pair. Its group's variant
 // (kTabled | kIndexed) reads the pairs as the divisor-1 attribute, from a second vertex array,
 // and the records from a buffer-texture view of the whole record arena at the row's first
@@ -96,6 +98,22 @@ struct TableGroup {
     std::uint64_t triangles = 0;
 };
 
+/** One GPU-culled batch of a pass for the job dispatch (std430, 64 bytes; cull.comp's CullJob). */
+struct CullJob {
+    std::uint32_t row = 0;            ///< its draw-table row
+    std::uint32_t recordFirst = 0;    ///< its first tested record's slot in the record arena
+    std::uint32_t count = 0;          ///< instances tested
+    std::uint32_t command = 0;        ///< its command in the command buffer
+    std::uint32_t pairFirst = 0;      ///< its first pair in the pair buffer
+    std::uint32_t instanceFirst = 0;  ///< the first tested instance's index in the batch
+    std::uint32_t invocationFirst = 0;  ///< the counts of the pass's jobs before it, summed
+    std::uint32_t unused = 0;
+    glm::vec4 boxMin{0.0f};           ///< the node's mesh box, model space (w unused)
+    glm::vec4 boxMax{0.0f};
+    friend bool operator==(const CullJob&, const CullJob&) = default;
+};
+static_assert(sizeof(CullJob) == 64);
+
 /** A command whose instance count the GPU writes (a batch culled on the GPU), for
  *  RendererDesc::gpuCullingCounts. */
 struct CulledCommand {
@@ -146,6 +164,8 @@ public:
     }
     /** The buffer the commands are drawn from (GpuCullingCounts reads culled counts there). */
     [[nodiscard]] GLuint commandBuffer() const noexcept { return m_commandBuffer.id(); }
+    /** This frame's GPU culling of table-driven batches, for GpuCulling::dispatch (after upload()). */
+    [[nodiscard]] const TabledCulling& tabledCulling() const noexcept { return m_tabledCulling; }
 
     /** Binds what every group draws from: the shared vertex array (re-attached if an arena grew),
      *  the command buffer as GL_DRAW_INDIRECT_BUFFER and the table on kDrawTableUnit. Once per
@@ -185,6 +205,7 @@ private:
         DrawElementsIndirectCommand command;
         GpuCullList* culled = nullptr;  ///< GPU-culled: its list, told where its command went
         std::uint64_t triangles = 0;
+        std::size_t firstSlot = 0;      ///< GPU-culled: the batch's first record slot
     };
     /** Row @p row's texels for this frame, into the CPU table; noted dirty when they changed. */
     void writeRow(std::uint32_t row, const MeshNode& node, const Material& material, std::uint32_t materialIndex,
@@ -215,6 +236,11 @@ private:
     std::uint64_t m_recordSerial = ~0ull;
     // GPU-culled draws:
     std::vector<GpuCullList*> m_culledLists;  // this frame's, told the buffers in upload()
+    std::vector<CullJob> m_jobs;              // this frame's, all passes (TabledCulling::Pass ranges)
+    std::vector<CullJob> m_sentJobs;          // what m_jobBuffer holds
+    Buffer m_jobBuffer;
+    std::size_t m_jobCapacity = 0;
+    TabledCulling m_tabledCulling;
     std::size_t m_pairs = 0;                  // pairs this frame, all passes
     Buffer m_pairBuffer;                      // written by the cull dispatches only
     std::size_t m_pairCapacity = 0;

@@ -60,6 +60,8 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     list.planes = nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
     list.range = batch.drawnInstances();
     list.originFromEye = glm::vec3(batch.worldTranslation() - camera.lodEye);  // as LodSelection::split()
+    list.worldPlanes = planes;
+    list.eye = camera.eye;
     list.lodLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
     list.table = {};  // DrawTable::build takes it over again if it still draws the batch
     m_queued.push_back(&list);
@@ -114,9 +116,12 @@ void GpuCulling::ensureProgram() {
         .lodLinear = p.uniformLocation("u_lodLinear"),
         .lodOriginFromEye = p.uniformLocation("u_lodOriginFromEye"),
         .listCapacity = p.uniformLocation("u_listCapacity"),
-        .commandFirst = p.uniformLocation("u_commandFirst"),
-        .pairRow = p.uniformLocation("u_pairRow"),
-        .listFirst = p.uniformLocation("u_listFirst"),
+        .tableJobs = p.uniformLocation("u_tableJobs"),
+        .jobFirst = p.uniformLocation("u_jobFirst"),
+        .jobCount = p.uniformLocation("u_jobCount"),
+        .invocationCount = p.uniformLocation("u_invocationCount"),
+        .eyeHigh = p.uniformLocation("u_eyeHigh"),
+        .eyeLow = p.uniformLocation("u_eyeLow"),
     };
 }
 
@@ -166,7 +171,7 @@ void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const
     }
 }
 
-void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
+void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats, const TabledCulling& tabled) {
     if (m_queued.empty()) {
         return;
     }
@@ -202,25 +207,52 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats) {
             }
         }
     } barrier;
+    glProgramUniform1ui(m_program.id(), m_uniforms.tableJobs, 0);
     for (GpuCullList* list : m_queued) {
         // A pass that drew no primitive of the batch (a depth-only view of a blended batch)
         // left it unprepared: nothing reads its list.
         BatchGpu* gpu = resources.findBatch(*list->node);
         if (gpu != nullptr) {
             resources.noteRecordsRead(*gpu);  // the dispatch reads the records: fence them this frame
-            barrier.dispatched = true;
-            run(*list, *gpu, stats);
+            if (!list->table.active) {  // the table path's: in its pass's job dispatch below
+                barrier.dispatched = true;
+                run(*list, *gpu, stats);
+            }
         }
+    }
+    if (!tabled.passes.empty()) {
+        barrier.dispatched = true;
+        runTabled(tabled);
+    }
+}
+
+void GpuCulling::runTabled(const TabledCulling& tabled) {
+    // What every pass's dispatch reads and writes; the commands' culled counts were reset by
+    // DrawTable::upload's GPU copy, issued after the last frame's barrier.
+    const Program& p = m_program;
+    const Uniforms& u = m_uniforms;
+    glProgramUniform1ui(p.id(), u.tableJobs, 1);
+    glProgramUniform1ui(p.id(), u.lodLevelCount, 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, tabled.records);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, tabled.pairs);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, tabled.commands);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullJobsBinding, tabled.jobs);
+    glBindTextureUnit(kDrawTableUnit, tabled.drawTable);
+    for (const TabledCulling::Pass& pass : tabled.passes) {
+        glProgramUniform4fv(p.id(), u.planes, 6, &pass.planes[0][0]);
+        p.setUniform(u.eyeHigh, pass.eyeHigh);
+        p.setUniform(u.eyeLow, pass.eyeLow);
+        glProgramUniform1ui(p.id(), u.jobFirst, pass.firstJob);
+        glProgramUniform1ui(p.id(), u.jobCount, pass.jobs);
+        glProgramUniform1ui(p.id(), u.invocationCount, pass.invocations);
+        const auto [groupsX, groupsY] = groupsFor(pass.invocations);  // DrawTable::build kept y under the limit
+        glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
     }
 }
 
 void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) {
     const InstancedMeshNode& batch = *list.node;
     const std::size_t tested = list.range.end - list.range.begin;
-    if (list.table.active) {
-        runTabled(list, gpu);
-        return;
-    }
     allocate(list, batch);
     const std::size_t primitives = list.primitives;
     // The commands are rewritten whole every frame (20 bytes a primitive and slot): the counts
@@ -244,9 +276,6 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
     glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
-    glProgramUniform1ui(p.id(), u.commandFirst, 0);
-    glProgramUniform1i(p.id(), u.pairRow, -1);
-    glProgramUniform1ui(p.id(), u.listFirst, 0);
     setLodUniforms(list);
     if (list.lodLevels != 0) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullLodLevelsBinding, list.heldLevels.id());
@@ -255,30 +284,6 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
                       static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, list.indices.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, list.commands.id());
-    const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
-    glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
-}
-
-void GpuCulling::runTabled(const GpuCullList& list, const BatchGpu& gpu) {
-    // The command's instance count was reset to 0 by DrawTable::upload (a GPU copy of its
-    // commands, issued after the last frame's barrier); one primitive, no LOD chain.
-    const std::size_t tested = list.range.end - list.range.begin;
-    const BatchGpu::RecordSource records = gpu.recordSource();
-    if (tested == 0 || records.buffer == 0) {
-        return;
-    }
-    setTestUniforms(list, gpu);
-    const Program& p = m_program;
-    const Uniforms& u = m_uniforms;
-    glProgramUniform1ui(p.id(), u.primitiveCount, 1);
-    glProgramUniform1ui(p.id(), u.commandFirst, list.table.command);
-    glProgramUniform1i(p.id(), u.pairRow, static_cast<GLint>(list.table.row));
-    glProgramUniform1ui(p.id(), u.listFirst, list.table.pairFirst);
-    glProgramUniform1ui(p.id(), u.lodLevelCount, 0);
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, records.buffer,
-                      static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, list.table.pairBuffer);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, list.table.commandBuffer);
     const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
     glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
 }

@@ -89,11 +89,14 @@ struct GpuCullList {
     FrustumPlanes planes{};    ///< node space, camera-relative
     IndexRange range{};        ///< the drawn instances tested
     glm::vec3 originFromEye{0.0f};  ///< LOD: the node's world translation minus the eye
+    FrustumPlanes worldPlanes{};    ///< the view's, camera-relative (the table path's jobs)
+    glm::dvec3 eye{0.0};            ///< the view's eye
     /** The table-driven path draws this (pass, batch) (DrawTable::build sets it each frame,
-     *  select() clears it): the dispatch then counts into command @c command of the table's
-     *  shared command buffer and writes (draw-table row, instance) pairs from pair
-     *  @c pairFirst of its shared pair buffer, which the multi-draw reads as a divisor-1
-     *  attribute; the list's own buffers are neither made nor written. */
+     *  select() clears it): the pass's one job dispatch (TabledCulling) then counts it into
+     *  command @c command of the table's shared command buffer and writes its
+     *  (draw-table row, instance) pairs from pair @c pairFirst of the shared pair buffer, which
+     *  the multi-draw reads as a divisor-1 attribute; the list's own buffers are neither made
+     *  nor written, and it has no dispatch of its own. */
     struct TableTarget {
         bool active = false;
         std::uint32_t row = 0;        ///< the batch's draw-table row
@@ -102,6 +105,25 @@ struct GpuCullList {
         GLuint commandBuffer = 0;     ///< set by DrawTable::upload
         GLuint pairBuffer = 0;        ///< set by DrawTable::upload
     } table;
+};
+
+/** The table-driven path's GPU culling in a frame (DrawTable::tabledCulling()): per pass, one
+ *  dispatch over its jobs (DrawTable.h, CullJob), one invocation per tested instance. */
+struct TabledCulling {
+    struct Pass {
+        std::uint32_t firstJob = 0;
+        std::uint32_t jobs = 0;
+        std::uint32_t invocations = 0;  ///< the instances its jobs test, summed
+        FrustumPlanes planes{};      ///< the view's, camera-relative
+        glm::vec3 eyeHigh{0.0f};     ///< the eye as high + low floats (DrawTable's splitDouble)
+        glm::vec3 eyeLow{0.0f};
+    };
+    GLuint jobs = 0;       ///< the job buffer
+    GLuint records = 0;    ///< the record arena, bound whole
+    GLuint pairs = 0;      ///< the shared pair buffer
+    GLuint commands = 0;   ///< the live command buffer
+    GLuint drawTable = 0;  ///< the draw table's buffer texture (rows: matrix, translation)
+    std::vector<Pass> passes;  ///< passes with jobs
 };
 
 class GpuCulling {
@@ -145,8 +167,10 @@ public:
      *  larger than GL_MAX_SHADER_STORAGE_BLOCK_SIZE (at least 128 MiB, two million instances,
      *  by the spec),
      *  its list is longer than GL_MAX_TEXTURE_BUFFER_SIZE texels, or its work groups exceed
-     *  GL_MAX_COMPUTE_WORK_GROUP_COUNT. */
-    void dispatch(GpuResources& resources, FrameStats& stats);
+     *  GL_MAX_COMPUTE_WORK_GROUP_COUNT. Then @p tabled's passes: one dispatch each, under the
+     *  same barrier; DrawTable::build kept every buffer they bind under the storage-block limit
+     *  and their work groups under GL_MAX_COMPUTE_WORK_GROUP_COUNT. */
+    void dispatch(GpuResources& resources, FrameStats& stats, const TabledCulling& tabled);
     /** Compiles the cull program if a list is queued and it does not exist yet, dispatching
      *  nothing (Renderer::prepare: the first frame then compiles nothing).
      *  @throws ShaderError as dispatch(). */
@@ -183,7 +207,7 @@ private:
             localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1,
             primitiveCount = -1, lodLevelCount = -1, lodSwitchCount = -1, lodSwitch = -1,
             lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, listCapacity = -1,
-            commandFirst = -1, pairRow = -1, listFirst = -1;
+            tableJobs = -1, jobFirst = -1, jobCount = -1, invocationCount = -1, eyeHigh = -1, eyeLow = -1;
     };
 
     void ensureProgram();
@@ -191,8 +215,8 @@ private:
     /** Work groups of a dispatch over @p tested instances: x up to the limit, the rest in y. */
     [[nodiscard]] std::pair<std::size_t, std::size_t> groupsFor(std::size_t tested) const noexcept;
     void run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats);
-    /** run() for a list the table-driven path draws (GpuCullList::table). */
-    void runTabled(const GpuCullList& list, const BatchGpu& gpu);
+    /** The table-driven path's job dispatches (dispatch()). */
+    void runTabled(const TabledCulling& tabled);
     /** The instance test's uniforms (planes, range, boxes, morph bounds) and the morph-weight
      *  storage block, as both runs set them. */
     void setTestUniforms(const GpuCullList& list, const BatchGpu& gpu);

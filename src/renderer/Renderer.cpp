@@ -841,7 +841,7 @@ struct Renderer::Impl {
         {
             // Every (view, batch) culled on the GPU, before the first draw: compute, one barrier, draws.
             const PhaseTimer timer(stats.cullMs);
-            gpuCulling.dispatch(resources, stats);
+            gpuCulling.dispatch(resources, stats, table.tabledCulling());
         }
         const auto submitStart = std::chrono::steady_clock::now();
         for (const detail::ViewPass& pass : passes) {

@@ -264,7 +264,7 @@ TEST_CASE("batches culled on the GPU join a multi-draw: their dispatch writes pa
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.3f, kSize), pixelY(0.3f, kSize), kBlack);
 }
 
-TEST_CASE("the shared commands are reset by a GPU copy only after the last frame's dispatches, behind their barrier",
+TEST_CASE("one dispatch per view culls every table-driven batch, after the GPU copy that resets the shared commands",
           "[table][gpu-culling][barriers]") {
     RenderFixture f;
     CulledBatches batches;
@@ -279,7 +279,8 @@ TEST_CASE("the shared commands are reset by a GPU copy only after the last frame
     for (int frame = 0; frame < 4; ++frame) {
         (void)f.render(batches.scene);
     }
-    // Every frame: the template copied over the live commands, before that frame's dispatches.
+    // Every frame: the template copied over the live commands, then one dispatch for the view's
+    // three GPU-culled batches, an invocation per instance tested.
     std::vector<GlCall> resets;
     for (const GlCall& copy : log.callsTo("glCopyNamedBufferSubData")) {
         if (copy.argument<GLuint>(0) == sent && copy.argument<GLuint>(1) == live) {
@@ -288,9 +289,11 @@ TEST_CASE("the shared commands are reset by a GPU copy only after the last frame
     }
     const std::vector<GlCall> dispatches = log.callsTo("glDispatchCompute");
     REQUIRE(resets.size() == 4);
-    REQUIRE(dispatches.size() == 12);
+    REQUIRE(dispatches.size() == 4);
     for (std::size_t frame = 0; frame < 4; ++frame) {
-        CHECK(resets[frame].sequence < dispatches[3 * frame].sequence);
+        CHECK(resets[frame].sequence < dispatches[frame].sequence);
+        CHECK(dispatches[frame].argument<GLuint>(0) == 1);  // 3 x 4 instances: one work group of 256
+        CHECK(dispatches[frame].argument<GLuint>(1) == 1);
     }
     // The live commands hold shader writes (the counts); the CPU's copy into them waits behind
     // GL_BUFFER_UPDATE_BARRIER_BIT, and the static template is never sent again.

@@ -154,6 +154,14 @@ TEST_CASE("GPU culling draws the same instances as CPU culling", "[visibility][g
         fixture.camera.lookAt(glm::dvec3(2.0, 1.0, 9.0), glm::dvec3(2.5, 1.0, 0.0));
         (void)compare();
     }
+    SECTION("far from the origin: the table path's planes from the row's high and low halves") {
+        // 10,000 km out in x: a float translation would be off by up to 0.5 m there.
+        batch.setPosition(glm::dvec3(1.0e7 + 0.3, -0.2, 0.0));
+        fixture.camera.lookAt(glm::dvec3(1.0e7, 0.0, 10.0), glm::dvec3(1.0e7, 0.0, 0.0));
+        const std::vector<std::uint32_t> expected = compare();
+        CHECK(expected.size() > 40);
+        CHECK(expected.size() < 200);
+    }
     SECTION("a streaming batch: this frame's part of the streaming buffer") {
         const Image staged = fixture.render(scene);
         batch.setUploadMode(UploadMode::Streaming);
