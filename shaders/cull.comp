@@ -4,7 +4,8 @@
 // the instance's node-space bounding sphere (the CPU path's InstanceSpheres, computed here from
 // the record instead of cached) is tested against the view's six node-space planes, and a
 // visible instance appends its record index to the visible-index list of a level slot and bumps
-// that slot's indirect draw commands (one per primitive of the batch), one atomic per work group. The surface shader's
+// that slot's indirect draw commands (one per primitive of the batch), one atomic per work group
+// (the table-driven path's job dispatch below: one per visible instance). The surface shader's
 // MYRIAD_INDEXED variant then reads the list as it reads the CPU path's.
 //
 // Level slots: the list of slot s starts at s * capacity and its commands at s * primitives.

@@ -152,7 +152,9 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
     const auto groupsX = static_cast<std::uint64_t>(std::max<std::int64_t>(m_limits.maxComputeWorkGroups[0], 1));
     const auto groupsY = static_cast<std::uint64_t>(std::max<std::int64_t>(m_limits.maxComputeWorkGroups[1], 1));
     const std::uint64_t maxInvocations = std::min<std::uint64_t>(groupsX * groupsY * 256, 0xFFFFFFFFu);
-    std::size_t commands = m_commands.size();  // all passes so far, then this pass's entries
+    // Every command of this pass lands below this after the sort (groups reorder the pass's own
+    // commands only): a culled command there is inside the storage block the dispatch binds.
+    const std::size_t culledCommandsEnd = m_commands.size() + pass.opaque().size();
     for (const DrawItem& item : pass.opaque()) {
         const BatchGpu* batch = nullptr;
         if (!tableable(item, resources, batch)) {
@@ -196,7 +198,8 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         }
         if (item.gpuCulled != nullptr &&
             (!arenaStorable || (m_pairs + item.instanceCount) * 2 * sizeof(std::uint32_t) > maxBlock ||
-             (commands + 1) * sizeof(DrawElementsIndirectCommand) > maxBlock || (jobs + 1) * sizeof(CullJob) > maxBlock ||
+             culledCommandsEnd * sizeof(DrawElementsIndirectCommand) > maxBlock ||
+             (jobs + 1) * sizeof(CullJob) > maxBlock ||
              invocations + item.instanceCount > maxInvocations)) {
             table.rest.push_back(&item);
             continue;
@@ -240,7 +243,6 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
                                   static_cast<std::uint32_t>(pairSlot + item.firstInstance)},
                                  nullptr, triangles});
         }
-        ++commands;
         ++group.commandCount;
         (item.instanced ? group.batches : group.meshNodes) += 1;
         group.instances += item.instanceCount;
@@ -424,6 +426,7 @@ void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
     m_tabledCulling.records = resources.recordArena().records.id();
     m_tabledCulling.pairs = m_pairBuffer.id();
     m_tabledCulling.commands = m_commandBuffer.id();
+    m_tabledCulling.commandBytes = m_commandBuffer.sizeBytes();
     m_tabledCulling.drawTable = m_tableTexture.id();
 }
 
@@ -451,6 +454,12 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
     m_culledBound = false;
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m_commandBuffer.id());
     glBindTextureUnit(kDrawTableUnit, m_tableTexture.id());
+    if (!m_recordTextureWanted && m_recordTexture.id() != 0 && m_recordTextureSerial != records.serial) {
+        // The arena grew: let go of the old buffer now (an attached buffer stays alive, GL 4.5
+        // section 5.1.3), not at the next frame that wants the view.
+        glTextureBuffer(m_recordTexture.id(), GL_RGBA32F, 0);
+        m_recordTextureSerial = ~0ull;
+    }
     if (m_recordTextureWanted) {
         // kIndexed groups (GPU-culled batches, primitives after the first) fetch records from
         // the record arena as one buffer texture.
@@ -465,6 +474,13 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
         glBindTextureUnit(kIndexedRecordUnit, m_recordTexture.id());
     }
     if (m_culledLists.empty()) {
+        if (m_culledVertexArray.id() != 0 && m_culledMeshSerial != meshes.serial) {
+            // Not drawn this frame, but re-pointed so it holds no old mesh arena alive.
+            m_culledVertexArray.setVertexBuffer(kVertexBinding, meshes.vertices);
+            m_culledVertexArray.setIndexBuffer(meshes.indices, IndexType::UInt32,
+                                               static_cast<std::uint32_t>(meshes.vertexSlots.capacity() - 1));
+            m_culledMeshSerial = meshes.serial;
+        }
         return;
     }
     // GPU-culled groups: their vertex array (the mesh arena, the pairs as the divisor-1

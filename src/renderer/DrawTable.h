@@ -226,7 +226,7 @@ private:
     std::uint64_t m_frame = 0;
     Buffer m_table;                 // the GPU table
     std::size_t m_tableRows = 0;    // rows m_table holds
-    TextureHandle m_tableTexture;   // RGBA32F view of m_table
+    TextureHandle m_tableTexture;   // RGBA32UI view of m_table
     Buffer m_commandBuffer;         // what the draws read (and GPU culling counts into)
     Buffer m_commandTemplate;       // with GPU-culled draws: what the CPU sends, copied over it
     std::size_t m_commandCapacity = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace myriad::gl::detail {
 namespace {
@@ -58,7 +59,10 @@ float driverMaxAnisotropy() {
 
 GlLimits GlLimits::query() {
     GlLimits limits;
-    limits.maxTextureBufferTexels = lowered(integer(GL_MAX_TEXTURE_BUFFER_SIZE), g_ceiling.maxTextureBufferTexels);
+    // GLSL's texelFetch takes an int: a texel past INT_MAX cannot be addressed, whatever the
+    // driver allows (GL_MAX_TEXTURE_BUFFER_SIZE is an int64 query).
+    limits.maxTextureBufferTexels = std::min<std::int64_t>(
+        lowered(integer(GL_MAX_TEXTURE_BUFFER_SIZE), g_ceiling.maxTextureBufferTexels), std::numeric_limits<std::int32_t>::max());
     limits.maxShaderStorageBlockBytes =
         lowered(integer(GL_MAX_SHADER_STORAGE_BLOCK_SIZE), g_ceiling.maxShaderStorageBlockBytes);
     limits.maxShaderStorageBindings =

@@ -185,10 +185,13 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats, const Tabl
     ensureProgram();
     m_program.use();
     // Before them: the lists and commands the dispatches write (and count into with atomics)
-    // were read by the last frame's draws, by texel fetch and as indirect parameters. Shader
-    // stores and atomics after a SHADER_STORAGE barrier wait for every access issued before it
-    // (OpenGL 4.5, "Shader Memory Access Synchronization"); without one a GPU that overlaps compute with the previous
-    // frame's drawing may overwrite a list still being read.
+    // were read by the last frame's draws, by texel fetch and as indirect parameters. Those
+    // reads are not shader stores, so GL's command order already puts them before these
+    // writes (OpenGL 4.5, "Shader Memory Access Synchronization": barrier bits name consumers
+    // of earlier shader stores, and the last frame's stores were synchronised by its trailing
+    // barrier). This barrier is insurance against a driver that overlaps compute with the
+    // previous frame's drawing on a write-after-read it does not track, at the cost of one
+    // call a frame.
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     // After the dispatches, also when one throws: the draws read what they wrote (the lists by
     // texel fetch, the table path's (row, instance) pairs as vertex attributes, the commands
@@ -232,10 +235,13 @@ void GpuCulling::runTabled(const TabledCulling& tabled) {
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
     glProgramUniform1ui(p.id(), u.tableJobs, 1);
-    glProgramUniform1ui(p.id(), u.lodLevelCount, 0);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, tabled.records);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, tabled.pairs);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, tabled.commands);
+    // The commands bound no longer than a storage block may be (DrawTable::build kept every
+    // culled command inside it; commands past it are never counted into).
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, tabled.commands, 0,
+                      static_cast<GLsizeiptr>(std::min<std::uint64_t>(tabled.commandBytes,
+                                                                      static_cast<std::uint64_t>(m_limits.maxShaderStorageBlockBytes))));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullJobsBinding, tabled.jobs);
     glBindTextureUnit(kDrawTableUnit, tabled.drawTable);
     for (const TabledCulling::Pass& pass : tabled.passes) {

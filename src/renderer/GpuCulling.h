@@ -122,6 +122,7 @@ struct TabledCulling {
     GLuint records = 0;    ///< the record arena, bound whole
     GLuint pairs = 0;      ///< the shared pair buffer
     GLuint commands = 0;   ///< the live command buffer
+    std::size_t commandBytes = 0;  ///< its size
     GLuint drawTable = 0;  ///< the draw table's buffer texture (rows: matrix, translation)
     std::vector<Pass> passes;  ///< passes with jobs
 };

@@ -294,3 +294,37 @@ TEST_CASE("draws past the draw table's GL_MAX_TEXTURE_BUFFER_SIZE rows keep a ca
         MYRIAD_CHECK_PIXEL(image, pixelX(x, kSize), pixelY(0.0f, kSize), kRed);
     }
 }
+
+TEST_CASE("GPU-culled batches keep their own dispatch and draw when the record arena is larger than one storage block",
+          "[limits][table][gpu-culling][pixels]") {
+    context();
+    // 32 KiB: the record arena (at least 1,024 records, 64 KiB) cannot be bound whole for the
+    // table path's one dispatch, but each batch's place (4 records) can for its own.
+    gl::detail::GlLimits ceiling;
+    ceiling.maxShaderStorageBlockBytes = 32 * 1024;
+    const LoweredLimits lowered(ceiling);
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    Scene scene;
+    auto quad = MeshGeometry::create(shapes::quad(0.3f, 0.3f), "quad");
+    std::vector<InstancedMeshNode*> batches;
+    for (int b = 0; b < 3; ++b) {
+        auto& batch = scene.root().emplace<InstancedMeshNode>(quad, unlit(glm::vec4(1, 0, 0, 1)), 2,
+                                                              "culled" + std::to_string(b));
+        batch.addInstance(at(-0.6f + 0.6f * static_cast<float>(b), 0.0f));
+        batch.addInstance(at(5.0f, 0.0f));  // out of view
+        batch.setInstanceCulling(InstanceCulling::Gpu);
+        batches.push_back(&batch);
+    }
+    renderer.render(scene, orthoCamera(), target);
+    const gl::FrameStats& stats = renderer.lastFrameStats();
+    CHECK(stats.multiDrawCalls == 0);
+    CHECK(stats.drawCalls == 3);
+    const Image image = target.readPixels();
+    for (int b = 0; b < 3; ++b) {
+        MYRIAD_CHECK_PIXEL(image, pixelX(-0.6f + 0.6f * static_cast<float>(b), kSize), pixelY(0.0f, kSize), kRed);
+        const auto visible = renderer.readGpuCulledInstances(*batches[static_cast<std::size_t>(b)], 0);
+        REQUIRE(visible.has_value());
+        CHECK(*visible == std::vector<std::uint32_t>{0});
+    }
+}
