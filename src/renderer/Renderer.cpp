@@ -14,7 +14,9 @@
 #include "renderer/MaterialTable.h"
 #include "renderer/ParticlePass.h"  // particles and scatter
 #include "renderer/ShaderLibrary.h"
+#include "renderer/PhaseTimer.h"
 #include "renderer/ShadowPass.h"  // shadows
+#include "renderer/SurfacePass.h"
 #include "renderer/ViewPass.h"
 #include "core/Validate.h"  // allFinite
 #include "myriad/core/Camera.h"
@@ -44,20 +46,7 @@ namespace {
 
 std::atomic<std::uint64_t> g_nextRendererId{1};
 
-/** Adds the lifetime of the timer to a FrameStats field, in milliseconds. */
-class PhaseTimer {
-public:
-    explicit PhaseTimer(double& total) noexcept : m_total(total), m_start(std::chrono::steady_clock::now()) {}
-    ~PhaseTimer() {
-        m_total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start).count();
-    }
-    PhaseTimer(const PhaseTimer&) = delete;
-    PhaseTimer& operator=(const PhaseTimer&) = delete;
-
-private:
-    double& m_total;
-    std::chrono::steady_clock::time_point m_start;
-};
+using detail::PhaseTimer;
 
 LogLevel levelOf(GLenum severity) {
     switch (severity) {
@@ -154,8 +143,18 @@ struct Renderer::Impl {
     detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
-    std::uint64_t viewSerial = 0;
-    const detail::SurfaceProgram* boundProgram = nullptr;
+    /** The surface draws: which variant each needs, their state and calls (SurfacePass.h). */
+    detail::SurfacePass surfaces{{.stats = stats,
+                                  .shaders = shaders,
+                                  .resources = resources,
+                                  .materials = materials,
+                                  .shadow = shadow,
+                                  .table = table,
+                                  .gpuCulling = gpuCulling,
+                                  .instanceVisibility = instanceVisibility,
+                                  .gpuCullingCounts = gpuCullingCounts,
+                                  .populations = populations,
+                                  .countGpuCulled = desc.gpuCullingCounts}};
 
     explicit Impl(const RendererDesc& rendererDesc)
         : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)),
@@ -187,35 +186,6 @@ struct Renderer::Impl {
         }
     }
 
-    /** The feature set a node needs in a view. */
-    std::uint32_t featuresOf(const detail::DrawItem& item, const View& view) const {
-        const MeshNode& node = *item.node;
-        const Material& material = node.primitiveMaterial(item.primitive);
-        std::uint32_t features = 0;
-        if (item.instanced) {
-            features |= detail::kInstanced;
-            const auto& batch = static_cast<const InstancedMeshNode&>(node);
-            if (item.visible != nullptr || item.gpuCulled != nullptr) {
-                features |= detail::kIndexed;
-            }
-            const std::size_t mirrored = batch.mirroredCount();
-            if (!material.doubleSided && mirrored != 0 && mirrored != batch.count()) {
-                features |= detail::kMixedMirroring;
-            }
-        }
-        if (detail::drawnMesh(item)->morphTargetCount() > 0) {
-            features |= detail::kMorph;
-            if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasInstanceMorphWeights()) {
-                features |= detail::kInstanceMorphWeights;
-            }
-        }
-        if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasLanes()) {
-            features |= detail::kInstanceLanes;
-        }
-        features |= shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
-        return features | shadow.receiveFeatures(features, &node, view);  // shadows
-    }
-
     /** @p view's encoding: as stated, else the one queried for its framebuffer (once per name). */
     TargetEncoding targetEncoding(const View& view) {
         if (view.targetEncoding != TargetEncoding::Query) {
@@ -237,35 +207,6 @@ struct Renderer::Impl {
             defaultFramebufferExists = glCheckNamedFramebufferStatus(0, GL_DRAW_FRAMEBUFFER) != GL_FRAMEBUFFER_UNDEFINED;
         }
         return *defaultFramebufferExists;
-    }
-
-    /** The switches a material and view decide (alpha mode, lighting, blending, depth-only,
-     *  sRGB encoding), shared by nodes and populations. */
-    static std::uint32_t shadingFeatures(const Material& material, bool blended, const View& view) {
-        std::uint32_t features = material.alphaMode == AlphaMode::Mask ? detail::kAlphaMask : 0u;
-        if (view.depthOnly) {
-            return features | detail::kDepthOnly;
-        }
-        features |= detail::outputFeatures(view);
-        if (material.shading == Shading::Lit) {
-            features |= detail::kLit;
-        }
-        if (blended) {
-            features |= detail::kBlend;
-        }
-        return features;
-    }
-
-    /** The feature set a population needs in a view (no morphing: a population draws its
-     *  mesh's base shape). */
-    std::uint32_t featuresOf(const detail::Population& population, const View& view) const {
-        const Material& material = population.material;
-        std::uint32_t features = detail::kInstanced;
-        if (!population.laneBuffer.empty()) {
-            features |= detail::kInstanceLanes;
-        }
-        features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
-        return features | shadow.receiveFeatures(features, nullptr, view);  // shadows
     }
 
     /** Refuses, before anything is drawn, a draw whose data a buffer texture cannot hold:
@@ -310,11 +251,11 @@ struct Renderer::Impl {
             const PhaseTimer timer(stats.compileMs);
             for (const detail::ViewPass& pass : passes) {
                 for (const auto& population : populations.populations()) {
-                    shaders.request(featuresOf(*population, pass.view()), population->material.surface);
+                    shaders.request(surfaces.featuresOf(*population, pass.view()), population->material.surface);
                 }
                 // Opaque draws wait for the table (below): it decides which variant each needs.
                 for (const detail::DrawItem& item : pass.blended()) {
-                    shaders.request(featuresOf(item, pass.view()), item.node->primitiveMaterial(item.primitive).surface);
+                    shaders.request(surfaces.featuresOf(item, pass.view()), item.node->primitiveMaterial(item.primitive).surface);
                 }
             }
         }
@@ -347,9 +288,9 @@ struct Renderer::Impl {
             for (std::size_t p = 0; p < passes.size(); ++p) {
                 const detail::ViewPass& pass = passes[p];
                 table.build(p, pass, resources, materials, shaders,
-                            [&](const detail::DrawItem& item) { return featuresOf(item, pass.view()); });
+                            [&](const detail::DrawItem& item) { return surfaces.featuresOf(item, pass.view()); });
                 for (const detail::DrawItem* item : table.rest(p)) {
-                    shaders.request(featuresOf(*item, pass.view()), item->node->primitiveMaterial(item->primitive).surface);
+                    shaders.request(surfaces.featuresOf(*item, pass.view()), item->node->primitiveMaterial(item->primitive).surface);
                 }
             }
             table.upload(resources, stats);
@@ -369,266 +310,9 @@ struct Renderer::Impl {
         stats.programsLoaded = static_cast<std::uint32_t>(shaders.loadedCount() - loadedBefore);
     }
 
-    void useProgram(const detail::SurfaceProgram& program) {
-        if (boundProgram != &program) {
-            program.program.use();
-            boundProgram = &program;
-            ++stats.programBinds;
-        }
-    }
-
-    // Back faces: fixed-function culling when every drawn copy has the same handedness (GL_FRONT
-    // for mirrored ones, whose front faces wind clockwise on screen), per fragment when a batch
-    // mixes mirrored and ordinary instances (kMixedMirroring), none for double-sided materials.
-    static void setFaceCulling(const detail::DrawItem& item, std::uint32_t features) {
-        const MeshNode& node = *item.node;
-        if (node.primitiveMaterial(item.primitive).doubleSided || (features & detail::kMixedMirroring) != 0) {
-            glDisable(GL_CULL_FACE);
-            return;
-        }
-        bool mirrored = node.worldIsMirrored();
-        if (item.instanced) {
-            mirrored = mirrored != (static_cast<const InstancedMeshNode&>(node).mirroredCount() != 0);
-        }
-        glEnable(GL_CULL_FACE);
-        glCullFace(mirrored ? GL_FRONT : GL_BACK);
-    }
-
-    /** Uses @p chosen and gives it the view's camera and light (once per program and view). */
-    void useForView(detail::SurfaceProgram& chosen, const detail::ViewPass& pass, const Scene& scene) {
-        const Program& program = chosen.program;
-        const detail::SurfaceUniforms& u = chosen.uniforms;
-        useProgram(chosen);
-        if (chosen.viewSerial != viewSerial) {
-            // Camera and light are the same for every draw of a view: once per program and view.
-            const detail::ViewCamera& camera = pass.camera();
-            program.setUniform(u.viewProjection, camera.viewProjection);
-            program.setUniform(u.eye, glm::vec3(camera.eye));
-            if (u.eyeHigh >= 0) {  // kTabled: the eye as high + low floats (DrawTable.h)
-                const detail::SplitVec3 eye = detail::splitDouble(camera.eye);
-                program.setUniform(u.eyeHigh, eye.high);
-                program.setUniform(u.eyeLow, eye.low);
-            }
-            const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f
-                                            ? glm::normalize(scene.light.direction)
-                                            : glm::vec3(0.0f, -1.0f, 0.0f);
-            program.setUniform(u.lightDirection, direction);
-            program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
-            program.setUniform(u.ambient, scene.ambient);
-            shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
-            chosen.viewSerial = viewSerial;
-        }
-    }
-
-    /** The material's uniforms, texture and sampler, and its index. */
-    void setMaterial(const detail::SurfaceProgram& chosen, const Material& material) {
-        const Program& program = chosen.program;
-        const detail::SurfaceUniforms& u = chosen.uniforms;
-        const Texture2D* baseColorTexture = resources.texture(material);
-        if (baseColorTexture != nullptr) {
-            baseColorTexture->bind(detail::kBaseColorUnit);
-            glBindSampler(detail::kBaseColorUnit, resources.sampler(material));
-        }
-        program.setUniform(u.baseColor, material.baseColor);
-        program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
-        program.setUniform(u.alphaCutoff, material.alphaCutoff);
-        program.setUniform(u.materialIndex, static_cast<int>(materials.indexOf(material)));
-    }
-
-    /** Lanes from uniforms: a MeshNode's shader data, or zeros (a batch or population without
-     *  lanes; never an unbound attribute, which would read (0, 0, 0, 1)). */
-    static void setUniformLanes(const detail::SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes) {
-        if (chosen.uniforms.lanes >= 0) {
-            glProgramUniform4fv(chosen.program.id(), chosen.uniforms.lanes, 4, &lanes[0][0]);
-        }
-    }
-
-    void draw(const detail::DrawItem& item, const detail::ViewPass& pass, const Scene& scene) {
-        const MeshNode& node = *item.node;
-        const Material& material = node.primitiveMaterial(item.primitive);
-        const std::uint32_t features = featuresOf(item, pass.view());
-        detail::SurfaceProgram& chosen = shaders.get(features, material.surface);
-        const Program& program = chosen.program;
-        const detail::SurfaceUniforms& u = chosen.uniforms;
-        useForView(chosen, pass, scene);
-
-        const std::shared_ptr<const MeshGeometry>& primitiveMesh = detail::drawnMesh(item);
-        const MeshGeometry& geometry = *primitiveMesh;
-        detail::MeshGpu& mesh = resources.mesh(primitiveMesh);
-        if ((features & detail::kMorph) != 0) {
-            glBindTextureUnit(detail::kMorphTargetUnit, mesh.morphTargets.id());
-            program.setUniform(u.morphTargetCount, static_cast<int>(geometry.morphTargetCount()));
-            program.setUniform(u.vertexCount, static_cast<int>(geometry.vertexCount()));
-            program.setUniform(u.morphWeights, node.morphWeights());
-        }
-        setMaterial(chosen, material);
-        glm::mat4 model(node.worldLinear());
-        model[3] = glm::vec4(glm::vec3(node.worldTranslation() - pass.camera().eye), 1.0f);
-        program.setUniform(u.model, model);
-        program.setUniform(u.tint, node.tint());
-        program.setUniform(u.baseInstance, static_cast<int>(item.firstInstance));
-        if ((features & detail::kInstanceLanes) == 0) {
-            setUniformLanes(chosen, item.instanced ? kZeroLanes : node.shaderDataLanes());
-        }
-        setFaceCulling(item, features);
-
-        const VertexArray* vertexArray = &mesh.vertexArray;
-        if (item.instanced) {
-            const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
-            detail::BatchGpu& batch = *resources.findBatch(batchNode);  // prepare() made and uploaded it
-            resources.syncVertexArrays(batch);  // its mesh and where its records are now
-            if ((features & detail::kInstanceMorphWeights) != 0) {
-                glBindTextureUnit(detail::kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
-            }
-            if ((features & detail::kInstanceLanes) != 0) {
-                glBindTextureUnit(detail::kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());
-            }
-            if (item.visible != nullptr) {
-                instanceVisibility.bind(*item.visible, batchNode, batch, stats);
-            } else if (item.gpuCulled != nullptr) {
-                gpuCulling.bind(*item.gpuCulled, batch);
-            }
-            // A LOD level above 0 draws its own mesh's vertex array: the kIndexed variant reads
-            // records from the buffer texture, so no record attributes are needed on it.
-            const bool ownLevelMesh = item.lodLevel != 0 && item.lodLevel != kNoLodLevel;
-            vertexArray = ownLevelMesh ? &mesh.vertexArray : &batch.vertexArrays[item.primitive];
-            if (item.lodLevel != kNoLodLevel && item.gpuCulled == nullptr) {  // GPU: the counts stay there
-                stats.lodInstances[item.lodLevel] += item.instanceCount;
-            }
-            ++stats.batches;
-        } else {
-            ++stats.meshNodes;
-        }
-        {
-            const PhaseTimer timer(stats.drawMs);
-            if (item.gpuCulled != nullptr) {
-                detail::GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive,
-                                         item.lodLevel == kNoLodLevel ? 0 : item.lodLevel);
-            } else {
-                drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
-                                                  geometry.indexType(), 0, item.instanceCount, item.firstInstance);
-            }
-        }
-        if (item.gpuCulled != nullptr && desc.gpuCullingCounts) {  // its count is copied after the frame's draws
-            gpuCullingCounts.noteDraw(*item.gpuCulled, item.primitive, item.lodLevel == kNoLodLevel ? 0 : item.lodLevel,
-                                      geometry.triangleCount(), item.instanceCount);
-        }
-        ++stats.vertexArrayBinds;
-        ++stats.drawCalls;
-        ++stats.drawCommands;
-        stats.instances += item.instanceCount;
-        stats.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
-    }
-
-    static constexpr std::array<glm::vec4, 4> kZeroLanes{};
-
-    /** The pass's table-driven groups: one glMultiDrawElementsIndirect each, with its program,
-     *  texture, sampler and face culling. */
-    void drawTableGroups(std::size_t passIndex, const detail::ViewPass& pass, const Scene& scene) {
-        const std::span<const detail::TableGroup> groups = table.groups(passIndex);
-        if (groups.empty()) {
-            return;
-        }
-        table.bindForDraws(resources);
-        ++stats.vertexArrayBinds;
-        // State that stays from one group to the next is not set again (groups of one program
-        // are adjacent, DrawTable::build).
-        const Texture2D* boundTexture = nullptr;
-        GLuint boundSampler = 0;
-        GLenum cullFace = GL_INVALID_ENUM;
-        for (const detail::TableGroup& group : groups) {
-            detail::SurfaceProgram& chosen = shaders.get(group.features, group.material->surface);
-            useForView(chosen, pass, scene);
-            if (const Texture2D* texture = resources.texture(*group.material); texture != nullptr) {
-                const GLuint sampler = resources.sampler(*group.material);
-                if (texture != boundTexture || sampler != boundSampler) {
-                    texture->bind(detail::kBaseColorUnit);
-                    glBindSampler(detail::kBaseColorUnit, sampler);
-                    boundTexture = texture;
-                    boundSampler = sampler;
-                }
-            }
-            if (group.cullFace != cullFace) {
-                if (group.cullFace == GL_NONE) {
-                    glDisable(GL_CULL_FACE);
-                } else {
-                    glEnable(GL_CULL_FACE);
-                    glCullFace(group.cullFace);
-                }
-                cullFace = group.cullFace;
-            }
-            const PhaseTimer timer(stats.drawMs);
-            table.draw(group, stats);
-        }
-        if (desc.gpuCullingCounts) {  // GPU-culled commands: their counts are copied after the frame's draws
-            for (const detail::CulledCommand& command : table.culledCommands(passIndex)) {
-                gpuCullingCounts.noteCommand(table.commandBuffer(), command.command, command.triangles,
-                                             command.upperBound);
-            }
-        }
-    }
-
-    /** One population: its records from the named transform buffer, lanes from the named lane
-     *  buffer (or zeros), world space (no node matrix), culled only by the bounds it was given. */
-    void drawPopulation(detail::Population& population, const detail::ViewPass& pass, const Scene& scene) {
-        if (population.bounds && !population.bounds->empty()) {
-            const detail::Frustum frustum(pass.camera().viewProjection, pass.view().clipDepth);
-            const glm::vec3 centre(glm::dvec3(population.bounds->centre()) - pass.camera().eye);
-            if (!frustum.intersectsSphere(centre, glm::length(population.bounds->halfExtent()))) {
-                ++stats.culledNodes;
-                return;
-            }
-        }
-        const Material& material = population.material;
-        const std::uint32_t features = featuresOf(population, pass.view());
-        detail::SurfaceProgram& chosen = shaders.get(features, material.surface);
-        const detail::SurfaceUniforms& u = chosen.uniforms;
-        useForView(chosen, pass, scene);
-        setMaterial(chosen, material);
-        glm::mat4 model(1.0f);
-        model[3] = glm::vec4(-glm::vec3(pass.camera().eye), 1.0f);
-        chosen.program.setUniform(u.model, model);
-        chosen.program.setUniform(u.tint, glm::vec4(1.0f));
-        chosen.program.setUniform(u.baseInstance, 0);
-        if (population.lanes.id() != 0) {
-            glBindTextureUnit(detail::kLanesUnit, population.lanes.id());
-        } else {
-            setUniformLanes(chosen, kZeroLanes);
-        }
-        // Handedness is unknown (the GPU wrote the records): culling as for unmirrored copies.
-        if (material.doubleSided) {
-            glDisable(GL_CULL_FACE);
-        } else {
-            glEnable(GL_CULL_FACE);
-            glCullFace(GL_BACK);
-        }
-        const MeshGeometry& geometry = *population.mesh;
-        const VertexArray& vertexArray = populations.vertexArray(resources, population);
-        const auto count = static_cast<std::uint32_t>(population.instanceCount);
-        {
-            const PhaseTimer timer(stats.drawMs);
-            drawElementsInstancedBaseInstance(vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
-                                              geometry.indexType(), 0, count, 0);
-        }
-        ++stats.vertexArrayBinds;
-        ++stats.drawCalls;
-        ++stats.drawCommands;
-        stats.instances += count;
-        stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
-    }
-
-    void drawPopulations(const detail::ViewPass& pass, const Scene& scene, bool blended) {
-        for (const auto& population : populations.populations()) {
-            const bool blends = population->material.alphaMode == AlphaMode::Blend;
-            if (blends == blended && !(blends && pass.view().depthOnly)) {
-                drawPopulation(*population, pass, scene);
-            }
-        }
-    }
-
     void drawView(const detail::ViewPass& pass, const Scene& scene) {
         const View& view = pass.view();
-        ++viewSerial;
+        surfaces.beginView();
         ++stats.views;
         glBindFramebuffer(GL_FRAMEBUFFER, view.framebuffer);
         glViewport(view.viewport.x, view.viewport.y, static_cast<GLsizei>(view.viewport.width),
@@ -673,23 +357,18 @@ struct Renderer::Impl {
         glDepthFunc(view.reversedDepth ? GL_GREATER : GL_LESS);
         glDisable(GL_BLEND);
         const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
-        drawTableGroups(passIndex, pass, scene);
-        for (const detail::DrawItem* item : table.rest(passIndex)) {
-            draw(*item, pass, scene);
-        }
+        surfaces.drawOpaque(passIndex, pass, scene);
         particles.drawScatter(passIndex, pass, shaders, resources, scene);  // particles and scatter
-        boundProgram = nullptr;
-        drawPopulations(pass, scene, false);
+        surfaces.forgetProgram();
+        surfaces.drawPopulations(pass, scene, false);
         glEnable(GL_BLEND);
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
         glDepthMask(GL_FALSE);
-        for (const detail::DrawItem& item : pass.blended()) {
-            draw(item, pass, scene);
-        }
-        drawPopulations(pass, scene, true);
+        surfaces.drawBlended(pass, scene);
+        surfaces.drawPopulations(pass, scene, true);
         glDepthMask(GL_TRUE);
         particles.drawParticles(passIndex, pass, shaders, resources);  // particles and scatter
-        boundProgram = nullptr;
+        surfaces.forgetProgram();
     }
 
     /** A frame: @p draw false stops after prepare() (Renderer::prepare). */
@@ -753,7 +432,7 @@ struct Renderer::Impl {
         resources.beginFrame(stats);
         instanceVisibility.beginFrame();
         gpuCulling.beginFrame();
-        boundProgram = nullptr;
+        surfaces.forgetProgram();
         {
             // Streaming batches rewritten in bulk: copy + bounds in one pass before culling reads them.
             const PhaseTimer timer(stats.uploadMs);
@@ -854,7 +533,7 @@ struct Renderer::Impl {
             gpuCullingCounts.copy();  // after the last indirect draw: copies and a fence, no wait
         }
         stats.submitMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - submitStart).count();
-        boundProgram = nullptr;
+        surfaces.forgetProgram();
         stats.frameMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count();
     }
 };

@@ -314,7 +314,7 @@ TEST_CASE("setMorphState swaps the pose whole, and a node's own weights passed b
     CHECK(a.morphWeights()[0] == 0.75f);
     // Weights only (targets left empty) are taken as setMorphWeights takes them.
     const float only[] = {0.25f};
-    a.setMorphState(MorphState{.weights = only});
+    a.setMorphState(MorphState{.targets = {}, .defaultWeights = {}, .weights = only});
     CHECK(a.morphWeights()[0] == 0.25f);
     CHECK(a.morphWeights()[1] == 0.0f);
 }

@@ -24,7 +24,9 @@ struct MorphState {
     std::span<const float> weights;           ///< the node's current weights, one per target
 };
 
-/** One mesh drawn once, at the node's world transform: one draw call per node.
+/** One mesh drawn once, at the node's world transform: one draw command per primitive, many
+ *  MeshNodes sharing one multi-draw call where they can (docs/architecture.md, "The
+ *  table-driven draw path").
  *  Ownership: shares the mesh (std::shared_ptr), owns its copy of the material.
  *  Thread safety: as SceneNode. @see InstancedMeshNode for many copies in one draw. */
 class MeshNode : public SceneNode {
@@ -46,8 +48,8 @@ public:
     // ---- several primitives (a glTF mesh with several materials) ---------------------------
 
     /** Adds a primitive: another mesh with its own material drawn with this node's transform,
-     *  morph weights and (for an InstancedMeshNode) every instance — one draw per primitive,
-     *  all reading the same instance streams, so the instances are stored once. glTF 2.0 mesh
+     *  morph weights and (for an InstancedMeshNode) every instance — one draw command per
+     *  primitive, all reading the same instance streams, so the instances are stored once. glTF 2.0 mesh
      *  primitives (section 3.7.2) map to this. Primitive 0 is mesh() / material().
      *  @throws InvalidArgument if @p mesh is null or its morph-target count differs from
      *  mesh()'s (glTF requires every primitive of a mesh to have the same targets); nothing

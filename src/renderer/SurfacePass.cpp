@@ -1,0 +1,354 @@
+#include "renderer/SurfacePass.h"
+
+#include "gl/Bindings.h"
+#include "gl/GlCommon.h"
+#include "renderer/DrawTable.h"
+#include "renderer/GpuCulling.h"
+#include "renderer/GpuCullingCounts.h"
+#include "renderer/GpuPopulations.h"
+#include "renderer/GpuResources.h"
+#include "renderer/InstanceVisibility.h"
+#include "renderer/LodSelection.h"
+#include "renderer/MaterialTable.h"
+#include "renderer/PhaseTimer.h"
+#include "renderer/ShaderLibrary.h"
+#include "renderer/ShadowPass.h"  // shadows
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Material.h"
+#include "myriad/core/MeshNode.h"
+#include "myriad/core/Scene.h"
+#include "myriad/gl/Draw.h"
+
+#include <glm/geometric.hpp>
+
+namespace myriad::gl::detail {
+
+/** The feature set a node needs in a view. */
+std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const View& view) const {
+    const MeshNode& node = *item.node;
+    const Material& material = node.primitiveMaterial(item.primitive);
+    std::uint32_t features = 0;
+    if (item.instanced) {
+        features |= kInstanced;
+        const auto& batch = static_cast<const InstancedMeshNode&>(node);
+        if (item.visible != nullptr || item.gpuCulled != nullptr) {
+            features |= kIndexed;
+        }
+        const std::size_t mirrored = batch.mirroredCount();
+        if (!material.doubleSided && mirrored != 0 && mirrored != batch.count()) {
+            features |= kMixedMirroring;
+        }
+    }
+    if (drawnMesh(item)->morphTargetCount() > 0) {
+        features |= kMorph;
+        if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasInstanceMorphWeights()) {
+            features |= kInstanceMorphWeights;
+        }
+    }
+    if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasLanes()) {
+        features |= kInstanceLanes;
+    }
+    features |= shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
+    return features | m_shadow.receiveFeatures(features, &node, view);  // shadows
+}
+
+/** The switches a material and view decide (alpha mode, lighting, blending, depth-only,
+ *  sRGB encoding), shared by nodes and populations. */
+std::uint32_t SurfacePass::shadingFeatures(const Material& material, bool blended, const View& view) {
+    std::uint32_t features = material.alphaMode == AlphaMode::Mask ? kAlphaMask : 0u;
+    if (view.depthOnly) {
+        return features | kDepthOnly;
+    }
+    features |= outputFeatures(view);
+    if (material.shading == Shading::Lit) {
+        features |= kLit;
+    }
+    if (blended) {
+        features |= kBlend;
+    }
+    return features;
+}
+
+/** The feature set a population needs in a view (no morphing: a population draws its
+ *  mesh's base shape). */
+std::uint32_t SurfacePass::featuresOf(const Population& population, const View& view) const {
+    const Material& material = population.material;
+    std::uint32_t features = kInstanced;
+    if (!population.laneBuffer.empty()) {
+        features |= kInstanceLanes;
+    }
+    features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
+    return features | m_shadow.receiveFeatures(features, nullptr, view);  // shadows
+}
+
+void SurfacePass::useProgram(const SurfaceProgram& program) {
+    if (m_boundProgram != &program) {
+        program.program.use();
+        m_boundProgram = &program;
+        ++m_stats.programBinds;
+    }
+}
+
+// Back faces: fixed-function culling when every drawn copy has the same handedness (GL_FRONT
+// for mirrored ones, whose front faces wind clockwise on screen), per fragment when a batch
+// mixes mirrored and ordinary instances (kMixedMirroring), none for double-sided materials.
+void SurfacePass::setFaceCulling(const DrawItem& item, std::uint32_t features) {
+    const MeshNode& node = *item.node;
+    if (node.primitiveMaterial(item.primitive).doubleSided || (features & kMixedMirroring) != 0) {
+        glDisable(GL_CULL_FACE);
+        return;
+    }
+    bool mirrored = node.worldIsMirrored();
+    if (item.instanced) {
+        mirrored = mirrored != (static_cast<const InstancedMeshNode&>(node).mirroredCount() != 0);
+    }
+    glEnable(GL_CULL_FACE);
+    glCullFace(mirrored ? GL_FRONT : GL_BACK);
+}
+
+/** Uses @p chosen and gives it the view's camera and light (once per program and view). */
+void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene) {
+    const Program& program = chosen.program;
+    const SurfaceUniforms& u = chosen.uniforms;
+    useProgram(chosen);
+    if (chosen.viewSerial != m_viewSerial) {
+        // Camera and light are the same for every draw of a view: once per program and view.
+        const ViewCamera& camera = pass.camera();
+        program.setUniform(u.viewProjection, camera.viewProjection);
+        program.setUniform(u.eye, glm::vec3(camera.eye));
+        if (u.eyeHigh >= 0) {  // kTabled: the eye as high + low floats (DrawTable.h)
+            const SplitVec3 eye = splitDouble(camera.eye);
+            program.setUniform(u.eyeHigh, eye.high);
+            program.setUniform(u.eyeLow, eye.low);
+        }
+        const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f
+                                        ? glm::normalize(scene.light.direction)
+                                        : glm::vec3(0.0f, -1.0f, 0.0f);
+        program.setUniform(u.lightDirection, direction);
+        program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
+        program.setUniform(u.ambient, scene.ambient);
+        m_shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
+        chosen.viewSerial = m_viewSerial;
+    }
+}
+
+/** The material's uniforms, texture and sampler, and its index. */
+void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& material) {
+    const Program& program = chosen.program;
+    const SurfaceUniforms& u = chosen.uniforms;
+    const Texture2D* baseColorTexture = m_resources.texture(material);
+    if (baseColorTexture != nullptr) {
+        baseColorTexture->bind(kBaseColorUnit);
+        glBindSampler(kBaseColorUnit, m_resources.sampler(material));
+    }
+    program.setUniform(u.baseColor, material.baseColor);
+    program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
+    program.setUniform(u.alphaCutoff, material.alphaCutoff);
+    program.setUniform(u.materialIndex, static_cast<int>(m_materials.indexOf(material)));
+}
+
+/** Lanes from uniforms: a MeshNode's shader data, or zeros (a batch or population without
+ *  lanes; never an unbound attribute, which would read (0, 0, 0, 1)). */
+void SurfacePass::setUniformLanes(const SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes) {
+    if (chosen.uniforms.lanes >= 0) {
+        glProgramUniform4fv(chosen.program.id(), chosen.uniforms.lanes, 4, &lanes[0][0]);
+    }
+}
+
+void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& scene) {
+    const MeshNode& node = *item.node;
+    const Material& material = node.primitiveMaterial(item.primitive);
+    const std::uint32_t features = featuresOf(item, pass.view());
+    SurfaceProgram& chosen = m_shaders.get(features, material.surface);
+    const Program& program = chosen.program;
+    const SurfaceUniforms& u = chosen.uniforms;
+    useForView(chosen, pass, scene);
+
+    const std::shared_ptr<const MeshGeometry>& primitiveMesh = drawnMesh(item);
+    const MeshGeometry& geometry = *primitiveMesh;
+    MeshGpu& mesh = m_resources.mesh(primitiveMesh);
+    if ((features & kMorph) != 0) {
+        glBindTextureUnit(kMorphTargetUnit, mesh.morphTargets.id());
+        program.setUniform(u.morphTargetCount, static_cast<int>(geometry.morphTargetCount()));
+        program.setUniform(u.vertexCount, static_cast<int>(geometry.vertexCount()));
+        program.setUniform(u.morphWeights, node.morphWeights());
+    }
+    setMaterial(chosen, material);
+    glm::mat4 model(node.worldLinear());
+    model[3] = glm::vec4(glm::vec3(node.worldTranslation() - pass.camera().eye), 1.0f);
+    program.setUniform(u.model, model);
+    program.setUniform(u.tint, node.tint());
+    program.setUniform(u.baseInstance, static_cast<int>(item.firstInstance));
+    if ((features & kInstanceLanes) == 0) {
+        setUniformLanes(chosen, item.instanced ? kZeroLanes : node.shaderDataLanes());
+    }
+    setFaceCulling(item, features);
+
+    const VertexArray* vertexArray = &mesh.vertexArray;
+    if (item.instanced) {
+        const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
+        BatchGpu& batch = *m_resources.findBatch(batchNode);  // prepare() made and uploaded it
+        m_resources.syncVertexArrays(batch);  // its mesh and where its records are now
+        if ((features & kInstanceMorphWeights) != 0) {
+            glBindTextureUnit(kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
+        }
+        if ((features & kInstanceLanes) != 0) {
+            glBindTextureUnit(kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());
+        }
+        if (item.visible != nullptr) {
+            m_instanceVisibility.bind(*item.visible, batchNode, batch, m_stats);
+        } else if (item.gpuCulled != nullptr) {
+            m_gpuCulling.bind(*item.gpuCulled, batch);
+        }
+        // A LOD level above 0 draws its own mesh's vertex array: the kIndexed variant reads
+        // records from the buffer texture, so no record attributes are needed on it.
+        const bool ownLevelMesh = item.lodLevel != 0 && item.lodLevel != kNoLodLevel;
+        vertexArray = ownLevelMesh ? &mesh.vertexArray : &batch.vertexArrays[item.primitive];
+        if (item.lodLevel != kNoLodLevel && item.gpuCulled == nullptr) {  // GPU: the counts stay there
+            m_stats.lodInstances[item.lodLevel] += item.instanceCount;
+        }
+        ++m_stats.batches;
+    } else {
+        ++m_stats.meshNodes;
+    }
+    {
+        const PhaseTimer timer(m_stats.drawMs);
+        if (item.gpuCulled != nullptr) {
+            GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive,
+                                     item.lodLevel == kNoLodLevel ? 0 : item.lodLevel);
+        } else {
+            drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                                              geometry.indexType(), 0, item.instanceCount, item.firstInstance);
+        }
+    }
+    if (item.gpuCulled != nullptr && m_countGpuCulled) {  // its count is copied after the frame's draws
+        m_gpuCullingCounts.noteDraw(*item.gpuCulled, item.primitive, item.lodLevel == kNoLodLevel ? 0 : item.lodLevel,
+                                  geometry.triangleCount(), item.instanceCount);
+    }
+    ++m_stats.vertexArrayBinds;
+    ++m_stats.drawCalls;
+    ++m_stats.drawCommands;
+    m_stats.instances += item.instanceCount;
+    m_stats.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
+}
+
+
+/** The pass's table-driven groups: one glMultiDrawElementsIndirect each, with its program,
+ *  texture, sampler and face culling. */
+void SurfacePass::drawTableGroups(std::size_t passIndex, const ViewPass& pass, const Scene& scene) {
+    const std::span<const TableGroup> groups = m_table.groups(passIndex);
+    if (groups.empty()) {
+        return;
+    }
+    m_table.bindForDraws(m_resources);
+    ++m_stats.vertexArrayBinds;
+    // State that stays from one group to the next is not set again (groups of one program
+    // are adjacent, DrawTable::build).
+    const Texture2D* boundTexture = nullptr;
+    GLuint boundSampler = 0;
+    GLenum cullFace = GL_INVALID_ENUM;
+    for (const TableGroup& group : groups) {
+        SurfaceProgram& chosen = m_shaders.get(group.features, group.material->surface);
+        useForView(chosen, pass, scene);
+        if (const Texture2D* texture = m_resources.texture(*group.material); texture != nullptr) {
+            const GLuint sampler = m_resources.sampler(*group.material);
+            if (texture != boundTexture || sampler != boundSampler) {
+                texture->bind(kBaseColorUnit);
+                glBindSampler(kBaseColorUnit, sampler);
+                boundTexture = texture;
+                boundSampler = sampler;
+            }
+        }
+        if (group.cullFace != cullFace) {
+            if (group.cullFace == GL_NONE) {
+                glDisable(GL_CULL_FACE);
+            } else {
+                glEnable(GL_CULL_FACE);
+                glCullFace(group.cullFace);
+            }
+            cullFace = group.cullFace;
+        }
+        const PhaseTimer timer(m_stats.drawMs);
+        m_table.draw(group, m_stats);
+    }
+    if (m_countGpuCulled) {  // GPU-culled commands: their counts are copied after the frame's draws
+        for (const CulledCommand& command : m_table.culledCommands(passIndex)) {
+            m_gpuCullingCounts.noteCommand(m_table.commandBuffer(), command.command, command.triangles,
+                                         command.upperBound);
+        }
+    }
+}
+
+/** One population: its records from the named transform buffer, lanes from the named lane
+ *  buffer (or zeros), world space (no node matrix), culled only by the bounds it was given. */
+void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, const Scene& scene) {
+    if (population.bounds && !population.bounds->empty()) {
+        const Frustum frustum(pass.camera().viewProjection, pass.view().clipDepth);
+        const glm::vec3 centre(glm::dvec3(population.bounds->centre()) - pass.camera().eye);
+        if (!frustum.intersectsSphere(centre, glm::length(population.bounds->halfExtent()))) {
+            ++m_stats.culledNodes;
+            return;
+        }
+    }
+    const Material& material = population.material;
+    const std::uint32_t features = featuresOf(population, pass.view());
+    SurfaceProgram& chosen = m_shaders.get(features, material.surface);
+    const SurfaceUniforms& u = chosen.uniforms;
+    useForView(chosen, pass, scene);
+    setMaterial(chosen, material);
+    glm::mat4 model(1.0f);
+    model[3] = glm::vec4(-glm::vec3(pass.camera().eye), 1.0f);
+    chosen.program.setUniform(u.model, model);
+    chosen.program.setUniform(u.tint, glm::vec4(1.0f));
+    chosen.program.setUniform(u.baseInstance, 0);
+    if (population.lanes.id() != 0) {
+        glBindTextureUnit(kLanesUnit, population.lanes.id());
+    } else {
+        setUniformLanes(chosen, kZeroLanes);
+    }
+    // Handedness is unknown (the GPU wrote the records): culling as for unmirrored copies.
+    if (material.doubleSided) {
+        glDisable(GL_CULL_FACE);
+    } else {
+        glEnable(GL_CULL_FACE);
+        glCullFace(GL_BACK);
+    }
+    const MeshGeometry& geometry = *population.mesh;
+    const VertexArray& vertexArray = m_populations.vertexArray(m_resources, population);
+    const auto count = static_cast<std::uint32_t>(population.instanceCount);
+    {
+        const PhaseTimer timer(m_stats.drawMs);
+        drawElementsInstancedBaseInstance(vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
+                                          geometry.indexType(), 0, count, 0);
+    }
+    ++m_stats.vertexArrayBinds;
+    ++m_stats.drawCalls;
+    ++m_stats.drawCommands;
+    m_stats.instances += count;
+    m_stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
+}
+
+void SurfacePass::drawPopulations(const ViewPass& pass, const Scene& scene, bool blended) {
+    for (const auto& population : m_populations.populations()) {
+        const bool blends = population->material.alphaMode == AlphaMode::Blend;
+        if (blends == blended && !(blends && pass.view().depthOnly)) {
+            drawPopulation(*population, pass, scene);
+        }
+    }
+}
+
+
+void SurfacePass::drawOpaque(std::size_t passIndex, const ViewPass& pass, const Scene& scene) {
+    drawTableGroups(passIndex, pass, scene);
+    for (const DrawItem* item : m_table.rest(passIndex)) {
+        draw(*item, pass, scene);
+    }
+}
+
+void SurfacePass::drawBlended(const ViewPass& pass, const Scene& scene) {
+    for (const DrawItem& item : pass.blended()) {
+        draw(item, pass, scene);
+    }
+}
+
+} // namespace myriad::gl::detail

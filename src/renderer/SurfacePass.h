@@ -1,0 +1,111 @@
+#pragma once
+// Internal to myriad_gl: the surface draws of one view pass. It decides which program variant
+// each draw needs (featuresOf: the node's instancing, culling list, morphing, lanes, mirroring,
+// its material's shading, the view's output and shadows), sets the per-program view uniforms
+// once per view and the per-draw state, and issues the draws: the table-driven groups
+// (DrawTable), the draws with a call of their own, the blended draws and the GPU populations.
+// Renderer::Impl only orders the frame (views, clears and blend state, the passes in turn), as
+// Filament's renderer orders passes whose decisions live with them.
+#include "renderer/ViewPass.h"
+#include "myriad/gl/FrameStats.h"
+
+#include <glm/vec4.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace myriad {
+class Scene;
+struct Material;
+} // namespace myriad
+
+namespace myriad::gl::detail {
+
+class DrawTable;
+class GpuCulling;
+class GpuCullingCounts;
+class GpuPopulations;
+class GpuResources;
+class InstanceVisibility;
+class MaterialTable;
+class ShaderLibrary;
+class ShadowPass;
+struct Population;
+struct SurfaceProgram;
+
+class SurfacePass {
+public:
+    /** What the draws use, all the renderer's (they outlive this). @p countGpuCulled:
+     *  RendererDesc::gpuCullingCounts (GPU-culled draws are noted for their counts). */
+    struct Parts {
+        FrameStats& stats;
+        ShaderLibrary& shaders;
+        GpuResources& resources;
+        const MaterialTable& materials;
+        const ShadowPass& shadow;
+        DrawTable& table;
+        GpuCulling& gpuCulling;
+        InstanceVisibility& instanceVisibility;
+        GpuCullingCounts& gpuCullingCounts;
+        GpuPopulations& populations;
+        bool countGpuCulled = false;
+    };
+    explicit SurfacePass(const Parts& parts) noexcept
+        : m_stats(parts.stats), m_shaders(parts.shaders), m_resources(parts.resources), m_materials(parts.materials),
+          m_shadow(parts.shadow), m_table(parts.table), m_gpuCulling(parts.gpuCulling),
+          m_instanceVisibility(parts.instanceVisibility), m_gpuCullingCounts(parts.gpuCullingCounts),
+          m_populations(parts.populations), m_countGpuCulled(parts.countGpuCulled) {}
+
+    /** The feature set (ShaderLibrary switches) @p item needs in @p view. No GL. */
+    [[nodiscard]] std::uint32_t featuresOf(const DrawItem& item, const View& view) const;
+    /** The feature set a population needs in @p view (no morphing: it draws its mesh's base
+     *  shape). No GL. */
+    [[nodiscard]] std::uint32_t featuresOf(const Population& population, const View& view) const;
+
+    /** A new view: every program gets the view's camera and light again on first use. */
+    void beginView() noexcept { ++m_viewSerial; }
+    /** Forgets which program is current (another pass changed it: particles, the cull
+     *  dispatch, the state restore). */
+    void forgetProgram() noexcept { m_boundProgram = nullptr; }
+
+    /** Pass @p passIndex's opaque draws: its table-driven groups (one multi-draw each), then
+     *  the draws with a call of their own (DrawTable::rest), in the depth and blend state the
+     *  caller set. */
+    void drawOpaque(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
+    /** @p pass's blended draws, back to front. */
+    void drawBlended(const ViewPass& pass, const Scene& scene);
+    /** The GPU populations whose blending is @p blended, culled as a whole against the view. */
+    void drawPopulations(const ViewPass& pass, const Scene& scene, bool blended);
+
+private:
+    static constexpr std::array<glm::vec4, 4> kZeroLanes{};
+
+    /** The switches a material and view decide (alpha mode, lighting, blending, depth-only,
+     *  sRGB encoding), shared by nodes and populations. */
+    static std::uint32_t shadingFeatures(const Material& material, bool blended, const View& view);
+    void useProgram(const SurfaceProgram& program);
+    static void setFaceCulling(const DrawItem& item, std::uint32_t features);
+    void useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene);
+    void setMaterial(const SurfaceProgram& chosen, const Material& material);
+    static void setUniformLanes(const SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes);
+    void draw(const DrawItem& item, const ViewPass& pass, const Scene& scene);
+    void drawTableGroups(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
+    void drawPopulation(Population& population, const ViewPass& pass, const Scene& scene);
+
+    FrameStats& m_stats;
+    ShaderLibrary& m_shaders;
+    GpuResources& m_resources;
+    const MaterialTable& m_materials;
+    const ShadowPass& m_shadow;
+    DrawTable& m_table;
+    GpuCulling& m_gpuCulling;
+    InstanceVisibility& m_instanceVisibility;
+    GpuCullingCounts& m_gpuCullingCounts;
+    GpuPopulations& m_populations;
+    bool m_countGpuCulled;
+    std::uint64_t m_viewSerial = 0;
+    const SurfaceProgram* m_boundProgram = nullptr;
+};
+
+} // namespace myriad::gl::detail
