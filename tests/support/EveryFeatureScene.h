@@ -1,7 +1,8 @@
 #pragma once
 // A scene with every feature of the renderer on, for the steady-frame checks (tests and bench):
 // shadows, a lit morphing MeshNode, a GPU-culled batch, a CPU-culled batch with a LOD chain,
-// a blended batch sorted back to front with lanes, a sorted particle pool, scatter with wind,
+// a blended batch sorted back to front with lanes, a batch and a MeshNode of two primitives,
+// a sorted particle pool, scatter with wind,
 // a GPU population with lanes, drawn into two views side by side. And the GL calls a steady
 // frame must not make: every glGet* variant myriad's sources use (and the rest of the family
 // glad loads), glIsEnabled, glGetUniformLocation, glCheck*FramebufferStatus.
@@ -136,6 +137,17 @@ struct EveryFeatureScene {
             blended.addInstance(glm::translate(glm::mat4(1.0f), glm::vec3(static_cast<float>(i % 8) - 3.5f, 3.0f,
                                                                             -static_cast<float>(i / 8))));
             blended.setLane(static_cast<std::size_t>(i), 0, glm::vec4(static_cast<float>(i)));
+        }
+
+        // Several primitives on the table-driven path: primitive 1 with its own row and pairs.
+        auto& twoPart = scene.root().emplace<InstancedMeshNode>(cube, lit, 16, "two-part");
+        twoPart.addPrimitive(MeshGeometry::create(shapes::box(0.15f), "cap"), red);
+        auto& twoPartNode = scene.root().emplace<MeshNode>(cube, red, "two-part-node");
+        twoPartNode.addPrimitive(MeshGeometry::create(shapes::box(0.1f), "knob"), lit);
+        twoPartNode.setPosition({2.0f, 0.5f, -1.0f});
+        for (int i = 0; i < 16; ++i) {
+            twoPart.addInstance(glm::translate(glm::mat4(1.0f), glm::vec3(static_cast<float>(i % 4) - 1.5f, 2.5f,
+                                                                          -static_cast<float>(i / 4))));
         }
 
         pool = &scene.root().emplace<ParticlePool>(64, ParticleMaterial::billboard(), "smoke");
