@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 namespace myriad::gl::detail {
 namespace {
@@ -51,6 +52,26 @@ bool tableable(const DrawItem& item, const GpuResources& resources, const BatchG
     const auto& batch = static_cast<const InstancedMeshNode&>(*item.node);
     batchGpu = resources.findBatch(batch);
     return batchGpu != nullptr && batchGpu->inArena() && !batch.hasLanes() && !batch.hasInstanceMorphWeights();
+}
+
+/** A vertex array over the arenas, with the (row, instance) pairs as the divisor-1 uvec2 at
+ *  kDrawIdLocation; @p records: with the record attributes too (the kIndexed variants fetch
+ *  records instead, so GPU-culled groups draw from one without them). */
+VertexArray tableVertexArray(bool records, std::string_view label) {
+    VertexLayoutDesc layout = records ? instancedVertexLayout(label) : meshVertexLayout(label);
+    layout.bindings.push_back({kDrawIdBinding, 2 * sizeof(std::uint32_t), 1});
+    layout.attributes.push_back({kDrawIdLocation, AttributeFormat::UInt2, 0, kDrawIdBinding});
+    return VertexArray(layout);
+}
+
+/** Attaches the mesh arena's buffers to @p vertexArray unless @p serial says they already are. */
+void attachMeshArena(VertexArray& vertexArray, const MeshArena& meshes, std::uint64_t& serial) {
+    if (serial != meshes.serial) {
+        vertexArray.setVertexBuffer(kVertexBinding, meshes.vertices);
+        vertexArray.setIndexBuffer(meshes.indices, IndexType::UInt32,
+                                   static_cast<std::uint32_t>(meshes.vertexSlots.capacity() - 1));
+        serial = meshes.serial;
+    }
 }
 
 } // namespace
@@ -434,17 +455,9 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
     const MeshArena& meshes = resources.meshArena();
     const RecordArena& records = resources.recordArena();
     if (m_vertexArray.id() == 0) {
-        VertexLayoutDesc layout = instancedVertexLayout("myriad/Renderer.draw-table-vertex-array");
-        layout.bindings.push_back({kDrawIdBinding, 2 * sizeof(std::uint32_t), 1});
-        layout.attributes.push_back({kDrawIdLocation, AttributeFormat::UInt2, 0, kDrawIdBinding});
-        m_vertexArray = VertexArray(layout);
+        m_vertexArray = tableVertexArray(true, "myriad/Renderer.draw-table-vertex-array");
     }
-    if (m_meshSerial != meshes.serial) {
-        m_vertexArray.setVertexBuffer(kVertexBinding, meshes.vertices);
-        m_vertexArray.setIndexBuffer(meshes.indices, IndexType::UInt32,
-                                     static_cast<std::uint32_t>(meshes.vertexSlots.capacity() - 1));
-        m_meshSerial = meshes.serial;
-    }
+    attachMeshArena(m_vertexArray, meshes, m_meshSerial);
     if (m_recordSerial != records.serial) {
         m_vertexArray.setVertexBuffer(kInstanceBinding, records.records);
         m_vertexArray.setVertexBuffer(kDrawIdBinding, records.drawIds);
@@ -474,29 +487,17 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
         glBindTextureUnit(kIndexedRecordUnit, m_recordTexture.id());
     }
     if (m_culledLists.empty()) {
-        if (m_culledVertexArray.id() != 0 && m_culledMeshSerial != meshes.serial) {
+        if (m_culledVertexArray.id() != 0) {
             // Not drawn this frame, but re-pointed so it holds no old mesh arena alive.
-            m_culledVertexArray.setVertexBuffer(kVertexBinding, meshes.vertices);
-            m_culledVertexArray.setIndexBuffer(meshes.indices, IndexType::UInt32,
-                                               static_cast<std::uint32_t>(meshes.vertexSlots.capacity() - 1));
-            m_culledMeshSerial = meshes.serial;
+            attachMeshArena(m_culledVertexArray, meshes, m_culledMeshSerial);
         }
         return;
     }
-    // GPU-culled groups: their vertex array (the mesh arena, the pairs as the divisor-1
-    // attribute, no record attributes: the kIndexed variant fetches them).
+    // GPU-culled groups: their vertex array (the mesh arena, the pairs the dispatch wrote).
     if (m_culledVertexArray.id() == 0) {
-        VertexLayoutDesc layout = meshVertexLayout("myriad/Renderer.draw-table-culled-vertex-array");
-        layout.bindings.push_back({kDrawIdBinding, 2 * sizeof(std::uint32_t), 1});
-        layout.attributes.push_back({kDrawIdLocation, AttributeFormat::UInt2, 0, kDrawIdBinding});
-        m_culledVertexArray = VertexArray(layout);
+        m_culledVertexArray = tableVertexArray(false, "myriad/Renderer.draw-table-culled-vertex-array");
     }
-    if (m_culledMeshSerial != meshes.serial) {
-        m_culledVertexArray.setVertexBuffer(kVertexBinding, meshes.vertices);
-        m_culledVertexArray.setIndexBuffer(meshes.indices, IndexType::UInt32,
-                                           static_cast<std::uint32_t>(meshes.vertexSlots.capacity() - 1));
-        m_culledMeshSerial = meshes.serial;
-    }
+    attachMeshArena(m_culledVertexArray, meshes, m_culledMeshSerial);
     if (m_culledPairBuffer != m_pairBuffer.id()) {
         m_culledVertexArray.setVertexBuffer(kDrawIdBinding, m_pairBuffer);
         m_culledPairBuffer = m_pairBuffer.id();

@@ -49,7 +49,7 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const View& view) co
         features |= kInstanceLanes;
     }
     features |= shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
-    return features | m_shadow.receiveFeatures(features, &node, view);  // shadows
+    return features | m_parts.shadow.receiveFeatures(features, &node, view);  // shadows
 }
 
 /** The switches a material and view decide (alpha mode, lighting, blending, depth-only,
@@ -78,14 +78,14 @@ std::uint32_t SurfacePass::featuresOf(const Population& population, const View& 
         features |= kInstanceLanes;
     }
     features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
-    return features | m_shadow.receiveFeatures(features, nullptr, view);  // shadows
+    return features | m_parts.shadow.receiveFeatures(features, nullptr, view);  // shadows
 }
 
 void SurfacePass::useProgram(const SurfaceProgram& program) {
     if (m_boundProgram != &program) {
         program.program.use();
         m_boundProgram = &program;
-        ++m_stats.programBinds;
+        ++m_parts.stats.programBinds;
     }
 }
 
@@ -127,7 +127,7 @@ void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const
         program.setUniform(u.lightDirection, direction);
         program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
         program.setUniform(u.ambient, scene.ambient);
-        m_shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
+        m_parts.shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
         chosen.viewSerial = m_viewSerial;
     }
 }
@@ -136,15 +136,15 @@ void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const
 void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& material) {
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
-    const Texture2D* baseColorTexture = m_resources.texture(material);
+    const Texture2D* baseColorTexture = m_parts.resources.texture(material);
     if (baseColorTexture != nullptr) {
         baseColorTexture->bind(kBaseColorUnit);
-        glBindSampler(kBaseColorUnit, m_resources.sampler(material));
+        glBindSampler(kBaseColorUnit, m_parts.resources.sampler(material));
     }
     program.setUniform(u.baseColor, material.baseColor);
     program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
     program.setUniform(u.alphaCutoff, material.alphaCutoff);
-    program.setUniform(u.materialIndex, static_cast<int>(m_materials.indexOf(material)));
+    program.setUniform(u.materialIndex, static_cast<int>(m_parts.materials.indexOf(material)));
 }
 
 /** Lanes from uniforms: a MeshNode's shader data, or zeros (a batch or population without
@@ -159,14 +159,14 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
     const MeshNode& node = *item.node;
     const Material& material = node.primitiveMaterial(item.primitive);
     const std::uint32_t features = featuresOf(item, pass.view());
-    SurfaceProgram& chosen = m_shaders.get(features, material.surface);
+    SurfaceProgram& chosen = m_parts.shaders.get(features, material.surface);
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
     useForView(chosen, pass, scene);
 
     const std::shared_ptr<const MeshGeometry>& primitiveMesh = drawnMesh(item);
     const MeshGeometry& geometry = *primitiveMesh;
-    MeshGpu& mesh = m_resources.mesh(primitiveMesh);
+    MeshGpu& mesh = m_parts.resources.mesh(primitiveMesh);
     if ((features & kMorph) != 0) {
         glBindTextureUnit(kMorphTargetUnit, mesh.morphTargets.id());
         program.setUniform(u.morphTargetCount, static_cast<int>(geometry.morphTargetCount()));
@@ -187,8 +187,8 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
     const VertexArray* vertexArray = &mesh.vertexArray;
     if (item.instanced) {
         const auto& batchNode = static_cast<const InstancedMeshNode&>(node);
-        BatchGpu& batch = *m_resources.findBatch(batchNode);  // prepare() made and uploaded it
-        m_resources.syncVertexArrays(batch);  // its mesh and where its records are now
+        BatchGpu& batch = *m_parts.resources.findBatch(batchNode);  // prepare() made and uploaded it
+        m_parts.resources.syncVertexArrays(batch);  // its mesh and where its records are now
         if ((features & kInstanceMorphWeights) != 0) {
             glBindTextureUnit(kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
         }
@@ -196,23 +196,23 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
             glBindTextureUnit(kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());
         }
         if (item.visible != nullptr) {
-            m_instanceVisibility.bind(*item.visible, batchNode, batch, m_stats);
+            m_parts.instanceVisibility.bind(*item.visible, batchNode, batch, m_parts.stats);
         } else if (item.gpuCulled != nullptr) {
-            m_gpuCulling.bind(*item.gpuCulled, batch);
+            m_parts.gpuCulling.bind(*item.gpuCulled, batch);
         }
         // A LOD level above 0 draws its own mesh's vertex array: the kIndexed variant reads
         // records from the buffer texture, so no record attributes are needed on it.
         const bool ownLevelMesh = item.lodLevel != 0 && item.lodLevel != kNoLodLevel;
         vertexArray = ownLevelMesh ? &mesh.vertexArray : &batch.vertexArrays[item.primitive];
         if (item.lodLevel != kNoLodLevel && item.gpuCulled == nullptr) {  // GPU: the counts stay there
-            m_stats.lodInstances[item.lodLevel] += item.instanceCount;
+            m_parts.stats.lodInstances[item.lodLevel] += item.instanceCount;
         }
-        ++m_stats.batches;
+        ++m_parts.stats.batches;
     } else {
-        ++m_stats.meshNodes;
+        ++m_parts.stats.meshNodes;
     }
     {
-        const PhaseTimer timer(m_stats.drawMs);
+        const PhaseTimer timer(m_parts.stats.drawMs);
         if (item.gpuCulled != nullptr) {
             GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive,
                                      item.lodLevel == kNoLodLevel ? 0 : item.lodLevel);
@@ -221,37 +221,37 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
                                               geometry.indexType(), 0, item.instanceCount, item.firstInstance);
         }
     }
-    if (item.gpuCulled != nullptr && m_countGpuCulled) {  // its count is copied after the frame's draws
-        m_gpuCullingCounts.noteDraw(*item.gpuCulled, item.primitive, item.lodLevel == kNoLodLevel ? 0 : item.lodLevel,
+    if (item.gpuCulled != nullptr && m_parts.countGpuCulled) {  // its count is copied after the frame's draws
+        m_parts.gpuCullingCounts.noteDraw(*item.gpuCulled, item.primitive, item.lodLevel == kNoLodLevel ? 0 : item.lodLevel,
                                   geometry.triangleCount(), item.instanceCount);
     }
-    ++m_stats.vertexArrayBinds;
-    ++m_stats.drawCalls;
-    ++m_stats.drawCommands;
-    m_stats.instances += item.instanceCount;
-    m_stats.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
+    ++m_parts.stats.vertexArrayBinds;
+    ++m_parts.stats.drawCalls;
+    ++m_parts.stats.drawCommands;
+    m_parts.stats.instances += item.instanceCount;
+    m_parts.stats.triangles += std::uint64_t{geometry.triangleCount()} * item.instanceCount;
 }
 
 
 /** The pass's table-driven groups: one glMultiDrawElementsIndirect each, with its program,
  *  texture, sampler and face culling. */
 void SurfacePass::drawTableGroups(std::size_t passIndex, const ViewPass& pass, const Scene& scene) {
-    const std::span<const TableGroup> groups = m_table.groups(passIndex);
+    const std::span<const TableGroup> groups = m_parts.table.groups(passIndex);
     if (groups.empty()) {
         return;
     }
-    m_table.bindForDraws(m_resources);
-    ++m_stats.vertexArrayBinds;
+    m_parts.table.bindForDraws(m_parts.resources);
+    ++m_parts.stats.vertexArrayBinds;
     // State that stays from one group to the next is not set again (groups of one program
     // are adjacent, DrawTable::build).
     const Texture2D* boundTexture = nullptr;
     GLuint boundSampler = 0;
     GLenum cullFace = GL_INVALID_ENUM;
     for (const TableGroup& group : groups) {
-        SurfaceProgram& chosen = m_shaders.get(group.features, group.material->surface);
+        SurfaceProgram& chosen = m_parts.shaders.get(group.features, group.material->surface);
         useForView(chosen, pass, scene);
-        if (const Texture2D* texture = m_resources.texture(*group.material); texture != nullptr) {
-            const GLuint sampler = m_resources.sampler(*group.material);
+        if (const Texture2D* texture = m_parts.resources.texture(*group.material); texture != nullptr) {
+            const GLuint sampler = m_parts.resources.sampler(*group.material);
             if (texture != boundTexture || sampler != boundSampler) {
                 texture->bind(kBaseColorUnit);
                 glBindSampler(kBaseColorUnit, sampler);
@@ -268,12 +268,12 @@ void SurfacePass::drawTableGroups(std::size_t passIndex, const ViewPass& pass, c
             }
             cullFace = group.cullFace;
         }
-        const PhaseTimer timer(m_stats.drawMs);
-        m_table.draw(group, m_stats);
+        const PhaseTimer timer(m_parts.stats.drawMs);
+        m_parts.table.draw(group, m_parts.stats);
     }
-    if (m_countGpuCulled) {  // GPU-culled commands: their counts are copied after the frame's draws
-        for (const CulledCommand& command : m_table.culledCommands(passIndex)) {
-            m_gpuCullingCounts.noteCommand(m_table.commandBuffer(), command.command, command.triangles,
+    if (m_parts.countGpuCulled) {  // GPU-culled commands: their counts are copied after the frame's draws
+        for (const CulledCommand& command : m_parts.table.culledCommands(passIndex)) {
+            m_parts.gpuCullingCounts.noteCommand(m_parts.table.commandBuffer(), command.command, command.triangles,
                                          command.upperBound);
         }
     }
@@ -286,13 +286,13 @@ void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, c
         const Frustum frustum(pass.camera().viewProjection, pass.view().clipDepth);
         const glm::vec3 centre(glm::dvec3(population.bounds->centre()) - pass.camera().eye);
         if (!frustum.intersectsSphere(centre, glm::length(population.bounds->halfExtent()))) {
-            ++m_stats.culledNodes;
+            ++m_parts.stats.culledNodes;
             return;
         }
     }
     const Material& material = population.material;
     const std::uint32_t features = featuresOf(population, pass.view());
-    SurfaceProgram& chosen = m_shaders.get(features, material.surface);
+    SurfaceProgram& chosen = m_parts.shaders.get(features, material.surface);
     const SurfaceUniforms& u = chosen.uniforms;
     useForView(chosen, pass, scene);
     setMaterial(chosen, material);
@@ -314,22 +314,22 @@ void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, c
         glCullFace(GL_BACK);
     }
     const MeshGeometry& geometry = *population.mesh;
-    const VertexArray& vertexArray = m_populations.vertexArray(m_resources, population);
+    const VertexArray& vertexArray = m_parts.populations.vertexArray(m_parts.resources, population);
     const auto count = static_cast<std::uint32_t>(population.instanceCount);
     {
-        const PhaseTimer timer(m_stats.drawMs);
+        const PhaseTimer timer(m_parts.stats.drawMs);
         drawElementsInstancedBaseInstance(vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
                                           geometry.indexType(), 0, count, 0);
     }
-    ++m_stats.vertexArrayBinds;
-    ++m_stats.drawCalls;
-    ++m_stats.drawCommands;
-    m_stats.instances += count;
-    m_stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
+    ++m_parts.stats.vertexArrayBinds;
+    ++m_parts.stats.drawCalls;
+    ++m_parts.stats.drawCommands;
+    m_parts.stats.instances += count;
+    m_parts.stats.triangles += std::uint64_t{geometry.triangleCount()} * count;
 }
 
 void SurfacePass::drawPopulations(const ViewPass& pass, const Scene& scene, bool blended) {
-    for (const auto& population : m_populations.populations()) {
+    for (const auto& population : m_parts.populations.populations()) {
         const bool blends = population->material.alphaMode == AlphaMode::Blend;
         if (blends == blended && !(blends && pass.view().depthOnly)) {
             drawPopulation(*population, pass, scene);
@@ -340,7 +340,7 @@ void SurfacePass::drawPopulations(const ViewPass& pass, const Scene& scene, bool
 
 void SurfacePass::drawOpaque(std::size_t passIndex, const ViewPass& pass, const Scene& scene) {
     drawTableGroups(passIndex, pass, scene);
-    for (const DrawItem* item : m_table.rest(passIndex)) {
+    for (const DrawItem* item : m_parts.table.rest(passIndex)) {
         draw(*item, pass, scene);
     }
 }

@@ -51,11 +51,7 @@ public:
         GpuPopulations& populations;
         bool countGpuCulled = false;
     };
-    explicit SurfacePass(const Parts& parts) noexcept
-        : m_stats(parts.stats), m_shaders(parts.shaders), m_resources(parts.resources), m_materials(parts.materials),
-          m_shadow(parts.shadow), m_table(parts.table), m_gpuCulling(parts.gpuCulling),
-          m_instanceVisibility(parts.instanceVisibility), m_gpuCullingCounts(parts.gpuCullingCounts),
-          m_populations(parts.populations), m_countGpuCulled(parts.countGpuCulled) {}
+    explicit SurfacePass(const Parts& parts) noexcept : m_parts(parts) {}
 
     /** The feature set (ShaderLibrary switches) @p item needs in @p view. No GL. */
     [[nodiscard]] std::uint32_t featuresOf(const DrawItem& item, const View& view) const;
@@ -93,17 +89,7 @@ private:
     void drawTableGroups(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
     void drawPopulation(Population& population, const ViewPass& pass, const Scene& scene);
 
-    FrameStats& m_stats;
-    ShaderLibrary& m_shaders;
-    GpuResources& m_resources;
-    const MaterialTable& m_materials;
-    const ShadowPass& m_shadow;
-    DrawTable& m_table;
-    GpuCulling& m_gpuCulling;
-    InstanceVisibility& m_instanceVisibility;
-    GpuCullingCounts& m_gpuCullingCounts;
-    GpuPopulations& m_populations;
-    bool m_countGpuCulled;
+    Parts m_parts;
     std::uint64_t m_viewSerial = 0;
     const SurfaceProgram* m_boundProgram = nullptr;
 };
