@@ -195,6 +195,7 @@ void InstancedMeshNode::refreshInstanceMeshBox() const noexcept {
 }
 
 void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float> weights) {
+    refuseIfStatic("InstancedMeshNode::setMorphWeights");
     checkIndex(index, "InstancedMeshNode::setMorphWeights");
     const std::size_t targets = mesh()->morphTargetCount();
     if (weights.size() > targets) {
@@ -213,6 +214,7 @@ void InstancedMeshNode::setMorphWeights(std::size_t index, std::span<const float
 
 void InstancedMeshNode::setMorphWeights(std::size_t first, std::span<const float> weights,
                                         std::size_t weightsPerInstance) {
+    refuseIfStatic("InstancedMeshNode::setMorphWeights");
     constexpr const char* kFunction = "InstancedMeshNode::setMorphWeights";
     const std::size_t targets = mesh()->morphTargetCount();
     if (weightsPerInstance == 0 || weightsPerInstance > targets) {
@@ -268,6 +270,7 @@ void InstancedMeshNode::writeMorphRows(std::size_t first, std::size_t rows, std:
 }
 
 void InstancedMeshNode::clearMorphWeights(std::size_t index) {
+    refuseIfStatic("InstancedMeshNode::clearMorphWeights");
     checkIndex(index, "InstancedMeshNode::clearMorphWeights");
     if (hasOwnWeights(index)) {
         m_streams[InstanceStreamId::MorphWeights].reset(index);
@@ -295,6 +298,7 @@ void checkLane(std::size_t lane, const char* function) {
 } // namespace
 
 void InstancedMeshNode::setLane(std::size_t index, std::size_t lane, const glm::vec4& value) {
+    refuseIfStatic("InstancedMeshNode::setLane");
     checkIndex(index, "InstancedMeshNode::setLane");
     checkLane(lane, "InstancedMeshNode::setLane");
     detail::requireFinite(value, "InstancedMeshNode::setLane", "value");
@@ -323,6 +327,7 @@ glm::vec4 InstancedMeshNode::lane(std::size_t index, std::size_t lane) const {
 }
 
 void InstancedMeshNode::clearLanes(std::size_t index) {
+    refuseIfStatic("InstancedMeshNode::clearLanes");
     checkIndex(index, "InstancedMeshNode::clearLanes");
     if (m_streams[InstanceStreamId::Lanes].allocated()) {
         m_streams[InstanceStreamId::Lanes].reset(index);
@@ -347,6 +352,7 @@ void InstancedMeshNode::clearLanes(InstanceHandle handle) {
 }
 
 void InstancedMeshNode::setCastsShadow(std::size_t index, bool casts) {
+    refuseIfStatic("InstancedMeshNode::setCastsShadow");
     checkIndex(index, "InstancedMeshNode::setCastsShadow");
     if (m_shadowMask.empty()) {
         if (casts) {
@@ -402,6 +408,7 @@ void InstancedMeshNode::dropHandlesFrom(std::size_t index) noexcept {
 }
 
 void InstancedMeshNode::setCount(std::size_t count) {
+    refuseIfStatic("InstancedMeshNode::setCount");
     if (count > m_capacity) {
         throw CapacityError("InstancedMeshNode::setCount: count " + std::to_string(count) +
                             " > capacity " + std::to_string(m_capacity) +
@@ -439,7 +446,8 @@ void InstancedMeshNode::setCount(std::size_t count) {
     subtreeChanged();
 }
 
-void InstancedMeshNode::clear() noexcept {
+void InstancedMeshNode::clear() {
+    refuseIfStatic("InstancedMeshNode::clear");
     dropHandlesFrom(0);
     m_ownWeights = 0;  // rows keep their weights, as records keep theirs
     m_shadowMasked = 0;  // and their shadow mask
@@ -453,6 +461,7 @@ void InstancedMeshNode::clear() noexcept {
 }
 
 void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
+    refuseIfStatic("InstancedMeshNode::ensureCapacity");
     checkCapacity(capacity, "InstancedMeshNode::ensureCapacity");
     if (capacity > m_capacity) {
         // Every array grows or none: reserve all first (may throw), then resize (cannot).
@@ -477,6 +486,7 @@ void InstancedMeshNode::ensureCapacity(std::size_t capacity) {
 }
 
 void InstancedMeshNode::shrinkToFit(std::size_t minimumCapacity) {
+    refuseIfStatic("InstancedMeshNode::shrinkToFit");
     // At least one row, so every allocated stream stays allocated (a stream's rows are its
     // allocation).
     const std::size_t capacity = std::max({m_count, minimumCapacity, std::size_t{1}});
@@ -521,6 +531,7 @@ void InstancedMeshNode::prepareAppend(const char* function) {
 }
 
 std::size_t InstancedMeshNode::addInstance(const glm::mat4& transform, const glm::vec4& color) {
+    refuseIfStatic("InstancedMeshNode::addInstance");
     checkTransform(transform, "InstancedMeshNode::addInstance", name());
     checkColor(color, "InstancedMeshNode::addInstance");
     prepareAppend("InstancedMeshNode::addInstance");
@@ -578,6 +589,7 @@ void InstancedMeshNode::noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) no
 }
 
 void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transform) {
+    refuseIfStatic("InstancedMeshNode::setTransform");
     checkIndex(index, "InstancedMeshNode::setTransform");
     checkTransform(transform, "InstancedMeshNode::setTransform", name());
     InstanceRecord& record = records()[index];
@@ -596,6 +608,7 @@ void InstancedMeshNode::setTransform(std::size_t index, const glm::mat4& transfo
 }
 
 void InstancedMeshNode::setColor(std::size_t index, const glm::vec4& color) {
+    refuseIfStatic("InstancedMeshNode::setColor");
     checkIndex(index, "InstancedMeshNode::setColor");
     checkColor(color, "InstancedMeshNode::setColor");
     records()[index].color = color;
@@ -620,6 +633,7 @@ const InstanceRecord& InstancedMeshNode::record(std::size_t index) const {
 }
 
 InstanceHandle InstancedMeshNode::acquire(const InstanceDesc& desc) {
+    refuseIfStatic("InstancedMeshNode::acquire");
     // At a million live instances a release + acquire pair waits on three or four cache misses;
     // what overlaps them is the out-of-order window, and every instruction and store of the
     // pair takes room in it. So the path is kept short: the checks are a few SIMD operations,
@@ -688,6 +702,7 @@ std::size_t InstancedMeshNode::indexOf(InstanceHandle handle) const {
 }
 
 void InstancedMeshNode::release(InstanceHandle handle) {
+    refuseIfStatic("InstancedMeshNode::release");
     checkHandle(handle, "InstancedMeshNode::release");
     HandleSlot& released = m_handleSlots[handle.slot];
     const std::size_t index = released.index;
@@ -755,6 +770,7 @@ void InstancedMeshNode::release(InstanceHandle handle) {
 }
 
 void InstancedMeshNode::release(std::span<const InstanceHandle> handles) {
+    refuseIfStatic("InstancedMeshNode::release");
     // Validate all first (strong guarantee): each checked handle is marked not live for the
     // check, so one given twice is refused as released; the marks are undone either way.
     std::size_t checked = 0;
@@ -788,8 +804,21 @@ void InstancedMeshNode::release(std::span<const InstanceHandle> handles) {
     }
 }
 
-std::span<float> InstancedMeshNode::instanceData() noexcept {
+std::span<float> InstancedMeshNode::instanceData() {
+    refuseIfStatic("InstancedMeshNode::instanceData");
     return m_streams[InstanceStreamId::Record].data();
+}
+
+void InstancedMeshNode::refuseStatic(const char* function) const {
+    throw StateError(std::string(function) + ": '" + name() +
+                     "' is static (setStatic(true)): its instances cannot change; setStatic(false) first");
+}
+
+void InstancedMeshNode::setStatic(bool frozen) {
+    if (frozen && !m_static) {
+        (void)localBounds();  // computed once, now: nothing can make it stale while frozen
+    }
+    m_static = frozen;
 }
 
 std::span<const float> InstancedMeshNode::instanceData() const noexcept {
@@ -801,6 +830,7 @@ std::span<const std::byte> InstancedMeshNode::instanceBytes() const noexcept {
 }
 
 void InstancedMeshNode::markInstancesChanged(std::size_t first, std::size_t count) {
+    refuseIfStatic("InstancedMeshNode::markInstancesChanged");
     if (count == SIZE_MAX) {
         first = 0;
         count = m_count;

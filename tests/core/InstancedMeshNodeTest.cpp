@@ -350,3 +350,63 @@ TEST_CASE("a refused transform names the batch and the element with its value", 
     CHECK_THROWS_WITH(batch.acquire({.transform = bad}), Catch::Contains("InstancedMeshNode::acquire"));
     CHECK(batch.count() == 1);
 }
+
+TEST_CASE("a static batch refuses every write to its instances and changes nothing, and thaws", "[instances][static]") {
+    auto batch = makeBatch(4);
+    batch.addInstance(translation(1, 0, 0));
+    const InstanceHandle handle = batch.acquire({translation(-1, 0, 0), glm::vec4(1.0f)});
+    const Aabb before = batch.localBounds();
+    batch.setStatic(true);
+    CHECK(batch.isStatic());
+    const std::uint64_t version = batch.dataVersion();
+    const std::vector<float> records(std::as_const(batch).instanceData().begin(),
+                                     std::as_const(batch).instanceData().end());
+    const glm::vec4 lane(1.0f);
+    const float weights[] = {0.5f};
+    const InstanceHandle handles[] = {handle};
+    CHECK_THROWS_AS(batch.addInstance(translation(0, 0, 0)), StateError);
+    CHECK_THROWS_AS(batch.setTransform(0, translation(5, 0, 0)), StateError);
+    CHECK_THROWS_AS(batch.setColor(0, glm::vec4(0.5f)), StateError);
+    CHECK_THROWS_AS((void)batch.acquire(), StateError);
+    CHECK_THROWS_AS(batch.release(handle), StateError);
+    CHECK_THROWS_AS(batch.release(std::span<const InstanceHandle>(handles)), StateError);
+    CHECK_THROWS_AS(batch.setCount(1), StateError);
+    CHECK_THROWS_AS(batch.clear(), StateError);
+    CHECK_THROWS_AS(batch.ensureCapacity(64), StateError);
+    CHECK_THROWS_AS(batch.shrinkToFit(), StateError);
+    CHECK_THROWS_AS(batch.setMorphWeights(0, weights), StateError);
+    CHECK_THROWS_AS(batch.setMorphWeights(0, weights, 1), StateError);
+    CHECK_THROWS_AS(batch.clearMorphWeights(0), StateError);
+    CHECK_THROWS_AS(batch.setLane(0, 0, lane), StateError);
+    CHECK_THROWS_AS(batch.setLane(handle, 0, lane), StateError);
+    CHECK_THROWS_AS(batch.clearLanes(0), StateError);
+    CHECK_THROWS_AS(batch.clearLanes(handle), StateError);
+    CHECK_THROWS_AS(batch.setCastsShadow(0, false), StateError);
+    CHECK_THROWS_AS(batch.setCastsShadow(handle, false), StateError);
+    CHECK_THROWS_AS((void)batch.instanceData(), StateError);
+    CHECK_THROWS_AS(batch.markInstancesChanged(), StateError);
+    // Nothing changed: the records, count, capacity, version, handle and bounds are as they were.
+    CHECK(batch.dataVersion() == version);
+    CHECK(batch.count() == 2);
+    CHECK(batch.capacity() == 4);
+    CHECK(batch.isLive(handle));
+    CHECK(std::equal(records.begin(), records.end(), std::as_const(batch).instanceData().begin()));
+    CHECK(batch.localBounds().min == before.min);
+    CHECK(batch.localBounds().max == before.max);
+    // The message names the call and the batch.
+    try {
+        batch.setTransform(0, translation(5, 0, 0));
+    } catch (const StateError& error) {
+        CHECK(std::string(error.what()).find("InstancedMeshNode::setTransform") != std::string::npos);
+        CHECK(std::string(error.what()).find("'batch' is static") != std::string::npos);
+    }
+    // The node itself stays editable.
+    batch.setPosition(glm::dvec3(3.0, 0.0, 0.0));
+    batch.setDrawRange(1);
+    // Thawed: writes work again, and count.
+    batch.setStatic(false);
+    CHECK_FALSE(batch.isStatic());
+    batch.setTransform(0, translation(5, 0, 0));
+    CHECK(batch.dataVersion() > version);
+    CHECK(batch.localBounds().max.x > before.max.x);
+}

@@ -12,6 +12,7 @@
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/gl/Renderer.h"
+#include "myriad/util/Error.h"
 
 #include <glad/gl.h>
 
@@ -349,4 +350,36 @@ TEST_CASE("nodes of several primitives are table-driven too: each later primitiv
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.1f, kSize), pixelY(-0.7f, kSize), kWhite);
     MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(-0.7f, kSize), kRed);
     MYRIAD_CHECK_PIXEL(image, pixelX(0.7f, kSize), pixelY(-0.7f, kSize), kBlue);
+}
+
+TEST_CASE("a static batch draws what it froze, what a thaw and a new freeze changed, and follows its node",
+          "[table][static][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(0.2f), unlit(), 4, "frozen");
+    batch.addInstance(at(-0.5f, 0.0f), glm::vec4(1, 0, 0, 1));
+    batch.addInstance(at(0.5f, 0.0f), glm::vec4(0, 1, 0, 1));
+    batch.setStatic(true);
+    Image image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), pixelY(0.0f, kSize), kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(0.0f, kSize), kGreen);
+    (void)f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 0);
+    // Ogre's setStaticAndUpdate: thaw, write, freeze again; the renderer sends the change once.
+    batch.setStatic(false);
+    batch.setColor(0, glm::vec4(0, 0, 1, 1));
+    batch.setStatic(true);
+    image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded > 0);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), pixelY(0.0f, kSize), kBlue);
+    (void)f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 0);
+    // The node moves it as a whole, and its draw range still applies.
+    batch.setPosition(glm::dvec3(0.0, 0.5, 0.0));
+    batch.setDrawRange(1);
+    image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(0.5f, kSize), kGreen);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), pixelY(0.5f, kSize), kBlack);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(0.0f, kSize), kBlack);
+    CHECK_THROWS_AS(batch.setTransform(1, at(0.0f, 0.0f)), StateError);
 }

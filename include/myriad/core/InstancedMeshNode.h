@@ -128,12 +128,30 @@ public:
     [[nodiscard]] UploadMode uploadMode() const noexcept { return m_uploadMode; }
     /** Changes how renderers send the records from the next frame on (see UploadMode). */
     void setUploadMode(UploadMode mode) noexcept { m_uploadMode = mode; }
+
+    // ---- static batches (Ogre's InstanceBatch::setStaticAndUpdate) --------------------------
+
+    /** Freezes (true) or thaws (false) the batch's instances. A static batch refuses every
+     *  call that would change its instances, their streams or its capacity (addInstance,
+     *  setTransform, setColor, acquire, release, setCount, clear, ensureCapacity, shrinkToFit,
+     *  morph weights, lanes, shadow flags, instanceData() for writing, markInstancesChanged)
+     *  with StateError, changing nothing. Freezing computes the node-space bounds once
+     *  (O(count)); a renderer that has uploaded the frozen records then checks nothing of them
+     *  per frame: no stream is looked at, so the batch costs its cull test and its draw. The
+     *  node itself stays editable (transform, mesh, materials, draw range, culling and upload
+     *  settings), so a static batch can still be moved as a whole. Thawing allows writes
+     *  again; freezing after writes is Ogre's setStaticAndUpdate(true): each renderer uploads
+     *  what changed once, then stops looking. Default: not static. */
+    void setStatic(bool frozen);
+    /** Whether setStatic(true) froze the batch. */
+    [[nodiscard]] bool isStatic() const noexcept { return m_static; }
     /** Draws the first @p count records (whatever they hold). Handles of instances at or past
      *  the new count are released (they become stale).
      *  @throws CapacityError if count > capacity(). */
     void setCount(std::size_t count);
-    /** Draws nothing and releases every handle; keeps the buffer and its capacity. */
-    void clear() noexcept;
+    /** Draws nothing and releases every handle; keeps the buffer and its capacity.
+     *  @throws StateError if the batch is static (setStatic). */
+    void clear();
     /** Grows the buffer to at least @p capacity records, keeping every record and handle;
      *  never shrinks. O(capacity) when it grows. @throws CapacityError if capacity > maxCapacity. */
     void ensureCapacity(std::size_t capacity);
@@ -291,8 +309,10 @@ public:
 
     /** The whole buffer, capacity() * 16 floats, for bulk writes. After writing through it call
      *  markInstancesChanged(), or the renderer will not see the change. The span is invalidated
-     *  by ensureCapacity() and by growth. No checks are made on what is written through it. */
-    [[nodiscard]] std::span<float> instanceData() noexcept;
+     *  by ensureCapacity() and by growth. No checks are made on what is written through it.
+     *  Read through the const overload (std::as_const) on a static batch.
+     *  @throws StateError if the batch is static (setStatic). */
+    [[nodiscard]] std::span<float> instanceData();
     /** The whole buffer read-only, capacity() * 16 floats, records one after another (node
      *  space, as InstanceRecord). Invalidated by ensureCapacity() and by growth. */
     [[nodiscard]] std::span<const float> instanceData() const noexcept;
@@ -440,6 +460,13 @@ private:
     [[nodiscard]] Aabb instanceBox(const InstanceRecord& record) const noexcept;
     void refreshInstanceMeshBox() const noexcept;
     void checkIndex(std::size_t index, const char* function) const;
+    /** Throws StateError naming @p function when the batch is static. */
+    void refuseIfStatic(const char* function) const {
+        if (m_static) {
+            refuseStatic(function);
+        }
+    }
+    [[noreturn]] void refuseStatic(const char* function) const;
     void checkHandle(InstanceHandle handle, const char* function) const;
     [[noreturn]] void refuseHandle(InstanceHandle handle, const char* function) const;
     [[nodiscard]] bool hasSideRows() const noexcept;
@@ -476,6 +503,7 @@ private:
     std::size_t m_drawCount = SIZE_MAX;
     Growth m_growth = Growth::Fixed;
     UploadMode m_uploadMode = UploadMode::Staged;
+    bool m_static = false;
     std::uint64_t m_dataVersion = 1;
     mutable Aabb m_bounds;
     mutable bool m_boundsValid = true;

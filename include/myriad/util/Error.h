@@ -49,6 +49,13 @@ public:
     using Error::Error;
 };
 
+/** The object's state refuses the call: a write to the instances of a static batch
+ *  (InstancedMeshNode::setStatic). Nothing changed; thaw the batch first. */
+class StateError : public Error {
+public:
+    using Error::Error;
+};
+
 /** The GL or EGL environment is unusable: no context, a version below 4.5, a missing extension,
  *  or an incomplete framebuffer. */
 class GlError : public Error {
