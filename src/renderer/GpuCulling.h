@@ -9,6 +9,9 @@
 // A batch with a LOD chain also gets each visible instance's level there (selectLodLevel()'s
 // rule, against the level held last frame in a per-(view pass, batch) GPU buffer), one list slot
 // and command per level, and one indirect draw per level with that level's mesh.
+// A batch the table-driven path draws (GpuCullList::table) has no dispatch, list or commands of
+// its own: it is a job of its view's one dispatch (runTabled, TabledCulling), which counts into
+// its command of the shared multi-draw.
 //
 // The frame: ViewPass::build() calls select() (no GL), Renderer::render() calls dispatch() once
 // after prepare() (every upload done) and before the first draw, so a frame is all culling
