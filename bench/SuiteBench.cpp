@@ -767,19 +767,13 @@ int main(int argc, char** argv) {
     std::size_t targetPrograms = 0;
     // Off: culled as whole batches. Gpu: every batch's instances tested by the view's one job
     // dispatch, which counts the visible ones into each batch's command of the shared
-    // multi-draw. Static: setStatic(true), whose streams the renderer no longer looks at.
-    // The first 10,000-batch row of a process is slower whichever it is (4x in glDraw* on
-    // llvmpipe, up to 40% in myriad's CPU; a warm-up run or a fresh renderer did not change it):
-    // compare the static row with the off row of several runs, not of one.
-    struct Row {
-        std::size_t batches;
-        InstanceCulling culling;
-        bool frozen;
-    };
-    const Row rows[] = {{1, InstanceCulling::Off, false},    {100, InstanceCulling::Off, false},
-                        {10000, InstanceCulling::Off, false}, {10000, InstanceCulling::Off, true},
-                        {100, InstanceCulling::Gpu, false},   {10000, InstanceCulling::Gpu, false}};
-    for (const auto& [batches, culling, frozen] : rows) {
+    // multi-draw. The first 10,000-batch row of a process is slower whichever it is (4x in
+    // glDraw* on llvmpipe, up to 40% in myriad's CPU; a warm-up run or a fresh renderer did not
+    // change it): compare rows across several runs, not the first row of one with the rest.
+    const std::pair<std::size_t, InstanceCulling> rows[] = {
+        {1, InstanceCulling::Off},    {100, InstanceCulling::Off}, {10000, InstanceCulling::Off},
+        {100, InstanceCulling::Gpu},  {10000, InstanceCulling::Gpu}};
+    for (const auto& [batches, culling] : rows) {
         if (options.quick && batches > 100) {
             continue;
         }
@@ -792,14 +786,13 @@ int main(int argc, char** argv) {
                 batch.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(b * kPerBatch + i, side)));
             }
             batch.setInstanceCulling(culling);
-            batch.setStatic(frozen);
         }
         const PhaseTimes t = runFrames(renderer, scene, gridCamera(side), target, batches >= 10000 ? 3 : 7, {}, {});
         const double perBatch = 1000.0 * t.myriad / static_cast<double>(batches);
         report.line("| %zu | %s | %zu | %u | %.3f | %.2f | %.3f | %.3f | %llu |", batches,
-                    culling == InstanceCulling::Gpu ? "GPU" : frozen ? "off, static" : "off", batches * kPerBatch, t.drawCalls, t.myriad,
+                    culling == InstanceCulling::Gpu ? "GPU" : "off", batches * kPerBatch, t.drawCalls, t.myriad,
                     perBatch, t.cull, t.draw, static_cast<unsigned long long>(t.bytesUploaded));
-        if (batches == 10000 && culling == InstanceCulling::Off && !frozen) {
+        if (batches == 10000 && culling == InstanceCulling::Off) {
             // Issue 19's targets for the table-driven draw path: <= 1 us of myriad's CPU per
             // static batch, and no more draw calls than the program variants they use (one
             // multi-draw per variant group, renderer/DrawTable.h).

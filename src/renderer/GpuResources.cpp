@@ -453,14 +453,6 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
     if (batch.inArena()) {
         placePrimitives(batch.primitivePlaces, node.primitiveCount(), batch.arenaRows);
     }
-    // A static batch whose frozen streams this renderer has sent, in the same place: nothing can
-    // have changed in them (every write to its instances throws), so none is looked at.
-    const IndexRange drawn = node.drawnInstances();
-    const std::array<std::uint64_t, 5> frozenAt{node.dataVersion(), node.capacity(), drawn.begin, drawn.end,
-                                                batch.arenaFirst};
-    if (node.isStatic() && !streaming && batch.frozenAt == frozenAt) {
-        return batch;
-    }
     for (std::size_t s = 0; s < InstanceStreamId::Count; ++s) {
         const InstanceStream& stream = node.streams()[s];
         if (!stream.allocated()) {
@@ -479,7 +471,6 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         }
     }
     noteRecordsRead(batch);  // the draws of this frame read the current part (streaming)
-    batch.frozenAt = node.isStatic() && !streaming ? frozenAt : std::array<std::uint64_t, 5>{~0ull, ~0ull, ~0ull, ~0ull, ~0ull};
     // Its own vertex arrays are brought up to date by the draw that uses them
     // (syncVertexArrays): a batch drawn from the table-driven path's arenas never needs them.
     return batch;

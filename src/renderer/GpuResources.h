@@ -139,10 +139,6 @@ struct BatchGpu {
      *  they change: growth, or the streaming buffer's next third). */
     std::vector<std::pair<std::uint64_t, std::size_t>> recordBindings;  ///< (buffer serial, offset)
     std::uint64_t preparedFrame = 0;  ///< the frame batch() last brought it up to date
-    /** A static batch (InstancedMeshNode::setStatic): what it was when batch() last sent its
-     *  streams, (data version, capacity, drawn begin, drawn end, first record slot); while it
-     *  matches, its streams are not looked at. All ones: not frozen here. */
-    std::array<std::uint64_t, 5> frozenAt{~0ull, ~0ull, ~0ull, ~0ull, ~0ull};
     std::array<StreamGpu, InstanceStreamId::Count> streams;
     std::unique_ptr<StreamingRecords> streaming;  ///< UploadMode::Streaming (or chosen by Automatic)
     int denseUploads = 0;  ///< staged uploads in a row that changed at least half the rows (Automatic)

@@ -136,12 +136,13 @@ public:
      *  setTransform, setColor, acquire, release, setCount, clear, ensureCapacity, shrinkToFit,
      *  morph weights, lanes, shadow flags, instanceData() for writing, markInstancesChanged)
      *  with StateError, changing nothing. Freezing computes the node-space bounds once
-     *  (O(count)); a renderer that has uploaded the frozen records then checks nothing of them
-     *  per frame: no stream is looked at, so the batch costs its cull test and its draw. The
-     *  node itself stays editable (transform, mesh, materials, draw range, culling and upload
-     *  settings), so a static batch can still be moved as a whole. Thawing allows writes
-     *  again; freezing after writes is Ogre's setStaticAndUpdate(true): each renderer uploads
-     *  what changed once, then stops looking. Default: not static. */
+     *  (O(count)). A renderer draws a frozen batch as any batch that did not change: nothing
+     *  sent, one version compare per stream (Ogre needs the flag to stop its per-frame
+     *  updates; myriad's change tracking already costs nothing then, so the flag is a
+     *  guarantee, not a saving). The node itself stays editable (transform, mesh, materials,
+     *  draw range, culling and upload settings), so a static batch can still be moved as a
+     *  whole. Thawing allows writes again; freezing after writes is Ogre's
+     *  setStaticAndUpdate(true): each renderer sends what changed once. Default: not static. */
     void setStatic(bool frozen);
     /** Whether setStatic(true) froze the batch. */
     [[nodiscard]] bool isStatic() const noexcept { return m_static; }
