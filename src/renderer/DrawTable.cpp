@@ -11,6 +11,7 @@
 #include "myriad/core/MeshNode.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string_view>
 
@@ -154,7 +155,10 @@ void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material
 void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources& resources,
                       const MaterialTable& materials, ShaderLibrary& shaders, const FeaturesOf& featuresOf) {
     PassTable& table = m_passes[passIndex];
-    m_groupOf.clear();
+    ++m_groupStamp;
+    if (m_groupOf.size() > 4 * table.groups.capacity() + 64) {
+        m_groupOf.clear();  // keys of textures and surfaces long gone: bounded, not per frame
+    }
     m_entries.clear();
     const std::size_t maxRows = static_cast<std::size_t>(m_limits.maxTextureBufferTexels) / kRowTexels;
     // GPU-culled draws read the whole record arena as one buffer texture (4 texels a record;
@@ -229,17 +233,22 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         const std::uint32_t features = featuresOf(item) | kTabled | kInstanced | (ownPairs ? kIndexed : 0u);
         const Texture2D* texture = resources.texture(material);
         const bool culledPairs = item.gpuCulled != nullptr;
+        const GLuint sampler = texture != nullptr ? resources.sampler(material) : 0u;
         const GroupKey key{features, material.surface ? material.surface->id() : 0,
-                           texture != nullptr ? texture->id() : 0u,
-                           texture != nullptr ? resources.sampler(material) : 0u, cullFaceOf(item, features), culledPairs};
-        auto [found, added] = m_groupOf.try_emplace(key, static_cast<std::uint32_t>(table.groups.size()));
-        if (added) {
-            table.groups.push_back(TableGroup{
-                .features = features, .material = &material, .cullFace = key.cullFace, .culledPairs = culledPairs});
+                           texture != nullptr ? texture->id() : 0u, sampler, cullFaceOf(item, features), culledPairs};
+        GroupSlot& slot = m_groupOf[key];
+        if (slot.stamp != m_groupStamp) {
+            slot = {m_groupStamp, static_cast<std::uint32_t>(table.groups.size())};
+            table.groups.push_back(TableGroup{.features = features,
+                                              .material = &material,
+                                              .texture = texture,
+                                              .sampler = sampler,
+                                              .cullFace = key.cullFace,
+                                              .culledPairs = culledPairs});
             shaders.request(features, material.surface);
             m_recordTextureWanted = m_recordTextureWanted || (features & kIndexed) != 0;
         }
-        TableGroup& group = table.groups[found->second];
+        TableGroup& group = table.groups[slot.group];
         const MeshGeometry& geometry = *drawnMesh(item);
         const MeshArenaPlace& place = resources.meshInArena(drawnMesh(item)).arena;
         writeRow(row, node, material, materials.indexOf(material), texture != nullptr, item.instanced, firstSlot);
@@ -247,7 +256,7 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         if (item.gpuCulled != nullptr) {
             // Instance count 0 in the template: the dispatch counts the visible ones into it.
             // Base instance: the pass's region of the pair buffer, tested instances long.
-            m_entries.push_back({found->second,
+            m_entries.push_back({slot.group,
                                  {static_cast<std::uint32_t>(place.indexCount), 0,
                                   static_cast<std::uint32_t>(place.firstIndex),
                                   static_cast<std::int32_t>(place.baseVertex), static_cast<std::uint32_t>(m_pairs)},
@@ -257,7 +266,7 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
             invocations += item.instanceCount;
             ++jobs;
         } else {
-            m_entries.push_back({found->second,
+            m_entries.push_back({slot.group,
                                  {static_cast<std::uint32_t>(place.indexCount), item.instanceCount,
                                   static_cast<std::uint32_t>(place.firstIndex),
                                   static_cast<std::int32_t>(place.baseVertex),
@@ -316,15 +325,16 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
                               .boxMin = glm::vec4(box.min, 0.0f),
                               .boxMax = glm::vec4(box.max, 0.0f)});
             jobsOfPass.invocations += tested;
-            // Every GPU-culled item of a pass was selected with the pass's planes and eye.
-            jobsOfPass.planes = list.worldPlanes;
-            const SplitVec3 eye = splitDouble(list.eye);
-            jobsOfPass.eyeHigh = eye.high;
-            jobsOfPass.eyeLow = eye.low;
         }
     }
     jobsOfPass.jobs = static_cast<std::uint32_t>(m_jobs.size()) - jobsOfPass.firstJob;
     if (jobsOfPass.jobs != 0) {
+        // The planes ViewPass::build culled the pass's nodes with, camera-relative, and its eye.
+        const Frustum frustum(pass.camera().viewProjection, pass.view().clipDepth);
+        jobsOfPass.planes = std::to_array(frustum.planes);
+        const SplitVec3 eye = splitDouble(pass.camera().eye);
+        jobsOfPass.eyeHigh = eye.high;
+        jobsOfPass.eyeLow = eye.low;
         m_tabledCulling.passes.push_back(jobsOfPass);
     }
 }

@@ -87,7 +87,9 @@ class ShaderLibrary;
 /** One multi-draw call: draws that share a program variant, texture, sampler and face culling. */
 struct TableGroup {
     std::uint32_t features = 0;          ///< the program variant's switches (kTabled | kInstanced | ...)
-    const Material* material = nullptr;  ///< the first draw's: surface function, texture, sampler
+    const Material* material = nullptr;  ///< the first draw's: its surface function
+    const Texture2D* texture = nullptr;  ///< base colour texture, or none
+    GLuint sampler = 0;                  ///< its sampler object (0 without a texture)
     GLenum cullFace = GL_NONE;           ///< GL_BACK, GL_FRONT, or GL_NONE for no face culling
     bool culledPairs = false;            ///< GPU-culled: pairs from the culled pair buffer
     std::uint32_t firstCommand = 0;      ///< into the frame's command buffer
@@ -213,7 +215,14 @@ private:
 
     const GlLimits& m_limits;
     std::vector<PassTable> m_passes;
-    std::unordered_map<GroupKey, std::uint32_t, GroupKeyHash> m_groupOf;  // scratch, per pass
+    /** Group keys seen, kept from pass to pass so a steady frame allocates no node: a key's
+     *  group is in this pass only when its stamp is the pass's (m_groupStamp). */
+    struct GroupSlot {
+        std::uint64_t stamp = 0;
+        std::uint32_t group = 0;
+    };
+    std::unordered_map<GroupKey, GroupSlot, GroupKeyHash> m_groupOf;
+    std::uint64_t m_groupStamp = 0;
     std::vector<Entry> m_entries;                                        // scratch, per pass
     std::vector<std::uint32_t> m_groupFill;                              // scratch, per pass
     std::vector<std::uint32_t> m_groupOrder;                             // scratch, per pass

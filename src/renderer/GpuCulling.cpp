@@ -60,8 +60,6 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     list.planes = nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
     list.range = batch.drawnInstances();
     list.originFromEye = glm::vec3(batch.worldTranslation() - camera.lodEye);  // as LodSelection::split()
-    list.worldPlanes = planes;
-    list.eye = camera.eye;
     list.lodLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
     list.table = {};  // DrawTable::build takes it over again if it still draws the batch
     m_queued.push_back(&list);

@@ -92,8 +92,6 @@ struct GpuCullList {
     FrustumPlanes planes{};    ///< node space, camera-relative
     IndexRange range{};        ///< the drawn instances tested
     glm::vec3 originFromEye{0.0f};  ///< LOD: the node's world translation minus the eye
-    FrustumPlanes worldPlanes{};    ///< the view's, camera-relative (the table path's jobs)
-    glm::dvec3 eye{0.0};            ///< the view's eye
     /** The table-driven path draws this (pass, batch) (DrawTable::build sets it each frame,
      *  select() clears it): the pass's one job dispatch (TabledCulling) then counts it into
      *  command @c command of the table's shared command buffer and writes its
@@ -221,8 +219,8 @@ private:
     void run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats);
     /** The table-driven path's job dispatches (dispatch()). */
     void runTabled(const TabledCulling& tabled);
-    /** The instance test's uniforms (planes, range, boxes, morph bounds) and the morph-weight
-     *  storage block, as both runs set them. */
+    /** run()'s instance-test uniforms (node-space planes, range, boxes, morph bounds) and the
+     *  morph-weight storage block; the table path's jobs carry theirs in the job buffer. */
     void setTestUniforms(const GpuCullList& list, const BatchGpu& gpu);
     void allocate(GpuCullList& list, const InstancedMeshNode& batch);
     void setLodUniforms(const GpuCullList& list);

@@ -250,14 +250,12 @@ void SurfacePass::drawTableGroups(std::size_t passIndex, const ViewPass& pass, c
     for (const TableGroup& group : groups) {
         SurfaceProgram& chosen = m_parts.shaders.get(group.features, group.material->surface);
         useForView(chosen, pass, scene);
-        if (const Texture2D* texture = m_parts.resources.texture(*group.material); texture != nullptr) {
-            const GLuint sampler = m_parts.resources.sampler(*group.material);
-            if (texture != boundTexture || sampler != boundSampler) {
-                texture->bind(kBaseColorUnit);
-                glBindSampler(kBaseColorUnit, sampler);
-                boundTexture = texture;
-                boundSampler = sampler;
-            }
+        // The texture and sampler DrawTable::build looked up for the group's key.
+        if (group.texture != nullptr && (group.texture != boundTexture || group.sampler != boundSampler)) {
+            group.texture->bind(kBaseColorUnit);
+            glBindSampler(kBaseColorUnit, group.sampler);
+            boundTexture = group.texture;
+            boundSampler = group.sampler;
         }
         if (group.cullFace != cullFace) {
             if (group.cullFace == GL_NONE) {
