@@ -17,6 +17,7 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_UNIT_DRAW_TABLE " << kDrawTableUnit << "\n"
         << "#define MYRIAD_LOCATION_DRAW " << kDrawIdLocation << "\n"
         << "#define MYRIAD_DRAW_ROW_TEXELS " << kDrawRowTexels << "\n"
+        << "#define MYRIAD_DRAW_ROW_RECORD_SLOT " << kDrawRowRecordSlotTexel << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_ORDER " << kParticleOrderUnit << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_STREAMS " << kParticleStreamsUnit << "\n"
         << "#define MYRIAD_BINDING_MATERIAL_TABLE " << kMaterialTableBinding << "\n"

@@ -35,6 +35,10 @@ inline constexpr std::uint32_t kShadowMapUnit = 8;      ///< sampler2DArrayShado
 inline constexpr std::uint32_t kDrawTableUnit = 9;
 /** RGBA32UI texels per draw-table row (MYRIAD_DRAW_ROW_TEXELS in GLSL). */
 inline constexpr std::uint32_t kDrawRowTexels = 12;
+/** The row's texel whose .x holds the draw's first record slot in the record arena (uint bits),
+ *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
+inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
+static_assert(kDrawRowRecordSlotTexel < kDrawRowTexels);
 
 /** Particle programs (particle.vert/frag). */
 inline constexpr std::uint32_t kParticleAtlasUnit = kBaseColorUnit;  ///< the sprite atlas, as a base-colour texture

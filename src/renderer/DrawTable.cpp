@@ -144,7 +144,7 @@ void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material
         std::copy(lanes.begin(), lanes.end(), texels.begin() + 7);
     }
     const auto first = static_cast<std::uint32_t>(firstSlot);  // the arena has at most 2^32 slots: see build()
-    std::memcpy(&texels[11].x, &first, sizeof(first));
+    std::memcpy(&texels[kDrawRowRecordSlotTexel].x, &first, sizeof(first));
     glm::vec4* stored = m_rows.data() + std::size_t{row} * kRowTexels;
     if (firstWrite || std::memcmp(stored, texels.data(), sizeof(texels)) != 0) {
         std::memcpy(stored, texels.data(), sizeof(texels));

@@ -146,15 +146,15 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
     if ((features & kTabled) != 0) {
         // The table-driven path: one (draw-table row, instance index) pair per record slot,
         // divisor 1, so each command's base instance picks its first pair as it picks its
-        // first record. GPU-culled (with kIndexed): the pairs the cull dispatch wrote, the
-        // records fetched from the record arena at the row's first slot (texel 11) plus the
-        // instance.
+        // first record. With kIndexed (a GPU-culled batch: the pairs its cull dispatch wrote; a
+        // primitive after the first: its own place's pairs) the records are fetched from the
+        // record arena at the row's first record slot plus the instance.
         text = "layout(location = MYRIAD_LOCATION_DRAW) in uvec2 a_draw;\n"
                "layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;\n"
                "int myriad_instanceIndex() { return int(a_draw.y); }\n";
         if ((features & kIndexed) != 0) {
             text += "int myriad_recordIndex() { return int(texelFetch(u_drawTable, int(a_draw.x) * "
-                    "MYRIAD_DRAW_ROW_TEXELS + 11).x + a_draw.y); }\n";
+                    "MYRIAD_DRAW_ROW_TEXELS + MYRIAD_DRAW_ROW_RECORD_SLOT).x + a_draw.y); }\n";
         }
     } else if ((features & kIndexed) != 0) {
         text += "int myriad_recordIndex() { return myriad_instanceIndex(); }\n";
