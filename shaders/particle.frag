@@ -35,7 +35,7 @@ struct SurfaceInput {
     vec3 viewDirection;
     int instanceIndex;
     vec2 screenPosition;
-    vec4 lanes[4];       // particles carry no shader data: (0, 0, 0, 0)
+    vec4 lanes[MYRIAD_MAX_LANES];  // particles carry no shader data: (0, 0, 0, 0)
     int materialIndex;   // 0: a particle material is in no identity table
 };
 
@@ -76,7 +76,9 @@ void main() {
     s.worldPosition = v_relativePosition + u_eye;
     s.instanceIndex = v_instanceIndex;
     s.screenPosition = gl_FragCoord.xy;
-    s.lanes = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+    for (int lane = 0; lane < MYRIAD_MAX_LANES; ++lane) {
+        s.lanes[lane] = vec4(0.0);
+    }
     s.materialIndex = 0;
     SurfaceOutput surfaceOut = surface(s);
     vec4 albedo = vec4(surfaceOut.baseColor, clamp(surfaceOut.alpha, 0.0, 1.0)) * u_tint;

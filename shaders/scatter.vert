@@ -28,7 +28,6 @@ out vec4 v_color;
 out vec3 v_relativePosition;
 flat out float v_handedness;
 flat out int v_instanceIndex;
-flat out vec4 v_lanes[4];  // surface.frag's shader-data lanes: a scatter node has none (zeros)
 
 // Smooth 1D value noise (no texture): gusts as bands travelling with the wind.
 float hash(float n) { return fract(sin(n) * 43758.5453); }
@@ -69,8 +68,5 @@ void main() {
     v_handedness = determinant(mat3(u_model)) < 0.0 ? -1.0 : 1.0;
     v_uv0 = a_uv0;
     v_color = vec4(a_color.rgb * max(1.0 + 0.5 * variation, 0.0), a_color.a);
-    v_instanceIndex = gl_InstanceID;
-    for (int lane = 0; lane < 4; ++lane) {
-        v_lanes[lane] = vec4(0.0);
-    }
+    v_instanceIndex = gl_InstanceID;  // surface.frag gives a scatter node no lanes (zeros)
 }

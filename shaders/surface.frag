@@ -21,13 +21,13 @@ in vec4 v_color;
 in vec3 v_relativePosition;
 flat in float v_handedness;
 flat in int v_instanceIndex;
-flat in vec4 v_lanes[4];
 
 #ifdef MYRIAD_TABLED
 // The table-driven path: the draw's row (surface.vert), passed on flat.
 flat in vec4 v_drawTint;
 flat in vec4 v_drawBaseColor;
 flat in vec4 v_drawMaterial;  // alpha cutoff, textured (0 or 1), material index, 0
+flat in int v_drawRow;
 #define u_baseColor v_drawBaseColor
 #define u_hasTexture int(v_drawMaterial.y)
 #define u_alphaCutoff v_drawMaterial.x
@@ -110,6 +110,33 @@ float myriad_shadow(vec3 relativePosition, vec3 normal) {
 }
 #endif
 
+// Shader-data lane `lane` (0..MYRIAD_MAX_LANES - 1) of this fragment's instance or node, exact
+// (docs/lanes.md); (0, 0, 0, 0) where never given and past the batch's lane count. Read here,
+// not passed as varyings (surface.vert says why); never from an unbound attribute, which
+// would read (0, 0, 0, 1).
+#if defined(MYRIAD_INSTANCE_LANES)
+// The batch's lanes stream: myriad_lanes_vectors vec4 per instance (its laneCount), unit 3.
+layout(binding = MYRIAD_UNIT_LANES) uniform samplerBuffer myriad_lanes;
+uniform int myriad_lanes_vectors;
+vec4 myriad_lane(int lane) {
+    return lane < myriad_lanes_vectors ? texelFetch(myriad_lanes, v_instanceIndex * myriad_lanes_vectors + lane)
+                                       : vec4(0.0);
+}
+#elif defined(MYRIAD_TABLED)
+// A MeshNode's shader data in its draw-table row (a batch with lanes is not drawn by the
+// table; a batch without reads zeros there).
+layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;
+vec4 myriad_lane(int lane) {
+    return lane < 4 ? uintBitsToFloat(texelFetch(u_drawTable, v_drawRow * MYRIAD_DRAW_ROW_TEXELS + MYRIAD_DRAW_ROW_LANES + lane))
+                    : vec4(0.0);
+}
+#elif defined(MYRIAD_SCATTER)
+vec4 myriad_lane(int lane) { return vec4(0.0); }  // a scatter node has no shader data
+#else
+uniform vec4 u_lanes[4];  // a MeshNode's shader data, or zeros
+vec4 myriad_lane(int lane) { return lane < 4 ? u_lanes[lane] : vec4(0.0); }
+#endif
+
 // What a surface function receives. All colours linear.
 struct SurfaceInput {
     vec2 uv;              // first texture coordinate set
@@ -119,8 +146,9 @@ struct SurfaceInput {
     vec3 viewDirection;   // world space, unit length, from the surface towards the eye
     int instanceIndex;    // index of the instance in its batch; 0 for a MeshNode
     vec2 screenPosition;  // window coordinates in pixels (gl_FragCoord.xy)
-    vec4 lanes[4];        // shader data: the instance's (or MeshNode's) four lanes, exact;
-                          // (0, 0, 0, 0) where never given. myriad gives them no meaning.
+    vec4 lanes[MYRIAD_MAX_LANES];  // shader data: the instance's (or MeshNode's) lanes, exact;
+                          // (0, 0, 0, 0) where never given or past the batch's laneCount.
+                          // myriad gives them no meaning.
     int materialIndex;    // the material's index in the renderer's identity table (0: none);
                           // the same in every fragment of a draw
 };
@@ -170,7 +198,9 @@ void main() {
     s.viewDirection = normalize(-v_relativePosition);
     s.instanceIndex = v_instanceIndex;
     s.screenPosition = gl_FragCoord.xy;
-    s.lanes = v_lanes;
+    for (int lane = 0; lane < MYRIAD_MAX_LANES; ++lane) {
+        s.lanes[lane] = myriad_lane(lane);  // the compiler drops the fetches a surface never reads
+    }
     s.materialIndex = u_materialIndex;
     SurfaceOutput surfaceOut = surface(s);
     vec4 albedo = vec4(surfaceOut.baseColor, surfaceOut.alpha) * u_tint;

@@ -4,8 +4,7 @@
 //   MYRIAD_INSTANCED               per-instance streams are declared (generated, see below)
 //   MYRIAD_MORPH                   the mesh has morph targets (read by gl_VertexID)
 //   MYRIAD_INSTANCE_MORPH_WEIGHTS  some instance has morph weights of its own
-//   MYRIAD_INSTANCE_LANES          lanes come from the per-instance lanes stream (unit 3);
-//                                  otherwise from u_lanes (a MeshNode's shader data, or zeros)
+//   MYRIAD_INSTANCE_LANES          the batch has a lanes stream (read by surface.frag, not here)
 //   MYRIAD_DEPTH_ONLY              depth-only view
 //   MYRIAD_TABLED                  the table-driven path (src/renderer/DrawTable.h): the draw's
 //                                  constants come from its row of the draw table, found through
@@ -26,7 +25,7 @@ uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at 
 // every bit arrives as written: the node's world matrix as
 // three rows of its 3x3 part with the translation's high float in .w, the translation's low
 // float, the tint, the material's base colour, (alpha cutoff, textured, material index, 0), then
-// the four lanes. a_draw = (row, instance index), one pair per record slot, so every command of
+// the four lanes (read by surface.frag through v_drawRow). a_draw = (row, instance index), one pair per record slot, so every command of
 // a multi-draw finds its row through its base instance, with no gl_DrawID or gl_BaseInstance
 // (ARB_shader_draw_parameters is not core in GL 4.5). u_drawTable and a_draw are declared with
 // the streams (ShaderLibrary::streamDeclarations), which read the table too when GPU-culled.
@@ -38,6 +37,7 @@ vec4 myriad_drawRow(int texel) {
 flat out vec4 v_drawTint;
 flat out vec4 v_drawBaseColor;
 flat out vec4 v_drawMaterial;
+flat out int v_drawRow;  // surface.frag reads the row's lanes itself
 #else
 uniform mat4 u_model;           // node world matrix minus the eye position
 #endif
@@ -78,14 +78,11 @@ out vec2 v_uv0;
 out vec4 v_color;             // vertex colour * instance colour, linear
 out vec3 v_relativePosition;  // world position minus the eye
 flat out float v_handedness;  // +1, or -1 for a mirrored (negative determinant) transform
+// The instance's index in its batch, flat. The fragment stage reads the shader-data lanes by
+// it (docs/lanes.md): up to eight vec4 would take half the 64 output components GL 4.5
+// guarantees (GL_MAX_VERTEX_OUTPUT_COMPONENTS) as varyings, and a fetch per fragment costs
+// only the fragments of surfaces that read them (unread lanes are never fetched).
 flat out int v_instanceIndex;
-// Shader-data lanes, flat: every fragment reads the exact floats written (docs/lanes.md).
-// Never read from an unbound attribute (a disabled one reads (0, 0, 0, 1)): either the lanes
-// stream or the uniform below, which holds zeros when nothing was given.
-flat out vec4 v_lanes[4];
-#if !defined(MYRIAD_INSTANCE_LANES) && !defined(MYRIAD_TABLED)
-uniform vec4 u_lanes[4];
-#endif
 
 // Normals transform by the cofactor of the 3x3 part (det * inverse transpose): exact under
 // non-uniform scale with no per-vertex inverse. Its sign is flipped for mirrored (det < 0)
@@ -110,6 +107,7 @@ void main() {
     v_drawTint = myriad_drawRow(4);
     v_drawBaseColor = myriad_drawRow(5);
     v_drawMaterial = myriad_drawRow(6);
+    v_drawRow = int(a_draw.x);
 #else
     mat4 model = u_model;
 #endif
@@ -137,13 +135,4 @@ void main() {
     v_uv0 = a_uv0;
     v_color = color;
     v_instanceIndex = myriad_instanceIndex();
-    for (int lane = 0; lane < 4; ++lane) {
-#ifdef MYRIAD_INSTANCE_LANES
-        v_lanes[lane] = myriad_lanes_read(myriad_instanceIndex(), lane);
-#elif defined(MYRIAD_TABLED)
-        v_lanes[lane] = myriad_drawRow(7 + lane);
-#else
-        v_lanes[lane] = u_lanes[lane];
-#endif
-    }
 }

@@ -46,6 +46,10 @@ InstanceManager::InstanceManager(std::shared_ptr<const MeshGeometry> mesh, Mater
     if (!std::isfinite(options.cellSize) || options.cellSize < 0.0f) {
         throw InvalidArgument("InstanceManager: cellSize must be finite and >= 0");
     }
+    if (options.laneCount > InstancedMeshNode::maxLaneCount) {
+        throw InvalidArgument("InstanceManager: laneCount " + std::to_string(options.laneCount) + " is not in 0.." +
+                              std::to_string(InstancedMeshNode::maxLaneCount));
+    }
 }
 
 InstanceManager::CellKey InstanceManager::cellOf(const glm::mat4& transform) const noexcept {
@@ -94,7 +98,7 @@ std::pair<std::uint32_t, InstanceHandle> InstanceManager::place(const CellKey& c
     }
     auto node = std::make_unique<InstancedMeshNode>(
         m_mesh, m_material, m_options.instancesPerBatch, name() + "/" + std::to_string(m_batchesMade),
-        InstancedMeshOptions{.growth = Growth::Fixed, .uploadMode = m_options.uploadMode});
+        InstancedMeshOptions{.growth = Growth::Fixed, .uploadMode = m_options.uploadMode, .laneCount = m_options.laneCount});
     const InstanceHandle handle = node->acquire(desc);
     InstancedMeshNode& added = add(std::move(node));  // may throw: the new batch is then gone
     const auto index = static_cast<std::uint32_t>(m_batches.size());
@@ -158,7 +162,7 @@ void InstanceManager::copyInstanceData(const InstancedMeshNode& from, InstanceHa
                                        InstancedMeshNode& to, InstanceHandle toHandle) {
     const std::size_t fromIndex = from.indexOf(fromHandle);
     if (from.hasLanes()) {
-        for (std::size_t lane = 0; lane < 4; ++lane) {
+        for (std::size_t lane = 0; lane < from.laneCount(); ++lane) {
             to.setLane(toHandle, lane, from.lane(fromIndex, lane));
         }
     }

@@ -2,12 +2,14 @@
 
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/MorphTargets.h"
+#include "myriad/util/Error.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <string>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -245,6 +247,15 @@ void InstanceStream::adopt(Storage rows) noexcept {
     markChanged(0, capacity());
 }
 
+void InstanceStream::reshape(const InstanceStreamDesc& desc, Storage rows) noexcept {
+    m_desc = &desc;
+    m_data = std::move(rows);
+    ++m_shapeVersion;
+    // Every row changed, allocated or not: the version moves on either way, so no renderer
+    // mistakes its copy of the old width for the current one.
+    markChanged(0, capacity());
+}
+
 void InstanceStream::move(std::size_t from, std::size_t to) {
     if (!allocated() || from == to) {
         return;
@@ -287,15 +298,35 @@ const InstanceStreamDesc kMorphWeights{
     "per-instance morph-target weights; a first weight of -1e30 means the node's weights",
 };
 
-const InstanceStreamDesc kLanes{
-    "lanes",
-    16,
-    StreamBinding::BufferTexture,
-    0,
-    kLanesUnit,
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    "four vec4 lanes of shader data per instance; a lane never given reads (0, 0, 0, 0)",
-};
+namespace {
+/** streams::lanes(count) for count 1..kMaxLanes, built once. */
+constexpr std::array<InstanceStreamDesc, kMaxLanes> makeLaneDescs() {
+    std::array<InstanceStreamDesc, kMaxLanes> descs{};
+    for (std::size_t count = 1; count <= kMaxLanes; ++count) {
+        descs[count - 1] = InstanceStreamDesc{
+            "lanes",
+            static_cast<std::uint32_t>(4 * count),
+            StreamBinding::BufferTexture,
+            0,
+            kLanesUnit,
+            {},
+            "vec4 lanes of shader data per instance (the batch's laneCount); a lane never given reads (0, 0, 0, 0)",
+        };
+    }
+    return descs;
+}
+constexpr std::array<InstanceStreamDesc, kMaxLanes> kLaneDescs = makeLaneDescs();
+} // namespace
+
+const InstanceStreamDesc& lanes(std::size_t count) {
+    if (count == 0 || count > kMaxLanes) {
+        throw OutOfRange("streams::lanes: " + std::to_string(count) + " lanes; 1.." + std::to_string(kMaxLanes) +
+                         " are allowed");
+    }
+    return kLaneDescs[count - 1];
+}
+
+const InstanceStreamDesc& kLanes = kLaneDescs[3];
 
 } // namespace streams
 

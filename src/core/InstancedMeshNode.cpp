@@ -14,7 +14,17 @@
 #endif
 
 namespace myriad {
+
+static_assert(InstancedMeshNode::maxLaneCount == streams::kMaxLanes, "one limit for the node and its stream");
+
 namespace {
+
+void checkLaneCount(std::size_t count, const char* function) {
+    if (count > InstancedMeshNode::maxLaneCount) {
+        throw OutOfRange(std::string(function) + ": " + std::to_string(count) + " lanes; at most " +
+                         std::to_string(InstancedMeshNode::maxLaneCount));
+    }
+}
 
 /** Writes the node-from-instance matrix @p m (glm: column-major, m[column][row]) into
  *  @p record as its three rows, and @p color. On SSE2 a 4x4 transpose in registers and four
@@ -140,6 +150,9 @@ InstancedMeshNode::InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, M
     : MeshNode(std::move(mesh), std::move(material), std::move(name), NodeKind::InstancedMesh),
       m_growth(options.growth), m_uploadMode(options.uploadMode) {
     checkCapacity(capacity, "InstancedMeshNode");
+    checkLaneCount(options.laneCount, "InstancedMeshNode");
+    m_streams[InstanceStreamId::Lanes].reshape(streams::lanes(std::max<std::size_t>(options.laneCount, 1)), {});
+    m_laneCount = options.laneCount;
     m_streams[InstanceStreamId::Record].allocate(capacity);
     m_handleOfRecord.assign(capacity, kNoHandle);
     m_capacity = capacity;
@@ -288,14 +301,42 @@ std::span<const float> InstancedMeshNode::morphWeightsOf(std::size_t index) cons
     return morphWeights();
 }
 
-namespace {
-void checkLane(std::size_t lane, const char* function) {
-    if (lane >= InstancedMeshNode::laneCount) {
+void InstancedMeshNode::checkLane(std::size_t lane, const char* function) const {
+    if (lane >= m_laneCount) {
         throw OutOfRange(std::string(function) + ": lane " + std::to_string(lane) + " >= laneCount " +
-                         std::to_string(InstancedMeshNode::laneCount));
+                         std::to_string(m_laneCount) + " of '" + name() + "' (setLaneCount)");
     }
 }
-} // namespace
+
+void InstancedMeshNode::setLaneCount(std::size_t count) {
+    checkLaneCount(count, "InstancedMeshNode::setLaneCount");
+    refuseIfStatic("InstancedMeshNode::setLaneCount");
+    if (count == m_laneCount) {
+        return;
+    }
+    InstanceStream& stream = m_streams[InstanceStreamId::Lanes];
+    const InstanceStreamDesc& desc = streams::lanes(std::max<std::size_t>(count, 1));
+    InstanceStream::Storage rows;
+    if (stream.allocated() && count != 0) {
+        // The new rows first (the only step that can throw), the lanes both widths have kept.
+        const std::size_t oldWidth = stream.desc().floatsPerInstance;
+        const std::size_t newWidth = desc.floatsPerInstance;
+        const std::size_t kept = std::min(oldWidth, newWidth);
+        rows.assign(m_capacity * newWidth, 0.0f);
+        const std::span<const float> old = stream.data();
+        for (std::size_t i = 0; i < m_capacity; ++i) {
+            std::copy_n(old.data() + i * oldWidth, kept, rows.data() + i * newWidth);
+        }
+    }
+    // A stream never allocated stays so; 0 lanes frees it (hasLanes() is then false).
+    const bool wasAllocated = stream.allocated();
+    stream.reshape(desc, std::move(rows));
+    m_laneCount = count;
+    if (wasAllocated) {
+        ++m_dataVersion;
+        subtreeChanged();
+    }
+}
 
 void InstancedMeshNode::setLane(std::size_t index, std::size_t lane, const glm::vec4& value) {
     refuseIfStatic("InstancedMeshNode::setLane");

@@ -39,6 +39,10 @@ inline constexpr std::uint32_t kDrawRowTexels = 12;
  *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
 static_assert(kDrawRowRecordSlotTexel < kDrawRowTexels);
+/** The draw-table row's first lane texel (texels 7-10: a MeshNode's four lanes; surface.frag's
+ *  MYRIAD_DRAW_ROW_LANES). */
+inline constexpr std::uint32_t kDrawRowLanesTexel = 7;
+static_assert(kDrawRowLanesTexel + 4 <= kDrawRowRecordSlotTexel);
 
 /** Particle programs (particle.vert/frag). */
 inline constexpr std::uint32_t kParticleAtlasUnit = kBaseColorUnit;  ///< the sprite atlas, as a base-colour texture

@@ -141,7 +141,7 @@ void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material
     texels[6] = glm::vec4(material.alphaCutoff, textured ? 1.0f : 0.0f, static_cast<float>(materialIndex), 0.0f);
     if (!instanced) {
         const std::array<glm::vec4, 4>& lanes = node.shaderDataLanes();
-        std::copy(lanes.begin(), lanes.end(), texels.begin() + 7);
+        std::copy(lanes.begin(), lanes.end(), texels.begin() + kDrawRowLanesTexel);
     }
     const auto first = static_cast<std::uint32_t>(firstSlot);  // the arena has at most 2^32 slots: see build()
     std::memcpy(&texels[kDrawRowRecordSlotTexel].x, &first, sizeof(first));

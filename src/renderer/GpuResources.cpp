@@ -579,15 +579,17 @@ void GpuResources::streamAhead() {
 
 std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const InstanceStream& stream,
                                        StreamGpu& gpu) {
-    if (gpu.cursor == stream.version() && gpu.capacity == stream.capacity()) {
+    const InstanceStreamDesc& desc = stream.desc();
+    const bool reshaped = gpu.capacity != stream.capacity() || gpu.shape != stream.shapeVersion();
+    if (gpu.cursor == stream.version() && !reshaped) {
         return 0;  // nothing changed since this renderer's last upload
     }
-    const InstanceStreamDesc& desc = stream.desc();
     const std::size_t rowBytes = desc.floatsPerInstance * sizeof(float);
     bool full = gpu.cursor == 0;
-    if (gpu.capacity != stream.capacity()) {
-        // First use, grown or shrunk (InstancedMeshNode::shrinkToFit): a buffer of the whole
-        // capacity, exactly, so the GPU copy gives memory back when the batch does.
+    if (reshaped) {
+        // First use, grown or shrunk (InstancedMeshNode::shrinkToFit), or reshaped (setLaneCount:
+        // rows of another width, or freed and allocated again): a buffer of the whole stream, exactly, so the GPU copy gives memory
+        // back when the batch does.
         if (desc.binding == StreamBinding::BufferTexture) {
             requireTextureBufferTexels(m_limits, stream.capacity() * rowBytes / kStreamTexelBytes, node,
                                        std::string(desc.name) + " stream (a buffer texture)",
@@ -605,6 +607,7 @@ std::size_t GpuResources::uploadStream(const InstancedMeshNode& node, const Inst
         gpu.serial = ++m_bufferSerial;
         gpu.texture = std::move(texture);
         gpu.capacity = stream.capacity();
+        gpu.shape = stream.shapeVersion();
         full = true;
     }
     const std::size_t sent = sendChangedRows(node, stream, gpu.cursor, full, gpu.buffer.id(), 0);

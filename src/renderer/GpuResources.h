@@ -101,6 +101,7 @@ struct NodeSlotGpu {
 struct StreamGpu {
     Buffer buffer;
     std::size_t capacity = 0;  ///< rows the buffer holds
+    std::uint64_t shape = 0;   ///< the InstanceStream::shapeVersion() of its rows (setLaneCount)
     std::uint64_t cursor = 0;  ///< the stream version this copy holds (0: nothing yet)
     std::uint64_t serial = 0;  ///< GpuResources-unique id of `buffer` (GL may reuse a deleted name)
     TextureHandle texture;     ///< buffer-texture view (StreamBinding::BufferTexture)

@@ -90,6 +90,7 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       lightColor(program.uniformLocation("u_lightColor")),
       ambient(program.uniformLocation("u_ambient")),
       lanes(program.uniformLocation("u_lanes")),
+      laneVectors(program.uniformLocation("myriad_lanes_vectors")),
       materialIndex(program.uniformLocation("u_materialIndex")),
       shadowMatrix(program.uniformLocation("u_shadowMatrix")),
       shadowParams(program.uniformLocation("u_shadowParams")),
@@ -163,9 +164,6 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
         text += (features & kIndexed) != 0 ? declareIndexed(streams::kRecord) : declare(streams::kRecord);
         if ((features & kInstanceMorphWeights) != 0) {
             text += declare(streams::kMorphWeights);
-        }
-        if ((features & kInstanceLanes) != 0) {
-            text += declare(streams::kLanes);
         }
     }
     if ((features & kScatter) != 0) {  // particles and scatter; particle.vert reads its own planes

@@ -91,6 +91,7 @@ struct SurfaceUniforms {
     int lightColor = -1;
     int ambient = -1;
     int lanes = -1;          ///< u_lanes[0] (vec4[4]): a MeshNode's shader data, or zeros
+    int laneVectors = -1;    ///< myriad_lanes_vectors (kInstanceLanes): the batch's laneCount
     int materialIndex = -1;  ///< u_materialIndex
     int shadowMatrix = -1;        ///< u_shadowMatrix (kShadowReceive)
     int shadowParams = -1;        ///< u_shadowParams (kShadowReceive)

@@ -194,6 +194,7 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         }
         if ((features & kInstanceLanes) != 0) {
             glBindTextureUnit(kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());
+            program.setUniform(u.laneVectors, static_cast<int>(batchNode.laneCount()));
         }
         if (item.visible != nullptr) {
             m_parts.instanceVisibility.bind(*item.visible, batchNode, batch, m_parts.stats);
@@ -301,6 +302,7 @@ void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, c
     chosen.program.setUniform(u.baseInstance, 0);
     if (population.lanes.id() != 0) {
         glBindTextureUnit(kLanesUnit, population.lanes.id());
+        chosen.program.setUniform(u.laneVectors, 4);  // a population's Lanes row: four vec4
     } else {
         setUniformLanes(chosen, kZeroLanes);
     }

@@ -16,6 +16,7 @@
 
 using namespace myriad;
 using myriad::test::at;
+using myriad::test::quadMesh;
 
 namespace {
 
@@ -169,4 +170,22 @@ TEST_CASE("defragment packs a shrunken population into as few batches as hold it
         (void)manager.acquire({});
     }
     CHECK(manager.batchCount() == expected);
+}
+
+TEST_CASE("an InstanceManager gives every batch its lane count and moves all of them between cells", "[instances][manager][lanes]") {
+    Scene scene;
+    auto& manager = scene.root().emplace<InstanceManager>(
+        quadMesh(1.0f), Material{}, InstanceManagerOptions{.instancesPerBatch = 2, .cellSize = 10.0f, .laneCount = 7});
+    const ManagedInstance instance = manager.acquire({at(0.0f)});
+    CHECK(manager.batchOf(instance).laneCount() == 7);
+    manager.setLane(instance, 6, glm::vec4(6.0f));
+    manager.setLane(instance, 0, glm::vec4(1.0f));
+    CHECK_THROWS_AS(manager.setLane(instance, 7, glm::vec4(1.0f)), OutOfRange);
+    manager.setTransform(instance, at(35.0f));  // another cell: another batch
+    CHECK(manager.batchCount() == 2);
+    InstancedMeshNode& moved = manager.batchOf(instance);
+    CHECK(moved.laneCount() == 7);
+    CHECK(moved.lane(manager.handleIn(instance), 6) == glm::vec4(6.0f));
+    CHECK(moved.lane(manager.handleIn(instance), 0) == glm::vec4(1.0f));
+    CHECK_THROWS_AS(InstanceManager(quadMesh(1.0f), Material{}, InstanceManagerOptions{.laneCount = 9}), InvalidArgument);
 }

@@ -58,7 +58,7 @@ TEST_CASE("lanes follow swap-remove, by handle, and a new instance starts at zer
     // The vacated row went back to zero: a new instance there reads zero.
     const InstanceHandle d = batch.acquire({at(3)});
     CHECK(batch.indexOf(d) == 2);
-    for (std::size_t lane = 0; lane < InstancedMeshNode::laneCount; ++lane) {
+    for (std::size_t lane = 0; lane < batch.laneCount(); ++lane) {
         CHECK(batch.lane(d, lane) == glm::vec4(0.0f));
     }
     batch.clearLanes(c);
@@ -102,4 +102,73 @@ TEST_CASE("a MeshNode carries four lanes of shader data, a batch refuses node la
 
     InstancedMeshNode batch(quadMesh(1.0f), Material{}, 1, "batch");
     CHECK_THROWS_AS(batch.setShaderData(0, glm::vec4(1)), InvalidArgument);
+}
+
+TEST_CASE("setLaneCount keeps the lanes both counts have, zeros new ones, and 0 frees the stream", "[lanes]") {
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 3, "counts", {.laneCount = 8});
+    CHECK(batch.laneCount() == 8);
+    const InstanceHandle first = batch.acquire({at(0)});
+    (void)batch.acquire({at(1)});
+    for (std::size_t lane = 0; lane < 8; ++lane) {
+        batch.setLane(1, lane, glm::vec4(static_cast<float>(lane) + 1.0f));
+    }
+    CHECK(batch.streams()[InstanceStreamId::Lanes].desc().floatsPerInstance == 32);
+    CHECK(batch.streams()[InstanceStreamId::Lanes].data().size() == 3 * 32);
+
+    const std::uint64_t before = batch.streams()[InstanceStreamId::Lanes].version();
+    batch.setLaneCount(2);
+    CHECK(batch.laneCount() == 2);
+    CHECK(batch.streams()[InstanceStreamId::Lanes].version() > before);  // renderers re-send it
+    CHECK(batch.streams()[InstanceStreamId::Lanes].data().size() == 3 * 8);
+    CHECK(batch.lane(1, 0) == glm::vec4(1.0f));
+    CHECK(batch.lane(1, 1) == glm::vec4(2.0f));
+    CHECK_THROWS_AS(batch.lane(1, 2), OutOfRange);
+    CHECK_THROWS_AS(batch.setLane(1, 2, glm::vec4(1.0f)), OutOfRange);
+
+    batch.setLaneCount(5);
+    CHECK(batch.lane(1, 1) == glm::vec4(2.0f));
+    CHECK(batch.lane(1, 4) == glm::vec4(0.0f));  // dropped at 2, so zero now
+    // Swap-remove and growth move and keep rows of the new width.
+    batch.setLane(first, 4, glm::vec4(9.0f));
+    const InstanceHandle last = batch.acquire({at(2)});
+    batch.setLane(last, 3, glm::vec4(6.0f));
+    batch.release(first);  // the last moves into row 0, its five lanes with it
+    CHECK(batch.indexOf(last) == 0);
+    CHECK(batch.lane(0, 3) == glm::vec4(6.0f));
+    CHECK(batch.lane(0, 4) == glm::vec4(0.0f));
+    CHECK(batch.lane(1, 1) == glm::vec4(2.0f));
+    batch.ensureCapacity(40);  // growth at width 5
+    CHECK(batch.streams()[InstanceStreamId::Lanes].data().size() == batch.capacity() * 20);
+    CHECK(batch.lane(0, 3) == glm::vec4(6.0f));
+
+    batch.setLaneCount(0);
+    CHECK(batch.laneCount() == 0);
+    CHECK_FALSE(batch.hasLanes());
+    CHECK(batch.streams()[InstanceStreamId::Lanes].capacity() == 0);  // freed
+    CHECK_THROWS_AS(batch.setLane(0, 0, glm::vec4(1.0f)), OutOfRange);
+    batch.setLaneCount(1);
+    CHECK_FALSE(batch.hasLanes());  // still nothing allocated until a lane is set
+    CHECK(batch.lane(1, 0) == glm::vec4(0.0f));
+    batch.setLane(1, 0, glm::vec4(3.0f));
+    CHECK(batch.lane(1, 0) == glm::vec4(3.0f));
+    CHECK(batch.lane(0, 0) == glm::vec4(0.0f));
+}
+
+TEST_CASE("a lane count out of range or on a static batch is refused with nothing changed", "[lanes]") {
+    CHECK_THROWS_AS(InstancedMeshNode(quadMesh(1.0f), Material{}, 1, "nine", {.laneCount = 9}), OutOfRange);
+    InstancedMeshNode batch(quadMesh(1.0f), Material{}, 2, "refused");
+    CHECK(batch.laneCount() == InstancedMeshNode::defaultLaneCount);
+    batch.addInstance(at(0));
+    batch.setLane(0, 3, glm::vec4(4.0f));
+    const std::uint64_t version = batch.dataVersion();
+    CHECK_THROWS_AS(batch.setLaneCount(InstancedMeshNode::maxLaneCount + 1), OutOfRange);
+    batch.setStatic(true);
+    CHECK_THROWS_AS(batch.setLaneCount(2), StateError);
+    batch.setStatic(false);
+    CHECK(batch.laneCount() == 4);
+    CHECK(batch.dataVersion() == version);
+    CHECK(batch.lane(0, 3) == glm::vec4(4.0f));
+    CHECK_THROWS_AS(streams::lanes(0), OutOfRange);
+    CHECK_THROWS_AS(streams::lanes(9), OutOfRange);
+    CHECK(&streams::lanes(4) == &streams::kLanes);
 }

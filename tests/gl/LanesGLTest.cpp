@@ -7,6 +7,7 @@
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/core/SurfaceShader.h"
+#include "myriad/util/Error.h"
 
 #include <memory>
 #include <string>
@@ -53,7 +54,161 @@ const glm::vec4 kExact[4] = {{0.1f, 16777215.0f, -3.5e-20f, 1.0e30f},
                              {0.0f, 0.0f, 0.0f, 0.0f},
                              {123.456f, -0.0f, 1.0f, 65504.0f}};
 
+/** Lane k's test value: exact in float, distinct per lane, none zero. */
+glm::vec4 laneValue(std::size_t k) {
+    const auto f = static_cast<float>(k);
+    return {f + 0.25f, -f - 1.0f, 1.0e20f, 3.0f * f + 1.0f};
+}
+
+/** How many leading lanes hold laneValue(k) exactly (the prefix), all eight read: green for 8,
+ *  blue for 4, white for 1, yellow for 0, magenta for another count; red when a lane past the
+ *  prefix is not exactly zero. */
+Material prefixCheck() {
+    Material material = unlit();
+    material.name = "prefix";
+    material.surface = SurfaceShader::fromSource(
+        "prefix.glsl",
+        "SurfaceOutput surface(SurfaceInput s) {\n"
+        "    int prefix = 0;\n"
+        "    while (prefix < 8 && s.lanes[prefix] == vec4(float(prefix) + 0.25, -float(prefix) - 1.0, 1.0e20,\n"
+        "                                                 3.0 * float(prefix) + 1.0)) {\n"
+        "        ++prefix;\n"
+        "    }\n"
+        "    for (int lane = prefix; lane < 8; ++lane) {\n"
+        "        if (s.lanes[lane] != vec4(0.0)) {\n"
+        "            return SurfaceOutput(vec3(1, 0, 0), 1.0);\n"
+        "        }\n"
+        "    }\n"
+        "    vec3 colour = prefix == 8 ? vec3(0, 1, 0) : prefix == 4 ? vec3(0, 0, 1) : prefix == 1 ? vec3(1)\n"
+        "                : prefix == 0 ? vec3(1, 1, 0) : vec3(1, 0, 1);\n"
+        "    return SurfaceOutput(colour, 1.0);\n"
+        "}\n");
+    return material;
+}
+
+constexpr Rgba kYellow{255, 255, 0, 255};
+
 } // namespace
+
+TEST_CASE("a batch of eight lanes reads all eight exact, a one-lane batch zeros past its first", "[lanes][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    auto& wide = scene.root().emplace<InstancedMeshNode>(quadMesh(), prefixCheck(), 3, "wide",
+                                                         InstancedMeshOptions{.laneCount = 8});
+    wide.addInstance(at(-0.5f, 0.0f));
+    wide.addInstance(at(0.0f, 0.0f));
+    wide.addInstance(at(0.5f, 0.0f));
+    for (std::size_t lane = 0; lane < 8; ++lane) {
+        wide.setLane(0, lane, laneValue(lane));
+    }
+    for (std::size_t lane = 0; lane < 4; ++lane) {
+        wide.setLane(1, lane, laneValue(lane));
+    }
+    wide.setLane(2, 0, laneValue(0));
+    auto& narrow = scene.root().emplace<InstancedMeshNode>(quadMesh(), prefixCheck(), 1, "narrow",
+                                                           InstancedMeshOptions{.laneCount = 1});
+    narrow.addInstance(at(0.0f, 0.5f));
+    narrow.setLane(0, 0, laneValue(0));
+    CHECK_THROWS_AS(narrow.setLane(0, 1, laneValue(1)), OutOfRange);
+    // A MeshNode's four lanes (the table-driven path's draw row), lanes 4..7 zero.
+    auto& single = scene.root().emplace<MeshNode>(quadMesh(), prefixCheck(), "single");
+    single.setPosition(glm::dvec3(0.0, -0.5, 0.0));
+    for (std::size_t lane = 0; lane < 4; ++lane) {
+        single.setShaderData(lane, laneValue(lane));
+    }
+
+    Image image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kGreen);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kBlue);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kWhite);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, pixelY(0.5f, kSize), kWhite);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, pixelY(-0.5f, kSize), kBlue);
+
+    // One changed row is laneCount * 16 bytes on the wire: 128 for the wide batch, 16 for the
+    // narrow one.
+    wide.setLane(2, 7, laneValue(7));
+    image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 128);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kRed);  // lane 7 set past a prefix of 1
+    narrow.setLane(0, 0, laneValue(0));
+    (void)f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 16);
+}
+
+TEST_CASE("changing a batch's lane count between frames keeps the lanes both counts have", "[lanes][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(), prefixCheck(), 3, "reshaped");
+    REQUIRE(batch.laneCount() == 4);
+    batch.addInstance(at(-0.5f, 0.0f));
+    batch.addInstance(at(0.0f, 0.0f));
+    batch.addInstance(at(0.5f, 0.0f));
+    for (std::size_t lane = 0; lane < 4; ++lane) {
+        batch.setLane(0, lane, laneValue(lane));
+        batch.setLane(2, lane, laneValue(lane));
+    }
+    batch.setLane(1, 0, laneValue(0));
+    Image image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kBlue);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kWhite);
+
+    // Up to eight: the GPU copy must grow with the rows (128 bytes each, the same capacity),
+    // every drawn row is sent again, and the new lanes read zero until set.
+    batch.setLaneCount(8);
+    for (std::size_t lane = 4; lane < 8; ++lane) {
+        batch.setLane(0, lane, laneValue(lane));
+    }
+    image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 3 * 128);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kGreen);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kWhite);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kBlue);
+
+    // Down to four: lanes 4..7 are gone; every drawn row is sent again at 64 bytes.
+    batch.setLaneCount(4);
+    image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 3 * 64);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kBlue);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kWhite);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kBlue);
+    batch.setLaneCount(8);  // and back: what was dropped stays dropped
+    image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kBlue);
+
+    // None: the stream is freed and every instance reads zeros. Lanes given again later start
+    // from zeros in every row, on the GPU too (the old rows are not read back).
+    batch.setLaneCount(0);
+    CHECK_FALSE(batch.hasLanes());
+    image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kYellow);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kYellow);
+    batch.setLaneCount(8);
+    batch.setLane(1, 0, laneValue(0));
+    image = f.render(scene);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kYellow);
+    MYRIAD_CHECK_PIXEL(image, kSize / 2, kSize / 2, kWhite);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kYellow);
+}
+
+TEST_CASE("eight lanes reach the surface of a CPU-culled batch by the drawn instance's index", "[lanes][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(quadMesh(), prefixCheck(), 3, "culled",
+                                                          InstancedMeshOptions{.laneCount = 8});
+    batch.setInstanceCulling(InstanceCulling::Cpu);
+    batch.addInstance(at(50.0f, 0.0f));  // culled: the drawn list starts at instance 1
+    batch.addInstance(at(-0.5f, 0.0f));
+    batch.addInstance(at(0.5f, 0.0f));
+    for (std::size_t lane = 0; lane < 8; ++lane) {
+        batch.setLane(0, lane, laneValue(lane));  // would show as green if read in place of 1
+        batch.setLane(2, lane, laneValue(lane));
+    }
+    batch.setLane(1, 0, laneValue(0));
+    const Image image = f.render(scene);
+    CHECK(f.renderer.lastFrameStats().instances == 2);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kWhite);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kGreen);
+}
 
 TEST_CASE("lanes are exact at the last instance of a 100,000-instance batch and zero when unset", "[lanes][pixels]") {
     RenderFixture f;

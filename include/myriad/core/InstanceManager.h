@@ -27,8 +27,11 @@ struct InstanceManagerOptions {
      *  moves it to a batch of that cell. 0: no cells, batches fill in order of acquire (what
      *  Ogre does before defragmentBatches). Finite, >= 0. */
     float cellSize = 0.0f;
-    /** Options of every batch made (upload mode; growth is always Fixed). */
+    /** Options of every batch made (upload mode, lanes; growth is always Fixed). */
     UploadMode uploadMode = UploadMode::Staged;
+    /** Shader-data lanes of every batch made, 0..InstancedMeshNode::maxLaneCount
+     *  (InstancedMeshNode::setLaneCount()). */
+    std::size_t laneCount = InstancedMeshNode::defaultLaneCount;
 };
 
 /** A handle to an instance of an InstanceManager: stable while the instance lives, whichever
@@ -54,7 +57,8 @@ struct ManagedInstance {
 class InstanceManager : public SceneNode {
 public:
     /** @throws InvalidArgument if @p mesh is null, instancesPerBatch is 0 or above
-     *  InstancedMeshNode::maxCapacity, or cellSize is negative, NaN or Inf. */
+     *  InstancedMeshNode::maxCapacity, cellSize is negative, NaN or Inf, or laneCount is above
+     *  InstancedMeshNode::maxLaneCount. */
     InstanceManager(std::shared_ptr<const MeshGeometry> mesh, Material material,
                     const InstanceManagerOptions& options = {}, std::string name = {});
 
@@ -77,8 +81,8 @@ public:
     void setTransform(ManagedInstance instance, const glm::mat4& transform);
     /** @throws InvalidArgument as InstancedMeshNode::setColor(), or if @p instance is not live. */
     void setColor(ManagedInstance instance, const glm::vec4& color);
-    /** Lane @p lane (0..3) of the instance (InstancedMeshNode::setLane).
-     *  @throws OutOfRange if lane >= 4; InvalidArgument as setColor(). */
+    /** Lane @p lane (0..options().laneCount - 1) of the instance (InstancedMeshNode::setLane).
+     *  @throws OutOfRange if lane >= options().laneCount; InvalidArgument as setColor(). */
     void setLane(ManagedInstance instance, std::size_t lane, const glm::vec4& value);
     /** @throws InvalidArgument if @p instance is not live. */
     [[nodiscard]] glm::mat4 readTransform(ManagedInstance instance) const;

@@ -82,7 +82,7 @@ struct InstanceStreamDesc {
     StreamBinding binding;            ///< vertex attributes or buffer texture; picks location or unit
     std::uint32_t location;           ///< first attribute location (VertexAttributes)
     std::uint32_t unit;               ///< texture unit (BufferTexture)
-    std::array<float, 16> defaultRow; ///< what a new or vacated row holds (first floatsPerInstance)
+    std::array<float, 32> defaultRow; ///< what a new or vacated row holds (first floatsPerInstance)
     std::string_view description;     ///< one line for generated docs and GLSL comments
 };
 
@@ -198,6 +198,13 @@ public:
      *  changed (a renderer holding a larger copy re-sends the whole stream). Never throws; a
      *  stream that was not allocated stays so. */
     void adopt(Storage rows) noexcept;
+    /** Makes the stream one of kind @p desc holding @p rows (capacity() * the new width floats,
+     *  or empty for an unallocated stream): how a node changes a stream's row width
+     *  (InstancedMeshNode::setLaneCount). Build @p rows first (that may throw); this never
+     *  throws. Bumps version() and shapeVersion() and marks every row changed, so a renderer
+     *  holding rows of the old width (or of an allocation since freed) re-sends them all.
+     *  Ownership: keeps a pointer to @p desc, which must outlive the stream. */
+    void reshape(const InstanceStreamDesc& desc, Storage rows) noexcept;
 
     /** Row @p index: desc().floatsPerInstance floats. Unchecked: @p index must be below
      *  capacity() (the owning node checks). Writing through it does not mark the row changed:
@@ -228,6 +235,9 @@ public:
 
     /** Bumped by every change. */
     [[nodiscard]] std::uint64_t version() const noexcept { return m_version; }
+    /** Bumped by every reshape(): a copy made at another shape version holds rows of another
+     *  width, or of an allocation since freed, and must be made again in full. */
+    [[nodiscard]] std::uint64_t shapeVersion() const noexcept { return m_shapeVersion; }
     /** The change log (mutable: a renderer acknowledges uploads of a const scene). */
     [[nodiscard]] ChangeLog& changes() const noexcept { return m_changes; }
 
@@ -235,6 +245,7 @@ private:
     const InstanceStreamDesc* m_desc;
     std::vector<float, detail::LargeArrayAllocator<float>> m_data;
     std::uint64_t m_version = 1;
+    std::uint64_t m_shapeVersion = 0;
     mutable ChangeLog m_changes;
 };
 
@@ -243,17 +254,22 @@ namespace streams {
  *  (src/gl/Bindings.h) is built from these, and checks at compile time that they do not meet
  *  its other units. */
 inline constexpr std::uint32_t kMorphWeightsUnit = 2;     ///< kMorphWeights (surface programs)
-inline constexpr std::uint32_t kLanesUnit = 3;            ///< kLanes (surface programs)
+inline constexpr std::uint32_t kLanesUnit = 3;            ///< lanes() (surface programs)
 inline constexpr std::uint32_t kParticleStreamsUnit = 2;  ///< the four particle planes (particle programs)
 /** The 64-byte transform-and-colour record (InstanceRecord): attribute locations 4-7. */
 extern const InstanceStreamDesc kRecord;
 /** Per-instance morph weights: kMaxMorphTargets floats, the first being
  *  InstancedMeshNode::kUseNodeMorphWeights for "use the node's weights"; buffer texture unit 2. */
 extern const InstanceStreamDesc kMorphWeights;
-/** Per-instance shader data: four vec4 lanes (16 floats) a surface function reads as
- *  SurfaceInput::lanes[0..3]; default all zero; buffer texture unit 3. myriad gives them no
- *  meaning (see docs/lanes.md). */
-extern const InstanceStreamDesc kLanes;
+/** Most shader-data lanes an instance can have (lanes(8): 32 floats, 128 bytes a row). */
+inline constexpr std::size_t kMaxLanes = 8;
+/** Per-instance shader data, @p count vec4 lanes (4 * count floats) a surface function reads as
+ *  SurfaceInput::lanes[0..count-1]; default all zero; buffer texture unit 3. myriad gives them
+ *  no meaning (see docs/lanes.md). One static descriptor per count, so the reference stays
+ *  valid for the program's life. @throws OutOfRange unless 1 <= count <= kMaxLanes. */
+[[nodiscard]] const InstanceStreamDesc& lanes(std::size_t count);
+/** lanes(4), what a batch has unless told otherwise (InstancedMeshNode::defaultLaneCount). */
+extern const InstanceStreamDesc& kLanes;
 } // namespace streams
 
 } // namespace myriad

@@ -23,7 +23,7 @@ namespace myriad {
 namespace InstanceStreamId {
 inline constexpr std::size_t Record = 0;        ///< streams::kRecord, always allocated
 inline constexpr std::size_t MorphWeights = 1;  ///< streams::kMorphWeights, on first use
-inline constexpr std::size_t Lanes = 2;         ///< streams::kLanes, on first setLane()
+inline constexpr std::size_t Lanes = 2;         ///< streams::lanes(laneCount()), on first setLane()
 inline constexpr std::size_t Count = 3;         ///< number of stream kinds (array size)
 } // namespace InstanceStreamId
 
@@ -75,6 +75,8 @@ enum class UploadMode : std::uint8_t {
 struct InstancedMeshOptions {
     Growth growth = Growth::Fixed;               ///< what a full batch does on one more add
     UploadMode uploadMode = UploadMode::Staged;  ///< how renderers send the records (setUploadMode())
+    /** Shader-data lanes per instance, 0..InstancedMeshNode::maxLaneCount (setLaneCount()). */
+    std::size_t laneCount = 4;
 };
 
 /** A batch: one mesh and material, and `capacity()` instance records of which the first
@@ -111,8 +113,10 @@ public:
      *  @param capacity records to allocate (identity, white), capacity() * 64 bytes; count
      *  starts at 0.
      *  @param name free text for findByName() and GL labels; may be empty.
-     *  @param options growth when full and upload mode (defaults: Fixed, Staged).
+     *  @param options growth when full, upload mode, lanes per instance (defaults: Fixed,
+     *  Staged, 4).
      *  @throws InvalidArgument if @p mesh is null. @throws CapacityError if capacity > maxCapacity.
+     *  @throws OutOfRange if options.laneCount > maxLaneCount.
      *  @throws std::bad_alloc if the records cannot be allocated. */
     InstancedMeshNode(std::shared_ptr<const MeshGeometry> mesh, Material material,
                       std::size_t capacity, std::string name = {},
@@ -248,25 +252,42 @@ public:
     /** Sentinel in the first weight of a row: this instance uses the node's weights. */
     static constexpr float kUseNodeMorphWeights = -1.0e30f;
 
-    // ---- per-instance shader data (lanes) ------------------------------------------------------
-    // Four vec4 per instance that a surface function reads as s.lanes[0..3] (docs/lanes.md);
-    // myriad gives them no meaning (a dissolve amount, a hit-flash time, an effect's age...).
-    // Not in the record: they live in their own stream, allocated by the first setLane(), so a
-    // batch that never uses them allocates and uploads nothing. They move with the instance on
+    // ---- per-instance shader data (lanes) ----------------------------------------------------
+    // laneCount() vec4 per instance (4 unless told; 0 to 8, Ogre's setNumCustomParams) that a
+    // surface function reads as s.lanes[0..laneCount-1] (docs/lanes.md); s.lanes[laneCount..7]
+    // read zero. myriad gives them no meaning (a dissolve amount, a hit-flash time, an effect's
+    // age...). Not in the record: they live in their own stream, allocated by the first
+    // setLane(), so a batch that never uses them allocates and uploads nothing, and a batch
+    // uses laneCount() * 16 bytes per instance, uploads included. They move with the instance on
     // release(), survive growth, and only changed rows are uploaded; a write shows in the next
     // frame. A lane never given (or cleared, or of a new instance) reads exactly (0, 0, 0, 0).
 
-    /** Lanes per instance (and per MeshNode, MeshNode::setShaderData). */
-    static constexpr std::size_t laneCount = 4;
-    /** Sets lane @p lane (0..3) of instance @p index to @p value (any finite floats; the shader
-     *  reads them bit-exact). Allocates the lane stream (capacity() * 64 bytes) on first use.
-     *  @throws OutOfRange if index >= count() or lane >= laneCount; InvalidArgument if a
+    /** Most lanes an instance can have (SurfaceInput::lanes has this many). */
+    static constexpr std::size_t maxLaneCount = 8;
+    /** Lanes per instance unless InstancedMeshOptions::laneCount says otherwise (and, always,
+     *  per MeshNode, MeshNode::setShaderData). */
+    static constexpr std::size_t defaultLaneCount = 4;
+    /** Lanes each instance of this batch has (0..maxLaneCount). */
+    [[nodiscard]] std::size_t laneCount() const noexcept { return m_laneCount; }
+    /** Gives every instance @p count lanes (0..maxLaneCount), like Ogre's
+     *  InstanceBatch::setNumCustomParams, but at any time: lanes below both the old and the new
+     *  count keep their values, new lanes read (0, 0, 0, 0), dropped ones are gone. An
+     *  allocated stream is rebuilt at the new width (capacity() * count * 16 bytes) and sent in
+     *  full on the next frame; 0 frees it, so hasLanes() is false until a later count and
+     *  setLane(). Costs: the lane stream's upload and storage scale with @p count.
+     *  @throws OutOfRange if count > maxLaneCount; StateError on a static batch (setStatic);
+     *  std::bad_alloc. Nothing changes then. */
+    void setLaneCount(std::size_t count);
+    /** Sets lane @p lane (0..laneCount()-1) of instance @p index to @p value (any finite floats;
+     *  the shader reads them bit-exact). Allocates the lane stream (capacity() * laneCount() * 16
+     *  bytes) on first use.
+     *  @throws OutOfRange if index >= count() or lane >= laneCount(); InvalidArgument if a
      *  component is NaN or Inf; std::bad_alloc on the first call. Nothing changes then. */
     void setLane(std::size_t index, std::size_t lane, const glm::vec4& value);
     /** Lane @p lane of instance @p index ((0, 0, 0, 0) if never given).
-     *  @throws OutOfRange if index >= count() or lane >= laneCount. */
+     *  @throws OutOfRange if index >= count() or lane >= laneCount(). */
     [[nodiscard]] glm::vec4 lane(std::size_t index, std::size_t lane) const;
-    /** Puts all four lanes of instance @p index back to zero. @throws OutOfRange. */
+    /** Puts every lane of instance @p index back to zero. @throws OutOfRange. */
     void clearLanes(std::size_t index);
     /** The same by handle. @throws InvalidArgument for a null, foreign, released or stale
      *  handle; as above otherwise. */
@@ -275,7 +296,8 @@ public:
     [[nodiscard]] glm::vec4 lane(InstanceHandle handle, std::size_t lane) const;
     /** @throws as setLane(handle, ...). */
     void clearLanes(InstanceHandle handle);
-    /** True once any lane was set (the lane stream is allocated; it stays so). */
+    /** True once any lane was set (the lane stream is allocated; it stays so until
+     *  setLaneCount(0)). */
     [[nodiscard]] bool hasLanes() const noexcept { return m_streams[InstanceStreamId::Lanes].allocated(); }
 
     // ---- per-instance shadow casting (docs/shadows.md) ------------------------------------
@@ -461,6 +483,7 @@ private:
     [[nodiscard]] Aabb instanceBox(const InstanceRecord& record) const noexcept;
     void refreshInstanceMeshBox() const noexcept;
     void checkIndex(std::size_t index, const char* function) const;
+    void checkLane(std::size_t lane, const char* function) const;
     /** Throws StateError naming @p function when the batch is static. */
     void refuseIfStatic(const char* function) const {
         if (m_static) {
@@ -505,6 +528,7 @@ private:
     Growth m_growth = Growth::Fixed;
     UploadMode m_uploadMode = UploadMode::Staged;
     bool m_static = false;
+    std::size_t m_laneCount = defaultLaneCount;
     std::uint64_t m_dataVersion = 1;
     mutable Aabb m_bounds;
     mutable bool m_boundsValid = true;
