@@ -17,6 +17,7 @@
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
+#include "myriad/core/SurfaceShader.h"
 #include "myriad/egl/HeadlessContext.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/VertexArray.h"
@@ -186,6 +187,48 @@ void lanesRows(Report& report, gl::Renderer& renderer, bool quick) {
     report.line("| bytes uploaded per frame, 1%% of lanes changing (64 bytes a row) | %zu | %llu bytes (%.2f%% of the lanes) |",
                 n, static_cast<unsigned long long>(t.bytesUploaded),
                 100.0 * static_cast<double>(t.bytesUploaded) / (static_cast<double>(n) * 64.0));
+
+    // Lanes per batch (setLaneCount): the upload of 1% of rows and a frame whose surface reads
+    // every lane the batch has, at 1, 4 and 8 lanes, in one run (ratios against 4, the default).
+    {
+        const std::size_t laneRows = quick ? 10000 : 100000;
+        double frameAt4 = 0.0;
+        for (const std::size_t lanes : {std::size_t{4}, std::size_t{1}, std::size_t{8}}) {
+            Material reading = material;
+            reading.name = "reads-" + std::to_string(lanes);
+            std::string body = "SurfaceOutput surface(SurfaceInput s) {\n    vec4 sum = vec4(0.0);\n";
+            for (std::size_t lane = 0; lane < lanes; ++lane) {
+                body += "    sum += s.lanes[" + std::to_string(lane) + "];\n";
+            }
+            body += "    return SurfaceOutput(s.color.rgb * (0.5 + 0.5 * fract(sum.x)), 1.0);\n}\n";
+            reading.surface = SurfaceShader::fromSource("reads-" + std::to_string(lanes) + ".glsl", body);
+            Scene laneScene;
+            auto& wide = laneScene.root().emplace<InstancedMeshNode>(cube, reading, laneRows, "lane-count",
+                                                                     InstancedMeshOptions{.laneCount = lanes});
+            for (std::size_t i = 0; i < laneRows; ++i) {
+                wide.addInstance(glm::translate(glm::mat4(1.0f), gridPosition(i, 317)));
+                for (std::size_t lane = 0; lane < lanes; ++lane) {
+                    wide.setLane(i, lane, glm::vec4(static_cast<float>(i + lane) * 0.01f));
+                }
+            }
+            gl::OffscreenTarget laneTarget(256, 256);
+            const PhaseTimes lt = runFrames(renderer, laneScene, gridCamera(317), laneTarget, 5,
+                                            [&](int frame) {
+                                                for (std::size_t i = static_cast<std::size_t>(frame) % 100; i < laneRows;
+                                                     i += 100) {
+                                                    wide.setLane(i, 0, glm::vec4(static_cast<float>(frame)));
+                                                }
+                                            },
+                                            {});
+            const double frameMs = lt.myriad + lt.driver;
+            if (lanes == 4) {
+                frameAt4 = frameMs;
+            }
+            report.line("| %zu lanes per instance: bytes uploaded per frame (1%% of rows changing), frame with a surface reading all %zu (256x256) | %zu | %llu bytes (%zu a row); %.2f ms (%.2fx the 4-lane frame) |",
+                        lanes, lanes, laneRows, static_cast<unsigned long long>(lt.bytesUploaded), lanes * 16, frameMs,
+                        frameAt4 > 0.0 ? frameMs / frameAt4 : 0.0);
+        }
+    }
 
     constexpr const char* kStep = R"(#version 450 core
 layout(local_size_x = 256) in;
@@ -474,7 +517,7 @@ void memoryRows(std::vector<std::string>& out, gl::Renderer& renderer, const std
         {"record stream (InstanceRecord)", 64, 64, "always; GPU: Staged"},
         {"record stream, UploadMode::Streaming", 0, 3 * 64, "replaces the Staged copy: 3 parts"},
         {"morph weights stream", 4.0 * kMaxMorphTargets, 4.0 * kMaxMorphTargets, "first setMorphWeights()"},
-        {"lanes stream", 64, 64, "first setLane()"},
+        {"lanes stream (4 lanes; 16 bytes a lane, setLaneCount)", 64, 64, "first setLane()"},
         {"record -> handle table", 4, 0, "always"},
         {"handle slots (12 bytes, doubling)", 12.0 * static_cast<double>(slotCapacity) / perInstance, 0, "first acquire()"},
         {"change logs (bounded: 4,096 entries of 24 bytes per stream)", 24.0 * static_cast<double>(logEntries) / perInstance, 0, "entries pending now"},
