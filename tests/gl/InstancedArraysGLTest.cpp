@@ -163,6 +163,86 @@ TEST_CASE("instanced arrays: vertexAttribDivisor gives one attribute of a shared
     checkQuadrants(target.readPixels(), {kBlue, kBlue, kWhite, kWhite});
 }
 
+namespace {
+
+// No per-vertex input: the corner of kQuad comes from gl_VertexID (0..3 as a triangle strip:
+// bit 0 picks x, bit 1 picks y), the offset and colour from instanced attributes.
+constexpr const char* kCornerVertex = R"(#version 450 core
+layout(location = 1) in vec2 a_offset;
+layout(location = 2) in vec4 a_color;
+out vec4 v_color;
+void main() {
+    vec2 corner = vec2((gl_VertexID & 1) != 0 ? 0.4 : -0.4, (gl_VertexID & 2) != 0 ? 0.4 : -0.4);
+    gl_Position = vec4(corner + a_offset, 0.0, 1.0);
+    v_color = a_color;
+}
+)";
+
+gl::Program makeCornerProgram() {
+    const gl::ShaderSource stages[] = {{gl::ShaderStage::Vertex, "corner.vert", kCornerVertex},
+                                       {gl::ShaderStage::Fragment, "arrays.frag", kFragment}};
+    return gl::Program(stages, "instanced-arrays-corner-program");
+}
+
+} // namespace
+
+TEST_CASE("instanced arrays: a layout whose every attribute is instanced draws (WebGL refuses it)",
+          "[low-level][pixels][divisor]") {
+    context();
+    gl::OffscreenTarget target(kSize, kSize, "all-instanced-target");
+    gl::Program program = makeCornerProgram();
+    gl::Buffer records = makeBuffer(kRecords, "records");
+    // Declared so: offset and colour on one binding at divisor 1, nothing per vertex. WebGL's
+    // ANGLE_instanced_arrays refuses such a draw (INVALID_OPERATION); GL 4.5 and myriad draw it.
+    gl::VertexArray layout({.attributes = {{1, gl::AttributeFormat::Float2, offsetof(Record, offset), 0},
+                                           {2, gl::AttributeFormat::Float4, offsetof(Record, color), 0}},
+                            .bindings = {{0, sizeof(Record), 1}},
+                            .label = "all-instanced-layout"});
+    layout.setVertexBuffer(0, records);
+    CHECK(layout.divisor(1) == 1);
+    CHECK(layout.divisor(2) == 1);
+    CHECK(layout.vertexLimit() == std::numeric_limits<std::uint32_t>::max());  // no per-vertex binding
+    CHECK(layout.instanceLimit() == 4);
+    program.use();
+    while (glGetError() != GL_NO_ERROR) {
+    }  // errors an earlier test left behind
+    bindAndClear(target);
+    gl::drawArraysInstanced(layout, gl::PrimitiveMode::TriangleStrip, 0, 4, 4);
+    checkQuadrants(target.readPixels(), {kRed, kGreen, kBlue, kWhite});
+    // Indexed alike: 8-bit indices 0..3 are the gl_VertexID values.
+    const std::vector<std::uint8_t> indices = {0, 1, 2, 3};
+    gl::Buffer indexBuffer = makeBuffer(indices, "corner-indices");
+    layout.setIndexBuffer(indexBuffer, IndexType::UInt8, 3);
+    bindAndClear(target);
+    gl::drawElementsInstanced(layout, gl::PrimitiveMode::TriangleStrip, 4, IndexType::UInt8, 0, 4);
+    checkQuadrants(target.readPixels(), {kRed, kGreen, kBlue, kWhite});
+    CHECK_THROWS_AS(gl::drawArraysInstanced(layout, gl::PrimitiveMode::TriangleStrip, 0, 4, 5),
+                    OutOfRange);  // the instance limit still holds
+
+    // Reached by vertexAttribDivisor(): the colour starts per vertex on a binding of its own,
+    // and turning it per instance leaves no divisor-0 attribute. Nothing refuses the change or
+    // the draw; the colour now advances per instance (its buffer in reverse order).
+    const std::vector<glm::vec4> reversedColours = {{1, 1, 1, 1}, {0, 0, 1, 1}, {0, 1, 0, 1}, {1, 0, 0, 1}};
+    gl::Buffer colours = makeBuffer(reversedColours, "reversed-colours");
+    gl::Buffer offsets = makeBuffer(kOffsets, "offsets");
+    gl::VertexArray turned({.attributes = {{1, gl::AttributeFormat::Float2, 0, 1},
+                                           {2, gl::AttributeFormat::Float4, 0, 0}},
+                            .bindings = {{0, 16, 0}, {1, 8, 1}},
+                            .label = "turned-layout"});
+    turned.setVertexBuffer(0, colours);
+    turned.setVertexBuffer(1, offsets);
+    CHECK(turned.vertexLimit() == 4);
+    turned.vertexAttribDivisor(2, 1);
+    CHECK(turned.divisor(2) == 1);
+    CHECK(glAttribute(turned, 2, GL_VERTEX_ATTRIB_ARRAY_DIVISOR) == 1);
+    CHECK(turned.vertexLimit() == std::numeric_limits<std::uint32_t>::max());
+    CHECK(turned.instanceLimit() == 4);
+    bindAndClear(target);
+    gl::drawArraysInstanced(turned, gl::PrimitiveMode::TriangleStrip, 0, 4, 4);
+    checkQuadrants(target.readPixels(), {kWhite, kBlue, kGreen, kRed});
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
 TEST_CASE("instanced arrays: vertex and instance limits follow a divisor change", "[low-level][divisor]") {
     context();
     gl::OffscreenTarget target(kSize, kSize, "divisor-limits-target");

@@ -152,13 +152,15 @@ public:
     [[nodiscard]] bool isStatic() const noexcept { return m_static; }
     /** Draws the first @p count records (whatever they hold). Handles of instances at or past
      *  the new count are released (they become stale).
-     *  @throws CapacityError if count > capacity(). */
+     *  @throws CapacityError if count > capacity(); StateError if the batch is static
+     *  (setStatic). Nothing changes then. */
     void setCount(std::size_t count);
     /** Draws nothing and releases every handle; keeps the buffer and its capacity.
      *  @throws StateError if the batch is static (setStatic). */
     void clear();
     /** Grows the buffer to at least @p capacity records, keeping every record and handle;
-     *  never shrinks. O(capacity) when it grows. @throws CapacityError if capacity > maxCapacity. */
+     *  never shrinks. O(capacity) when it grows. @throws CapacityError if capacity > maxCapacity;
+     *  StateError if the batch is static (setStatic). Nothing changes then. */
     void ensureCapacity(std::size_t capacity);
     /** Gives capacity back after many releases (Ogre's InstanceBatch defragmenting, a
      *  std::vector's shrink_to_fit): capacity() becomes max(count(), @p minimumCapacity, 1), every
@@ -167,19 +169,23 @@ public:
      *  already at most that. Every stream is marked changed: a renderer re-makes the batch's
      *  GPU buffers at the new size on its next frame (one full upload), so the records' and
      *  streams' GPU memory comes back too. Growth::Double then doubles from the new capacity.
-     *  @throws std::bad_alloc if the smaller arrays cannot be allocated; nothing changes then. */
+     *  @throws StateError if the batch is static (setStatic); std::bad_alloc if the smaller
+     *  arrays cannot be allocated. Nothing changes then. */
     void shrinkToFit(std::size_t minimumCapacity = 0);
 
     /** Appends an instance at index count() and returns that index.
      *  @param transform affine node-from-instance matrix. @param color linear RGBA.
      *  @throws CapacityError if the batch is full and its growth is Fixed (call
-     *  ensureCapacity() first). @throws InvalidArgument on NaN/Inf or a non-affine matrix;
-     *  nothing changes then. */
+     *  ensureCapacity() first). @throws InvalidArgument on NaN/Inf or a non-affine matrix.
+     *  @throws StateError if the batch is static (setStatic). Nothing changes then. */
     std::size_t addInstance(const glm::mat4& transform, const glm::vec4& color = glm::vec4(1.0f));
     /** Replaces the transform of instance @p index (< count()).
-     *  @throws OutOfRange if index >= count(); InvalidArgument on NaN/Inf or a non-affine matrix. */
+     *  @throws OutOfRange if index >= count(); InvalidArgument on NaN/Inf or a non-affine matrix;
+     *  StateError if the batch is static (setStatic). */
     void setTransform(std::size_t index, const glm::mat4& transform);
-    /** @throws OutOfRange if index >= count(); InvalidArgument on NaN/Inf. */
+    /** Replaces the colour of instance @p index (< count()), linear RGBA.
+     *  @throws OutOfRange if index >= count(); InvalidArgument on NaN/Inf;
+     *  StateError if the batch is static (setStatic). */
     void setColor(std::size_t index, const glm::vec4& color);
     /** The node-from-instance matrix of @p index (bottom row 0, 0, 0, 1).
      *  @throws OutOfRange if index >= count(). */
@@ -192,18 +198,21 @@ public:
     // ---- instances that come and go --------------------------------------------------------
 
     /** Appends an instance like addInstance() and returns a handle that keeps finding it.
-     *  @throws as addInstance(). */
+     *  @throws as addInstance(): CapacityError, InvalidArgument, and StateError if the batch
+     *  is static (setStatic). */
     [[nodiscard]] InstanceHandle acquire(const InstanceDesc& desc = {});
     /** Removes the instance of @p handle: the last drawn record moves into its slot (transform
      *  and colour), the moved instance's handle follows it, count drops by one. O(1).
      *  @throws InvalidArgument if the handle is null, from another batch, already released or
-     *  stale (its instance fell past a smaller count); nothing changes then. */
+     *  stale (its instance fell past a smaller count); StateError if the batch is static
+     *  (setStatic). Nothing changes then. */
     void release(InstanceHandle handle);
     /** Releases every handle of @p handles, in order, as release() one by one, but fetching the
      *  handle slots and records of the next few ahead while removing one: at a million live
      *  instances a random release waits on memory, and this overlaps those waits (several
      *  times faster than a loop of release() there). Check-all-first: @throws InvalidArgument
-     *  if any handle is invalid as for release(), or appears twice; nothing changes then. */
+     *  if any handle is invalid as for release(), or appears twice; StateError if the batch
+     *  is static (setStatic). Nothing changes then. */
     void release(std::span<const InstanceHandle> handles);
     /** Current index of @p handle's instance. @throws InvalidArgument as release(). */
     [[nodiscard]] std::size_t indexOf(InstanceHandle handle) const;
@@ -221,7 +230,8 @@ public:
      *  trailing ones are 0). Instances never given weights use the node's morphWeights().
      *  The weights move with the instance on release(), and survive growth.
      *  @throws OutOfRange if index >= count(); InvalidArgument if there are more weights than
-     *  the mesh has morph targets (at most kMaxMorphTargets), or one is NaN/Inf. */
+     *  the mesh has morph targets (at most kMaxMorphTargets), or one is NaN/Inf;
+     *  StateError if the batch is static (setStatic). */
     void setMorphWeights(std::size_t index, std::span<const float> weights);
     /** Bulk form of setMorphWeights(index, weights), for a crowd that animates every instance
      *  each frame: gives instances [@p first, @p first + n) weights of their own, where n =
@@ -233,10 +243,11 @@ public:
      *  returns. n = 0 with first <= count() does nothing.
      *  @throws InvalidArgument if weightsPerInstance is 0 or more than the mesh's morph targets,
      *  weights.size() is not a multiple of it, or a weight is NaN/Inf; OutOfRange if
-     *  first + n > count(); std::bad_alloc on the first per-instance weights. Nothing changes
-     *  then. */
+     *  first + n > count(); StateError if the batch is static (setStatic); std::bad_alloc on
+     *  the first per-instance weights. Nothing changes then. */
     void setMorphWeights(std::size_t first, std::span<const float> weights, std::size_t weightsPerInstance);
-    /** Makes instance @p index use the node's weights again. @throws OutOfRange. */
+    /** Makes instance @p index use the node's weights again.
+     *  @throws OutOfRange if index >= count(); StateError if the batch is static (setStatic). */
     void clearMorphWeights(std::size_t index);
     /** The weights instance @p index is drawn with: its own, or the node's. One per morph target.
      *  @throws OutOfRange if index >= count(). */
@@ -282,19 +293,22 @@ public:
      *  the shader reads them bit-exact). Allocates the lane stream (capacity() * laneCount() * 16
      *  bytes) on first use.
      *  @throws OutOfRange if index >= count() or lane >= laneCount(); InvalidArgument if a
-     *  component is NaN or Inf; std::bad_alloc on the first call. Nothing changes then. */
+     *  component is NaN or Inf; StateError if the batch is static (setStatic); std::bad_alloc
+     *  on the first call. Nothing changes then. */
     void setLane(std::size_t index, std::size_t lane, const glm::vec4& value);
     /** Lane @p lane of instance @p index ((0, 0, 0, 0) if never given).
      *  @throws OutOfRange if index >= count() or lane >= laneCount(). */
     [[nodiscard]] glm::vec4 lane(std::size_t index, std::size_t lane) const;
-    /** Puts every lane of instance @p index back to zero. @throws OutOfRange. */
+    /** Puts every lane of instance @p index back to zero.
+     *  @throws OutOfRange if index >= count(); StateError if the batch is static (setStatic). */
     void clearLanes(std::size_t index);
     /** The same by handle. @throws InvalidArgument for a null, foreign, released or stale
-     *  handle; as above otherwise. */
+     *  handle; StateError if the batch is static (setStatic); as above otherwise. */
     void setLane(InstanceHandle handle, std::size_t lane, const glm::vec4& value);
     /** @throws as setLane(handle, ...). */
     [[nodiscard]] glm::vec4 lane(InstanceHandle handle, std::size_t lane) const;
-    /** @throws as setLane(handle, ...). */
+    /** clearLanes() by handle. @throws InvalidArgument for a null, foreign, released or stale
+     *  handle; StateError if the batch is static (setStatic); as above otherwise. */
     void clearLanes(InstanceHandle handle);
     /** True once any lane was set (the lane stream is allocated; it stays so until
      *  setLaneCount(0)). */
@@ -311,14 +325,14 @@ public:
     using SceneNode::setCastsShadow;
     /** Whether instance @p index (< count()) draws into the shadow map (default true); the
      *  instance is drawn in colour views either way. Allocates the mask (capacity() bytes) on
-     *  the first false. @throws OutOfRange if index >= count(); std::bad_alloc on the first
-     *  false. Nothing changes then. */
+     *  the first false. @throws OutOfRange if index >= count(); StateError if the batch is
+     *  static (setStatic); std::bad_alloc on the first false. Nothing changes then. */
     void setCastsShadow(std::size_t index, bool casts);
     /** The flag of instance @p index set by setCastsShadow(index, ...).
      *  @throws OutOfRange if index >= count(). */
     [[nodiscard]] bool castsShadow(std::size_t index) const;
     /** The same by handle. @throws InvalidArgument for a null, foreign, released or stale
-     *  handle; as above otherwise. */
+     *  handle; StateError if the batch is static (setStatic); as above otherwise. */
     void setCastsShadow(InstanceHandle handle, bool casts);
     /** @throws as setCastsShadow(handle, ...). */
     [[nodiscard]] bool castsShadow(InstanceHandle handle) const;
@@ -344,7 +358,8 @@ public:
     /** Tells the batch that records [first, first + count) were written through instanceData()
      *  (all drawn records by default): bumps dataVersion(), records the dirty range and makes
      *  localBounds() recompute on its next read (O(count) once).
-     *  @throws OutOfRange if the range runs past capacity(). */
+     *  @throws OutOfRange if the range runs past capacity(); StateError if the batch is static
+     *  (setStatic). Nothing changes then. */
     void markInstancesChanged(std::size_t first = 0, std::size_t count = SIZE_MAX);
     /** Bumped by every successful write (add, set, acquire, release, count change, clear,
      *  markInstancesChanged, morph weights, shadow mask); a refused write leaves it alone. */
