@@ -6,7 +6,10 @@
 #include <glm/common.hpp>
 #include <glm/geometric.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <initializer_list>
 #include <cmath>
 #include <string>
 
@@ -50,7 +53,170 @@ std::vector<glm::vec3> smoothNormals(const std::vector<glm::vec3>& positions,
     return normals;
 }
 
+/** Largest stored integer of a normalized or scaled storage (255, 127, 65535, 32767) and the
+ *  smallest (0, -128, 0, -32768); Float32 has none (0, 0). */
+struct IntegerRange {
+    float low;
+    float high;
+};
+
+IntegerRange integerRange(VertexStorage storage) noexcept {
+    switch (storage) {
+    case VertexStorage::UNorm8:
+    case VertexStorage::UScaled8: return {0.0f, 255.0f};
+    case VertexStorage::SNorm8:
+    case VertexStorage::SScaled8: return {-128.0f, 127.0f};
+    case VertexStorage::UNorm16:
+    case VertexStorage::UScaled16: return {0.0f, 65535.0f};
+    case VertexStorage::SNorm16:
+    case VertexStorage::SScaled16: return {-32768.0f, 32767.0f};
+    case VertexStorage::Float32: break;
+    }
+    return {0.0f, 0.0f};
+}
+
+bool isNormalized(VertexStorage storage) noexcept {
+    return storage == VertexStorage::UNorm8 || storage == VertexStorage::SNorm8 ||
+           storage == VertexStorage::UNorm16 || storage == VertexStorage::SNorm16;
+}
+
+bool isSigned(VertexStorage storage) noexcept {
+    return integerRange(storage).low < 0.0f;
+}
+
+/** The integer @p value is stored as: round(v x max) for a normalized storage (max 255, 127,
+ *  65535 or 32767; so -1 is -127, never -128), the value itself for a scaled one. */
+float storedInteger(float value, VertexStorage storage) noexcept {
+    return isNormalized(storage) ? std::round(value * integerRange(storage).high) : value;
+}
+
+/** Checks @p values against @p storage and, for a normalized one, rounds each to its step (the
+ *  value the GPU will read back). Throws InvalidArgument naming the attribute and vertex. */
+template <glm::length_t N>
+void encodeInPlace(std::vector<glm::vec<N, float>>& values, VertexStorage storage, const char* attribute,
+                   const std::string& where) {
+    if (storage == VertexStorage::Float32) {
+        return;
+    }
+    const IntegerRange range = integerRange(storage);
+    const bool normalized = isNormalized(storage);
+    const float low = normalized ? (isSigned(storage) ? -1.0f : 0.0f) : range.low;
+    const float high = normalized ? 1.0f : range.high;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        for (glm::length_t c = 0; c < N; ++c) {
+            float& v = values[i][c];
+            const bool fits = v >= low && v <= high && (normalized || v == std::round(v));
+            if (!fits) {  // NaN fails too
+                throw InvalidArgument(where + ": " + attribute + " " + std::to_string(i) + " component " +
+                                      std::to_string(c) + " is " + std::to_string(v) + ", which " +
+                                      toString(storage) +
+                                      (normalized ? " cannot hold (its range is [" + std::to_string(low) + ", 1])"
+                                                  : " cannot hold (an integer in [" + std::to_string(low) + ", " +
+                                                        std::to_string(high) + "])"));
+            }
+            if (normalized) {
+                v = std::max(storedInteger(v, storage) / range.high, -1.0f);
+            }
+        }
+    }
+}
+
+void checkStorage(VertexStorage storage, std::initializer_list<VertexStorage> allowed, const char* attribute,
+                  const std::string& where) {
+    if (std::find(allowed.begin(), allowed.end(), storage) == allowed.end()) {
+        std::string names;
+        for (VertexStorage each : allowed) {
+            names += (names.empty() ? "" : ", ") + std::string(toString(each));
+        }
+        throw InvalidArgument(where + ": encoding." + attribute + " is " + toString(storage) +
+                              ", which a " + attribute + " cannot use (one of " + names + ")");
+    }
+}
+
+PackedVertexLayout layoutOf(const MeshData& data) noexcept {
+    PackedVertexLayout layout;
+    std::uint32_t offset = 0;
+    auto place = [&](PackedVertexLayout::Attribute& attribute, VertexStorage storage, std::uint32_t floatComponents,
+                     std::uint32_t packedComponents) {
+        attribute.storage = storage;
+        attribute.components = storage == VertexStorage::Float32 ? floatComponents : packedComponents;
+        attribute.offsetBytes = offset;
+        offset += (attribute.components * componentBytes(storage) + 3) / 4 * 4;
+    };
+    place(layout.position, data.encoding.position, 3, 4);
+    place(layout.normal, data.encoding.normal, 3, 4);
+    place(layout.uv0, data.uv0.empty() ? VertexStorage::UNorm8 : data.encoding.uv0, 2, 2);
+    place(layout.color, data.colors.empty() ? VertexStorage::UNorm8 : data.encoding.color, 4, 4);
+    layout.strideBytes = offset;
+    return layout;
+}
+
+/** Writes @p value's first @p count components at @p out as @p storage (padding past them 0). */
+template <glm::length_t N>
+void writeAttribute(std::byte* out, const glm::vec<N, float>& value, const PackedVertexLayout::Attribute& attribute) {
+    for (glm::length_t c = 0; c < N && static_cast<std::uint32_t>(c) < attribute.components; ++c) {
+        const float v = value[c];
+        switch (attribute.storage) {
+        case VertexStorage::Float32: std::memcpy(out + 4 * c, &v, 4); break;
+        case VertexStorage::UNorm8:
+        case VertexStorage::UScaled8: {
+            const auto stored = static_cast<std::uint8_t>(storedInteger(v, attribute.storage));
+            std::memcpy(out + c, &stored, 1);
+            break;
+        }
+        case VertexStorage::SNorm8:
+        case VertexStorage::SScaled8: {
+            const auto stored = static_cast<std::int8_t>(storedInteger(v, attribute.storage));
+            std::memcpy(out + c, &stored, 1);
+            break;
+        }
+        case VertexStorage::UNorm16:
+        case VertexStorage::UScaled16: {
+            const auto stored = static_cast<std::uint16_t>(storedInteger(v, attribute.storage));
+            std::memcpy(out + 2 * c, &stored, 2);
+            break;
+        }
+        case VertexStorage::SNorm16:
+        case VertexStorage::SScaled16: {
+            const auto stored = static_cast<std::int16_t>(storedInteger(v, attribute.storage));
+            std::memcpy(out + 2 * c, &stored, 2);
+            break;
+        }
+        }
+    }
+}
+
 } // namespace
+
+std::uint32_t componentBytes(VertexStorage storage) noexcept {
+    switch (storage) {
+    case VertexStorage::Float32: return 4;
+    case VertexStorage::UNorm8:
+    case VertexStorage::SNorm8:
+    case VertexStorage::UScaled8:
+    case VertexStorage::SScaled8: return 1;
+    case VertexStorage::UNorm16:
+    case VertexStorage::SNorm16:
+    case VertexStorage::UScaled16:
+    case VertexStorage::SScaled16: return 2;
+    }
+    return 4;
+}
+
+const char* toString(VertexStorage storage) noexcept {
+    switch (storage) {
+    case VertexStorage::Float32: return "Float32";
+    case VertexStorage::UNorm8: return "UNorm8";
+    case VertexStorage::SNorm8: return "SNorm8";
+    case VertexStorage::UNorm16: return "UNorm16";
+    case VertexStorage::SNorm16: return "SNorm16";
+    case VertexStorage::UScaled8: return "UScaled8";
+    case VertexStorage::SScaled8: return "SScaled8";
+    case VertexStorage::UScaled16: return "UScaled16";
+    case VertexStorage::SScaled16: return "SScaled16";
+    }
+    return "?";
+}
 
 MeshGeometry::MeshGeometry(MeshData data, std::string name)
     : m_name(std::move(name)), m_id(nextMeshSerial()) {
@@ -94,7 +260,16 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
         if (!detail::allFinite(data.positions[i])) {
             throw InvalidArgument(where + ": position " + std::to_string(i) + " has NaN or Inf");
         }
-        m_bounds.extend(data.positions[i]);
+    }
+    using enum VertexStorage;
+    checkStorage(data.encoding.normal, {Float32, SNorm8, SNorm16}, "normal", where);
+    checkStorage(data.encoding.color, {Float32, UNorm8, UNorm16}, "color", where);
+    // Rounded before the bounds are taken, so the box holds what the GPU draws.
+    encodeInPlace(data.positions, data.encoding.position, "position", where);
+    encodeInPlace(data.uv0, data.encoding.uv0, "uv0", where);
+    encodeInPlace(data.colors, data.encoding.color, "color", where);
+    for (const glm::vec3& position : data.positions) {
+        m_bounds.extend(position);
     }
     if (data.morphTargets.size() > kMaxMorphTargets) {
         throw InvalidArgument(where + ": " + std::to_string(data.morphTargets.size()) +
@@ -141,7 +316,30 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
         data.normals = has16 ? smoothNormals(data.positions, data.indices16)
                              : smoothNormals(data.positions, data.indices32);
     }
+    if (data.encoding.normal != Float32) {
+        for (glm::vec3& normal : data.normals) {
+            normal = glm::clamp(normal, -1.0f, 1.0f);  // NaN stays NaN, and is refused below
+        }
+    }
+    encodeInPlace(data.normals, data.encoding.normal, "normal", where);
+    m_layout = layoutOf(data);
     m_data = std::move(data);
+}
+
+std::vector<std::byte> MeshGeometry::packedVertices() const {
+    const PackedVertexLayout& layout = m_layout;
+    std::vector<std::byte> bytes(static_cast<std::size_t>(vertexCount()) * layout.strideBytes, std::byte{0});
+    const glm::vec2 noUv(0.0f);
+    const glm::vec4 white(1.0f);
+    for (std::size_t i = 0; i < vertexCount(); ++i) {
+        std::byte* vertex = bytes.data() + i * layout.strideBytes;
+        writeAttribute(vertex + layout.position.offsetBytes, m_data.positions[i], layout.position);
+        writeAttribute(vertex + layout.normal.offsetBytes, m_data.normals[i], layout.normal);
+        writeAttribute(vertex + layout.uv0.offsetBytes, m_data.uv0.empty() ? noUv : m_data.uv0[i], layout.uv0);
+        writeAttribute(vertex + layout.color.offsetBytes, m_data.colors.empty() ? white : m_data.colors[i],
+                       layout.color);
+    }
+    return bytes;
 }
 
 std::shared_ptr<const MeshGeometry> MeshGeometry::create(MeshData data, std::string name) {

@@ -79,7 +79,7 @@ inline constexpr std::array<std::uint32_t, 7> kRendererStorageBindings{
 
 // ---- vertex-buffer binding indices and attribute locations -------------------------------------
 
-/** The mesh's interleaved 48-byte vertices (divisor 0). */
+/** The mesh's interleaved vertices (divisor 0), as MeshGeometry::vertexLayout() lays them out. */
 inline constexpr std::uint32_t kVertexBinding = 0;
 /** The record stream, or the scatter stream (divisor 1). */
 inline constexpr std::uint32_t kInstanceBinding = 1;

@@ -30,6 +30,21 @@ FormatInfo formatInfo(AttributeFormat format) noexcept {
     case AttributeFormat::Float4: return {4, GL_FLOAT, GL_FALSE};
     case AttributeFormat::UByte4Normalized: return {4, GL_UNSIGNED_BYTE, GL_TRUE};
     case AttributeFormat::UInt2: return {2, GL_UNSIGNED_INT, GL_FALSE};
+    case AttributeFormat::UNorm8x2: return {2, GL_UNSIGNED_BYTE, GL_TRUE};
+    case AttributeFormat::SNorm8x2: return {2, GL_BYTE, GL_TRUE};
+    case AttributeFormat::UScaled8x2: return {2, GL_UNSIGNED_BYTE, GL_FALSE};
+    case AttributeFormat::SScaled8x2: return {2, GL_BYTE, GL_FALSE};
+    case AttributeFormat::SNorm8x4: return {4, GL_BYTE, GL_TRUE};
+    case AttributeFormat::UScaled8x4: return {4, GL_UNSIGNED_BYTE, GL_FALSE};
+    case AttributeFormat::SScaled8x4: return {4, GL_BYTE, GL_FALSE};
+    case AttributeFormat::UNorm16x2: return {2, GL_UNSIGNED_SHORT, GL_TRUE};
+    case AttributeFormat::SNorm16x2: return {2, GL_SHORT, GL_TRUE};
+    case AttributeFormat::UScaled16x2: return {2, GL_UNSIGNED_SHORT, GL_FALSE};
+    case AttributeFormat::SScaled16x2: return {2, GL_SHORT, GL_FALSE};
+    case AttributeFormat::UNorm16x4: return {4, GL_UNSIGNED_SHORT, GL_TRUE};
+    case AttributeFormat::SNorm16x4: return {4, GL_SHORT, GL_TRUE};
+    case AttributeFormat::UScaled16x4: return {4, GL_UNSIGNED_SHORT, GL_FALSE};
+    case AttributeFormat::SScaled16x4: return {4, GL_SHORT, GL_FALSE};
     }
     return {4, GL_FLOAT, GL_FALSE};
 }
@@ -44,6 +59,21 @@ std::uint32_t attributeSizeBytes(AttributeFormat format) noexcept {
     case AttributeFormat::Float4: return 16;
     case AttributeFormat::UByte4Normalized: return 4;
     case AttributeFormat::UInt2: return 8;
+    case AttributeFormat::UNorm8x2:
+    case AttributeFormat::SNorm8x2:
+    case AttributeFormat::UScaled8x2:
+    case AttributeFormat::SScaled8x2: return 2;
+    case AttributeFormat::SNorm8x4:
+    case AttributeFormat::UScaled8x4:
+    case AttributeFormat::SScaled8x4:
+    case AttributeFormat::UNorm16x2:
+    case AttributeFormat::SNorm16x2:
+    case AttributeFormat::UScaled16x2:
+    case AttributeFormat::SScaled16x2: return 4;
+    case AttributeFormat::UNorm16x4:
+    case AttributeFormat::SNorm16x4:
+    case AttributeFormat::UScaled16x4:
+    case AttributeFormat::SScaled16x4: return 8;
     }
     return 16;
 }

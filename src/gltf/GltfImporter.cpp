@@ -176,6 +176,20 @@ struct ElementView {
     }
 };
 
+/** How the accessor behind @p view stores its components, as a VertexStorage: a quantized
+ *  file's integers go to the GPU as they are (MeshData::encoding). */
+VertexStorage storageOf(const ElementView& view) noexcept {
+    switch (view.componentType) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE: return view.normalized ? VertexStorage::SNorm8 : VertexStorage::SScaled8;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+        return view.normalized ? VertexStorage::UNorm8 : VertexStorage::UScaled8;
+    case TINYGLTF_COMPONENT_TYPE_SHORT: return view.normalized ? VertexStorage::SNorm16 : VertexStorage::SScaled16;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+        return view.normalized ? VertexStorage::UNorm16 : VertexStorage::UScaled16;
+    default: return VertexStorage::Float32;
+    }
+}
+
 /** One component as a float. Normalized integers map to [0, 1] (unsigned: c / max) or [-1, 1]
  *  (signed: max(c / max, -1)), the conversion the glTF 2.0 spec gives for normalized data. */
 float readComponent(const std::uint8_t* p, int componentType, bool normalized) {
@@ -1046,20 +1060,24 @@ private:
     }
 
     /** Reads an optional attribute, checking that it has as many elements as POSITION (3.7.2.1:
-     *  all attribute accessors of a primitive MUST have the same count). */
+     *  all attribute accessors of a primitive MUST have the same count). @p storage gets how
+     *  the accessor stores it (Float32 when absent). */
     template <glm::length_t N>
     std::vector<glm::vec<N, float>> optionalAttribute(const tinygltf::Primitive& primitive,
                                                       const char* semantic,
                                                       const AccessorRule& rule,
                                                       std::uint64_t vertexCount,
                                                       glm::vec<N, float> fill,
-                                                      const std::string& where) const {
+                                                      const std::string& where,
+                                                      VertexStorage& storage) const {
+        storage = VertexStorage::Float32;
         const auto it = primitive.attributes.find(semantic);
         if (it == primitive.attributes.end()) {
             return {};
         }
         const ElementView view = readAccessor(it->second, semantic, rule, m_options.maxVertices,
                                               "maxVertices", false, where);
+        storage = storageOf(view);
         if (view.count != vertexCount) {
             fail(where + ": accessor " + std::to_string(it->second) + " (" + semantic + ") has " +
                  std::to_string(view.count) + " elements, POSITION has " +
@@ -1201,19 +1219,24 @@ private:
                          m_options.maxVertices, "maxVertices", false, where);
         const std::uint64_t vertexCount = positionView.count;
 
+        // Each attribute keeps the accessor's storage for the GPU copy (MeshData::encoding)
+        // unless the import changes its values: a node transform baked into positions, a
+        // texture transform into uvs. Normals stay normalized whatever the transform.
         MeshData data;
         data.positions = readVectors<3>(positionView, glm::vec3(0.0f));
+        data.encoding.position = world == glm::dmat4(1.0) ? storageOf(positionView) : VertexStorage::Float32;
         data.normals = optionalAttribute<3>(primitive, "NORMAL",
                                             m_quantized ? kQuantizedNormalRule : kNormalRule,
-                                            vertexCount, glm::vec3(0.0f), where);
+                                            vertexCount, glm::vec3(0.0f), where, data.encoding.normal);
         data.uv0 = optionalAttribute<2>(primitive, "TEXCOORD_0",
                                         m_quantized ? kQuantizedTexcoordRule : kTexcoordRule,
-                                        vertexCount, glm::vec2(0.0f), where);
-        if (!data.uv0.empty() && primitive.material >= 0) {
-            applyTextureTransform(primitive.material, data.uv0, where);
+                                        vertexCount, glm::vec2(0.0f), where, data.encoding.uv0);
+        if (!data.uv0.empty() && primitive.material >= 0 &&
+            applyTextureTransform(primitive.material, data.uv0, where)) {
+            data.encoding.uv0 = VertexStorage::Float32;
         }
         data.colors = optionalAttribute<4>(primitive, "COLOR_0", kColorRule, vertexCount,
-                                           glm::vec4(1.0f), where);
+                                           glm::vec4(1.0f), where, data.encoding.color);
         readMorphTargets(mesh, primitive, vertexCount, data, where);
 
         bool smallIndices = true;  // source indices fit 16 bits (u8, u16, or generated)
@@ -1755,17 +1778,18 @@ private:
      *  Baked into the vertex data, so a material with a transform is right only on the
      *  primitives that use it, which is how a glTF file pairs them. An offset or scale that is
      *  not two finite numbers, a rotation that is not one, or a result that is not finite is an
-     *  ImportError naming the material. */
-    void applyTextureTransform(int index, std::vector<glm::vec2>& uv,
+     *  ImportError naming the material. @return whether @p uv changed (a transform other than
+     *  the identity). */
+    bool applyTextureTransform(int index, std::vector<glm::vec2>& uv,
                                const std::string& where) const {
         if (!validIndex(index, m_model.materials)) {
-            return;  // convertedMaterial() refuses it
+            return false;  // convertedMaterial() refuses it
         }
         const tinygltf::TextureInfo& info =
             m_model.materials[static_cast<std::size_t>(index)].pbrMetallicRoughness.baseColorTexture;
         const auto it = info.extensions.find(std::string(kTextureTransformExtension));
         if (info.index < 0 || it == info.extensions.end()) {
-            return;
+            return false;
         }
         const tinygltf::Value& extension = it->second;
         const std::string what = "material " + std::to_string(index) + ": KHR_texture_transform";
@@ -1801,7 +1825,7 @@ private:
             }
         }
         if (offset == glm::dvec2(0.0) && scale == glm::dvec2(1.0) && rotation == 0.0) {
-            return;
+            return false;
         }
         const double c = std::cos(rotation);
         const double s = std::sin(rotation);
@@ -1813,6 +1837,7 @@ private:
                 fail(where + ": " + what + " makes a texture coordinate that is not finite");
             }
         }
+        return true;
     }
 
     /** glTF material @p index as a myriad Material (3.9), converted once and cached. */

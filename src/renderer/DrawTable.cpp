@@ -59,7 +59,8 @@ bool tableable(const DrawItem& item, const GpuResources& resources, const BatchG
  *  kDrawIdLocation; @p records: with the record attributes too (the kIndexed variants fetch
  *  records instead, so GPU-culled groups draw from one without them). */
 VertexArray tableVertexArray(bool records, std::string_view label) {
-    VertexLayoutDesc layout = records ? instancedVertexLayout(label) : meshVertexLayout(label);
+    VertexLayoutDesc layout = records ? instancedVertexLayout(arenaVertexLayout(), label)
+                                      : meshVertexLayout(arenaVertexLayout(), label);
     layout.bindings.push_back({kDrawIdBinding, 2 * sizeof(std::uint32_t), 1});
     layout.attributes.push_back({kDrawIdLocation, AttributeFormat::UInt2, 0, kDrawIdBinding});
     return VertexArray(layout);

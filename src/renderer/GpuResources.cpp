@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::size_t kStreamTexelBytes = 16;  // one RGBA32F texel
 
-/** Interleaved per-vertex data as uploaded: 48 bytes. */
+/** A vertex of the mesh arena, every attribute float: 48 bytes (arenaVertexLayout()). */
 struct GpuVertex {
     glm::vec3 position;  ///< location 0
     glm::vec3 normal;    ///< location 1
@@ -22,16 +22,35 @@ struct GpuVertex {
 };
 static_assert(sizeof(GpuVertex) == 48);
 
-/** The mesh's vertex layout, plus (for batches) the record stream's attributes as its
- *  InstanceStreamDesc declares them: one vec4 per 4 floats, divisor 1. */
-VertexLayoutDesc meshLayout(bool instanced, std::string_view label) {
+AttributeFormat attributeFormat(const PackedVertexLayout::Attribute& attribute) noexcept {
+    const bool two = attribute.components == 2;
+    switch (attribute.storage) {
+    case VertexStorage::Float32:
+        return attribute.components == 2 ? AttributeFormat::Float2
+               : attribute.components == 3 ? AttributeFormat::Float3
+                                           : AttributeFormat::Float4;
+    case VertexStorage::UNorm8: return two ? AttributeFormat::UNorm8x2 : AttributeFormat::UNorm8x4;
+    case VertexStorage::SNorm8: return two ? AttributeFormat::SNorm8x2 : AttributeFormat::SNorm8x4;
+    case VertexStorage::UScaled8: return two ? AttributeFormat::UScaled8x2 : AttributeFormat::UScaled8x4;
+    case VertexStorage::SScaled8: return two ? AttributeFormat::SScaled8x2 : AttributeFormat::SScaled8x4;
+    case VertexStorage::UNorm16: return two ? AttributeFormat::UNorm16x2 : AttributeFormat::UNorm16x4;
+    case VertexStorage::SNorm16: return two ? AttributeFormat::SNorm16x2 : AttributeFormat::SNorm16x4;
+    case VertexStorage::UScaled16: return two ? AttributeFormat::UScaled16x2 : AttributeFormat::UScaled16x4;
+    case VertexStorage::SScaled16: return two ? AttributeFormat::SScaled16x2 : AttributeFormat::SScaled16x4;
+    }
+    return AttributeFormat::Float4;
+}
+
+/** The mesh's vertex layout as @p vertex places it, plus (for batches) the record stream's
+ *  attributes as its InstanceStreamDesc declares them: one vec4 per 4 floats, divisor 1. */
+VertexLayoutDesc meshLayout(const PackedVertexLayout& vertex, bool instanced, std::string_view label) {
     VertexLayoutDesc desc;
-    desc.bindings.push_back({kVertexBinding, sizeof(GpuVertex), 0});
+    desc.bindings.push_back({kVertexBinding, vertex.strideBytes, 0});
     desc.attributes = {
-        {location::kPosition, AttributeFormat::Float3, offsetof(GpuVertex, position), kVertexBinding},
-        {location::kNormal, AttributeFormat::Float3, offsetof(GpuVertex, normal), kVertexBinding},
-        {location::kUv0, AttributeFormat::Float2, offsetof(GpuVertex, uv0), kVertexBinding},
-        {location::kColor, AttributeFormat::Float4, offsetof(GpuVertex, color), kVertexBinding},
+        {location::kPosition, attributeFormat(vertex.position), vertex.position.offsetBytes, kVertexBinding},
+        {location::kNormal, attributeFormat(vertex.normal), vertex.normal.offsetBytes, kVertexBinding},
+        {location::kUv0, attributeFormat(vertex.uv0), vertex.uv0.offsetBytes, kVertexBinding},
+        {location::kColor, attributeFormat(vertex.color), vertex.color.offsetBytes, kVertexBinding},
     };
     if (instanced) {
         const InstanceStreamDesc& record = streams::kRecord;
@@ -79,16 +98,31 @@ bool waitForFence(GLsync fence) {
 } // namespace
 
 VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry, std::string_view label) {
-    VertexArray vertexArray(meshLayout(true, label));
+    VertexArray vertexArray(meshLayout(geometry.vertexLayout(), true, label));
     vertexArray.setVertexBuffer(kVertexBinding, mesh.vertices);
     vertexArray.setIndexBuffer(mesh.indices, geometry.indexType(), geometry.vertexCount() - 1);
     return vertexArray;
 }
 
-// particles and scatter (src/renderer/ParticlePass.cpp)
-VertexLayoutDesc meshVertexLayout(std::string_view label) { return meshLayout(false, label); }
+const PackedVertexLayout& arenaVertexLayout() noexcept {
+    static const PackedVertexLayout layout{
+        .position = {VertexStorage::Float32, 3, offsetof(GpuVertex, position)},
+        .normal = {VertexStorage::Float32, 3, offsetof(GpuVertex, normal)},
+        .uv0 = {VertexStorage::Float32, 2, offsetof(GpuVertex, uv0)},
+        .color = {VertexStorage::Float32, 4, offsetof(GpuVertex, color)},
+        .strideBytes = sizeof(GpuVertex),
+    };
+    return layout;
+}
 
-VertexLayoutDesc instancedVertexLayout(std::string_view label) { return meshLayout(true, label); }
+// particles and scatter (src/renderer/ParticlePass.cpp)
+VertexLayoutDesc meshVertexLayout(const PackedVertexLayout& vertex, std::string_view label) {
+    return meshLayout(vertex, false, label);
+}
+
+VertexLayoutDesc instancedVertexLayout(const PackedVertexLayout& vertex, std::string_view label) {
+    return meshLayout(vertex, true, label);
+}
 
 GpuResources::GpuResources(std::uint64_t consumer, std::size_t stagingBytes, std::size_t maxStagingBytes,
                            const GlLimits& limits)
@@ -301,25 +335,21 @@ MeshGpu& GpuResources::mesh(const std::shared_ptr<const MeshGeometry>& geometry)
 
 MeshGpu GpuResources::createMesh(const std::shared_ptr<const MeshGeometry>& geometry) {
     const MeshData& data = geometry->data();
-    std::vector<GpuVertex> vertices(data.positions.size());
-    for (std::size_t i = 0; i < vertices.size(); ++i) {
-        vertices[i].position = data.positions[i];
-        vertices[i].normal = data.normals[i];
-        vertices[i].uv0 = data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i];
-        vertices[i].color = data.colors.empty() ? glm::vec4(1.0f) : data.colors[i];
-    }
+    // As the mesh's encoding says (MeshGeometry::vertexLayout()): a quantized mesh's 8- and
+    // 16-bit integers as they are, read back to float by the vertex fetch.
+    const std::vector<std::byte> vertices = geometry->packedVertices();
     const std::string name = geometry->name().empty() ? "mesh#" + std::to_string(geometry->id())
                                                       : geometry->name();
     MeshGpu gpu;
     gpu.mesh = geometry;
     gpu.serial = ++m_meshSerial;
-    gpu.vertices = Buffer({.initialData = std::as_bytes(std::span(vertices)),
+    gpu.vertices = Buffer({.initialData = std::span(vertices),
                            .label = name + "/MeshGeometry.vertices"});
     const std::span<const std::byte> indexBytes =
         geometry->indexType() == IndexType::UInt16 ? std::as_bytes(std::span(data.indices16))
                                                    : std::as_bytes(std::span(data.indices32));
     gpu.indices = Buffer({.initialData = indexBytes, .label = name + "/MeshGeometry.indices"});
-    gpu.vertexArray = VertexArray(meshLayout(false, name + "/MeshGeometry.vertex-array"));
+    gpu.vertexArray = VertexArray(meshLayout(geometry->vertexLayout(), false, name + "/MeshGeometry.vertex-array"));
     gpu.vertexArray.setVertexBuffer(kVertexBinding, gpu.vertices);
     gpu.vertexArray.setIndexBuffer(gpu.indices, geometry->indexType(), geometry->vertexCount() - 1);
     m_stats->bytesUploaded += gpu.vertices.sizeBytes() + gpu.indices.sizeBytes();
@@ -492,7 +522,7 @@ void GpuResources::syncVertexArrays(BatchGpu& batch) {
         VertexArray& vertexArray = batch.vertexArrays[p];
         const MeshGpu& meshGpu = mesh(geometry);  // also marks it used this frame
         if (batch.meshIds[p] != geometry->id() || vertexArray.id() == 0) {
-            vertexArray = VertexArray(meshLayout(true, labelFor(node, "InstancedMeshNode.vertex-array#" + std::to_string(p))));
+            vertexArray = VertexArray(meshLayout(geometry->vertexLayout(), true, labelFor(node, "InstancedMeshNode.vertex-array#" + std::to_string(p))));
             vertexArray.setVertexBuffer(kVertexBinding, meshGpu.vertices);
             vertexArray.setIndexBuffer(meshGpu.indices, geometry->indexType(), geometry->vertexCount() - 1);
             batch.meshIds[p] = geometry->id();
@@ -856,12 +886,25 @@ MeshGpu& GpuResources::meshInArena(const std::shared_ptr<const MeshGeometry>& ge
         baseVertex = arena.vertexSlots.allocate(vertexCount);
         firstIndex = arena.indexSlots.allocate(indexCount);
     }
-    // Vertices: a GPU copy of the mesh's own buffer (same 48-byte layout). Indices: widened to
-    // 32 bits, so every mesh shares one index type and one multi-draw call covers them all.
-    glCopyNamedBufferSubData(gpu.vertices.id(), arena.vertices.id(), 0,
-                             static_cast<GLintptr>(baseVertex * sizeof(GpuVertex)),
-                             static_cast<GLsizeiptr>(vertexCount * sizeof(GpuVertex)));
+    // Vertices: a GPU copy of the mesh's own buffer when it has the arena's 48-byte float
+    // layout, else widened to it here and sent through the ring (one arena, one vertex array,
+    // one layout for every multi-draw). Indices: widened to 32 bits, so every mesh shares one
+    // index type and one multi-draw call covers them all.
     const MeshData& data = geometry->data();
+    if (geometry->vertexLayout() == arenaVertexLayout()) {
+        glCopyNamedBufferSubData(gpu.vertices.id(), arena.vertices.id(), 0,
+                                 static_cast<GLintptr>(baseVertex * sizeof(GpuVertex)),
+                                 static_cast<GLsizeiptr>(vertexCount * sizeof(GpuVertex)));
+    } else {
+        std::vector<GpuVertex> widened(vertexCount);
+        for (std::size_t i = 0; i < vertexCount; ++i) {
+            widened[i] = {data.positions[i], data.normals[i], data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i],
+                          data.colors.empty() ? glm::vec4(1.0f) : data.colors[i]};
+        }
+        m_ring.copy(arena.vertices.id(), baseVertex * sizeof(GpuVertex), widened.data(),
+                    vertexCount * sizeof(GpuVertex));
+        m_stats->bytesUploaded += vertexCount * sizeof(GpuVertex);
+    }
     std::vector<std::uint32_t>& indices = m_scratchIndices;
     if (geometry->indexType() == IndexType::UInt16) {
         indices.assign(data.indices16.begin(), data.indices16.end());

@@ -29,7 +29,7 @@ namespace myriad::gl::detail {
 
 
 /** Where a mesh sits in the shared vertex and index buffers of the table-driven path
- *  (MeshArena): its 48-byte vertices from baseVertex, its indices (widened to 32 bits) from
+ *  (MeshArena): its 48-byte float vertices from baseVertex, its indices (widened to 32 bits) from
  *  firstIndex. */
 struct MeshArenaPlace {
     static constexpr std::size_t npos = RangeAllocator::npos;
@@ -42,7 +42,7 @@ struct MeshArenaPlace {
 
 struct MeshGpu {
     std::weak_ptr<const MeshGeometry> mesh;  // expires with the mesh: the copy goes then
-    Buffer vertices;
+    Buffer vertices;                         // MeshGeometry::packedVertices(), as vertexLayout() says
     Buffer indices;
     VertexArray vertexArray;                 // per-vertex bindings only (MeshNode draws)
     Buffer morphDeltas;                      // 2 RGBA32F texels per (target, vertex)
@@ -70,7 +70,7 @@ struct RecordArena {
     RangeAllocator slots;  ///< in units of kUnit records
 };
 struct MeshArena {
-    Buffer vertices;  ///< 48-byte interleaved vertices, as MeshGpu::vertices
+    Buffer vertices;  ///< 48-byte interleaved float vertices (arenaVertexLayout())
     Buffer indices;   ///< 32-bit indices, relative to each mesh's base vertex
     std::uint64_t serial = 0;
     RangeAllocator vertexSlots;  ///< in vertices
@@ -209,12 +209,17 @@ void bindRecordTexture(BatchGpu& gpu, GLuint unit);
  *  live in a named buffer. */
 [[nodiscard]] VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry,
                                                std::string_view label);
-/** The mesh vertex layout plus the record stream's four divisor-1 attributes at
- *  kInstanceBinding (no buffers): a batch's layout, which the table-driven path extends. */
-[[nodiscard]] VertexLayoutDesc instancedVertexLayout(std::string_view label);
-/** The mesh vertex layout (48-byte interleaved vertices at kVertexBinding) with no instance
- *  bindings: what another instanced layout (scatter) starts from. */
-[[nodiscard]] VertexLayoutDesc meshVertexLayout(std::string_view label);
+/** The layout of the mesh arena's vertices: every attribute float, 48 bytes. A mesh whose own
+ *  layout (MeshGeometry::vertexLayout()) is this one is copied into the arena on the GPU; any
+ *  other is widened to it on the CPU. */
+[[nodiscard]] const PackedVertexLayout& arenaVertexLayout() noexcept;
+/** The vertex layout @p vertex describes plus the record stream's four divisor-1 attributes at
+ *  kInstanceBinding (no buffers): a batch's layout, which the table-driven path extends (with
+ *  arenaVertexLayout()). */
+[[nodiscard]] VertexLayoutDesc instancedVertexLayout(const PackedVertexLayout& vertex, std::string_view label);
+/** The vertex layout @p vertex describes (interleaved vertices at kVertexBinding) with no
+ *  instance bindings: what another instanced layout (scatter) starts from. */
+[[nodiscard]] VertexLayoutDesc meshVertexLayout(const PackedVertexLayout& vertex, std::string_view label);
 
 class GpuResources {
 public:

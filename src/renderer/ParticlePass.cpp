@@ -303,7 +303,7 @@ void ParticlePass::uploadScatter(const ScatterNode& node, ScatterGpu& gpu, GpuRe
     if (gpu.meshId != node.mesh()->id()) {
         const MeshGpu& mesh = resources.mesh(node.mesh());
         const std::string label = labelFor(node, "ScatterNode.vertex-array");  // the layout keeps a view of it
-        VertexLayoutDesc layout = meshVertexLayout(label);
+        VertexLayoutDesc layout = meshVertexLayout(node.mesh()->vertexLayout(), label);
         const InstanceStreamDesc& desc = streams::kScatter;
         layout.bindings.push_back({kInstanceBinding, static_cast<std::uint32_t>(rowBytes), 1});
         for (std::uint32_t k = 0; k < desc.floatsPerInstance / 4; ++k) {

@@ -8,6 +8,7 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -15,6 +16,46 @@
 #include <vector>
 
 namespace myriad {
+
+/** How one vertex attribute is stored in a renderer's vertex buffer (the GPU copy; the CPU
+ *  copy in MeshData is always float). The names are Vulkan's (VkFormat): a normalized integer
+ *  (UNorm, SNorm) is read by the vertex stage as a float in [0, 1] or [-1, 1], a scaled one
+ *  (UScaled, SScaled) as the float of its value (1000 -> 1000.0), both with no shader change
+ *  (OpenGL 4.5 section 10.2.1 and 2.3.5.1: unsigned c / (2^b - 1), signed max(c / (2^(b-1) - 1),
+ *  -1), the rule glTF 2.0 section 3.11 gives for normalized accessors). These are the component
+ *  types KHR_mesh_quantization allows, so a gltfpack file's vertices reach the GPU as it stored
+ *  them: 24 bytes a vertex for gltfpack output where float takes 36 or 48 (docs/gltf.md). */
+enum class VertexStorage : std::uint8_t {
+    Float32,    ///< 32-bit float (the default)
+    UNorm8,     ///< unsigned byte, c / 255
+    SNorm8,     ///< signed byte, max(c / 127, -1)
+    UNorm16,    ///< unsigned short, c / 65535
+    SNorm16,    ///< signed short, max(c / 32767, -1)
+    UScaled8,   ///< unsigned byte, its value: 0..255
+    SScaled8,   ///< signed byte, its value: -128..127
+    UScaled16,  ///< unsigned short, its value: 0..65535
+    SScaled16,  ///< signed short, its value: -32768..32767
+};
+
+/** Bytes of one component stored as @p storage: 4, 1 or 2. */
+[[nodiscard]] std::uint32_t componentBytes(VertexStorage storage) noexcept;
+/** "Float32", "UNorm8", ... (the enumerator's name), for messages and labels. */
+[[nodiscard]] const char* toString(VertexStorage storage) noexcept;
+
+/** Per attribute, how MeshGeometry's GPU copy stores it (VertexStorage). Which storages each
+ *  attribute takes follows glTF 2.0 (3.7.2.1) with KHR_mesh_quantization: positions and texture
+ *  coordinates any; normals Float32, SNorm8 or SNorm16; colours Float32, UNorm8 or UNorm16.
+ *  The values must fit: MeshGeometry checks them and rounds normalized ones to their step
+ *  (see MeshGeometry::MeshGeometry). An attribute the mesh does not have (uv0 or colors empty)
+ *  is stored as UNorm8 whatever is asked here: its constant (0 or white) fits exactly. */
+struct VertexEncoding {
+    VertexStorage position = VertexStorage::Float32;  ///< MeshData::positions: any storage
+    VertexStorage normal = VertexStorage::Float32;    ///< MeshData::normals: Float32, SNorm8, SNorm16
+    VertexStorage uv0 = VertexStorage::Float32;       ///< MeshData::uv0: any storage
+    VertexStorage color = VertexStorage::Float32;     ///< MeshData::colors: Float32, UNorm8, UNorm16
+    /** Equal when every attribute's storage is. */
+    friend bool operator==(const VertexEncoding&, const VertexEncoding&) = default;
+};
 
 /** Plain vertex and index arrays, in the mesh's own (model) space. Fill it, then build a
  *  MeshGeometry from it. Triangle lists only (three indices per triangle, counter-clockwise
@@ -28,6 +69,33 @@ struct MeshData {
     std::vector<std::uint32_t> indices32;  ///< 32-bit indices
     std::vector<MorphTarget> morphTargets; ///< at most kMaxMorphTargets; empty: no morphing
     std::vector<float> morphWeights;       ///< default weight per target (glTF mesh.weights); 0 if short
+    /** How the GPU copy stores each attribute; all Float32 by default. The glTF importer sets
+     *  the storage a quantized file used (docs/gltf.md). Morph deltas are always float. */
+    VertexEncoding encoding;
+};
+
+/** Where the attributes of one vertex sit in a renderer's vertex buffer for a mesh
+ *  (MeshGeometry::vertexLayout()): interleaved, each attribute 4-byte aligned, in the order
+ *  position, normal, uv0, colour. A Float32 attribute has its own component count (3, 3, 2, 4);
+ *  an 8- or 16-bit one is stored with 2 (uv0) or 4 components, as WebGPU and Vulkan
+ *  implementations want them aligned, the fourth of a position or normal being 0 and unread
+ *  (the vertex stage declares vec3). */
+struct PackedVertexLayout {
+    /** One attribute's place in a vertex. */
+    struct Attribute {
+        VertexStorage storage = VertexStorage::Float32;  ///< how its components are stored
+        std::uint32_t components = 0;   ///< stored components: 2, 3 or 4
+        std::uint32_t offsetBytes = 0;  ///< from the start of a vertex, a multiple of 4
+        /** Equal when storage, components and offset are. */
+        friend bool operator==(const Attribute&, const Attribute&) = default;
+    };
+    Attribute position;  ///< shader location 0
+    Attribute normal;    ///< shader location 1
+    Attribute uv0;       ///< shader location 2
+    Attribute color;     ///< shader location 3
+    std::uint32_t strideBytes = 0;  ///< bytes per vertex, a multiple of 4: 48 with every attribute Float32
+    /** Equal when every attribute and the stride are. */
+    friend bool operator==(const PackedVertexLayout&, const PackedVertexLayout&) = default;
 };
 
 /** Width of one index in the index buffer: 16-bit when MeshData::indices16 is set. A mesh holds
@@ -49,6 +117,13 @@ public:
      *  vertex count, a position or morph delta is NaN/Inf, there are more than kMaxMorphTargets
      *  targets, a target's deltas are not one per vertex, or there are more default weights
      *  than targets. Default weights shorter than the target list are padded with 0.
+     *  data.encoding (VertexEncoding): a normalized storage rounds the CPU copy to its step, so
+     *  what the CPU reads (bounds, picking, LOD) is what the GPU draws; normals are clamped to
+     *  [-1, 1] first (a unit vector's component can round past 1).
+     *  @throws InvalidArgument also if an attribute's storage is one its attribute does not take
+     *  (VertexEncoding), a value is outside its normalized range ([0, 1] or [-1, 1]), or a value
+     *  stored scaled is not an integer in the storage's range; the message names the attribute,
+     *  the vertex and the storage.
      *  @throws OutOfRange if an index is >= the vertex count. */
     explicit MeshGeometry(MeshData data, std::string name = {});
 
@@ -82,6 +157,18 @@ public:
     [[nodiscard]] const std::vector<float>& defaultMorphWeights() const noexcept {
         return m_data.morphWeights;
     }
+    /** The encoding the mesh was built with (MeshData::encoding). */
+    [[nodiscard]] const VertexEncoding& encoding() const noexcept { return m_data.encoding; }
+    /** Where each attribute sits in one vertex of the GPU copy (PackedVertexLayout), from
+     *  encoding() and which attributes the mesh has. */
+    [[nodiscard]] const PackedVertexLayout& vertexLayout() const noexcept { return m_layout; }
+    /** The vertex buffer a renderer uploads for this mesh: vertexCount() x
+     *  vertexLayout().strideBytes bytes, each attribute encoded as vertexLayout() says (a
+     *  normalized value v as round(v x (2^b - 1)) or round(v x (2^(b-1) - 1)), which gives back
+     *  the integer a quantized file stored; a scaled one as its value), padding 0, absent
+     *  attributes as their constant (uv 0, colour white). Made anew on each call. */
+    [[nodiscard]] std::vector<std::byte> packedVertices() const;
+
     /** Smallest box around every position, in model space, with no morph target applied.
      *  Never empty. @see morphedBounds() for the box that covers morphed vertices. */
     [[nodiscard]] const Aabb& localBounds() const noexcept { return m_bounds; }
@@ -111,6 +198,7 @@ private:
     std::string m_name;
     std::uint64_t m_id = 0;
     MeshData m_data;
+    PackedVertexLayout m_layout;
     Aabb m_bounds;
     std::vector<Aabb> m_morphDeltaBounds;  ///< one per morph target
 };

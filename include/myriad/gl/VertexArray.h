@@ -23,11 +23,20 @@ class Buffer;
 /** Component type and count of one attribute as stored in its buffer. */
 enum class AttributeFormat : std::uint8_t {
     Float1, Float2, Float3, Float4,  ///< 32-bit floats
-    UByte4Normalized,                ///< 4 unsigned bytes read as 0..1 floats (colours)
+    UByte4Normalized,                ///< 4 unsigned bytes read as 0..1 floats (colours); UNorm8x4
+    /** 8- and 16-bit integers read as floats, two or four to an attribute (Vulkan's VkFormat
+     *  names; VertexStorage in myriad/core/MeshData.h says what each reads as): UNorm c / (2^b
+     *  - 1), SNorm max(c / (2^(b-1) - 1), -1), UScaled and SScaled the value itself (OpenGL
+     *  4.5 section 10.2.1, glVertexArrayAttribFormat with normalized GL_TRUE or GL_FALSE). */
+    UNorm8x2, SNorm8x2, UScaled8x2, SScaled8x2,
+    SNorm8x4, UScaled8x4, SScaled8x4,
+    UNorm16x2, SNorm16x2, UScaled16x2, SScaled16x2,
+    UNorm16x4, SNorm16x4, UScaled16x4, SScaled16x4,
     /** Two 32-bit unsigned integers read as integers (`in uvec2`; glVertexArrayAttribIFormat,
      *  GL 4.5 section 10.3.2), never converted to float: indices, such as the renderer's
      *  per-instance (draw row, instance) pair. */
     UInt2,
+    UNorm8x4 = UByte4Normalized,  ///< the same format under its VkFormat name
 };
 
 /** Size in bytes of one attribute of @p format. */

@@ -53,8 +53,10 @@ struct ImportOptions {
  *  morph targets (POSITION and NORMAL deltas, transformed with the node) and mesh.weights,
  *  animation channels whose path is "weights" (as MorphAnimation),
  *  KHR_mesh_quantization (integer POSITION, NORMAL, TEXCOORD_0 and morph deltas, dequantized
- *  by glTF's normalization rules and widened to float; the node transform beside them applies
- *  as any), KHR_texture_transform on the base colour texture (baked into TEXCOORD_0), and
+ *  by glTF's normalization rules into the float CPU copy; the node transform beside them applies
+ *  as any; MeshData::encoding keeps the file's storage, so the GPU copy holds the integers as
+ *  stored, except positions with a node transform baked in here and texture coordinates under a
+ *  KHR_texture_transform, which no longer fit them and are stored as float; docs/gltf.md), KHR_texture_transform on the base colour texture (baked into TEXCOORD_0), and
  *  EXT_meshopt_compression / MESHOPT_compression buffer views (decoded with meshoptimizer in
  *  builds with MYRIAD_WITH_MESHOPTIMIZER; docs/gltf.md lists the types and checks),
  *  KHR_draco_mesh_compression primitives (decoded with Draco in builds with MYRIAD_DRACO; each
@@ -207,7 +209,8 @@ struct ImportedScene {
  *    whose primitives share its records. No group is made.
  *  glTF children go under their parent's node. Mesh data stays in mesh space (the transforms
  *  live on the nodes), and one glTF mesh primitive becomes one MeshGeometry shared by every node
- *  that uses it.
+ *  that uses it. So a quantized file's positions stay in quantized units, dequantized by the
+ *  node's transform, and reach the GPU as the file stored them (MeshData::encoding).
  *
  *  EXT_mesh_gpu_instancing: instance i's record is T(i) * R(i) * S(i) from the TRANSLATION
  *  (float VEC3), ROTATION (float, normalized byte or normalized short VEC4 quaternion, x y z w;
