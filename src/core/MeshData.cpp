@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <cmath>
@@ -90,6 +91,13 @@ float storedInteger(float value, VertexStorage storage) noexcept {
     return isNormalized(storage) ? std::round(value * integerRange(storage).high) : value;
 }
 
+/** @p value in as few digits as give it back ("2.5", "65535", "nan"). */
+std::string shortest(float value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
+    return text;
+}
+
 /** Checks @p values against @p storage and, for a normalized one, rounds each to its step (the
  *  value the GPU will read back). Throws InvalidArgument naming the attribute and vertex. */
 template <glm::length_t N>
@@ -108,11 +116,9 @@ void encodeInPlace(std::vector<glm::vec<N, float>>& values, VertexStorage storag
             const bool fits = v >= low && v <= high && (normalized || v == std::round(v));
             if (!fits) {  // NaN fails too
                 throw InvalidArgument(where + ": " + attribute + " " + std::to_string(i) + " component " +
-                                      std::to_string(c) + " is " + std::to_string(v) + ", which " +
-                                      toString(storage) +
-                                      (normalized ? " cannot hold (its range is [" + std::to_string(low) + ", 1])"
-                                                  : " cannot hold (an integer in [" + std::to_string(low) + ", " +
-                                                        std::to_string(high) + "])"));
+                                      std::to_string(c) + " is " + shortest(v) + ", which " + toString(storage) +
+                                      " cannot hold (" + (normalized ? "a value" : "an integer") + " in [" +
+                                      shortest(low) + ", " + shortest(high) + "])");
             }
             if (normalized) {
                 v = std::max(storedInteger(v, storage) / range.high, -1.0f);
@@ -135,6 +141,10 @@ void checkStorage(VertexStorage storage, std::initializer_list<VertexStorage> al
 
 PackedVertexLayout layoutOf(const MeshData& data) noexcept {
     PackedVertexLayout layout;
+    // An absent attribute's constant fits UNorm8; an all-Float32 mesh keeps the one float
+    // layout, so that every float mesh shares one vertex arena and one multi-draw group.
+    const bool packs = data.encoding != VertexEncoding{};
+    const VertexStorage absent = packs ? VertexStorage::UNorm8 : VertexStorage::Float32;
     std::uint32_t offset = 0;
     auto place = [&](PackedVertexLayout::Attribute& attribute, VertexStorage storage, std::uint32_t floatComponents,
                      std::uint32_t packedComponents) {
@@ -145,17 +155,19 @@ PackedVertexLayout layoutOf(const MeshData& data) noexcept {
     };
     place(layout.position, data.encoding.position, 3, 4);
     place(layout.normal, data.encoding.normal, 3, 4);
-    place(layout.uv0, data.uv0.empty() ? VertexStorage::UNorm8 : data.encoding.uv0, 2, 2);
-    place(layout.color, data.colors.empty() ? VertexStorage::UNorm8 : data.encoding.color, 4, 4);
+    place(layout.uv0, data.uv0.empty() ? absent : data.encoding.uv0, 2, 2);
+    place(layout.color, data.colors.empty() ? absent : data.encoding.color, 4, 4);
     layout.strideBytes = offset;
     return layout;
 }
 
-/** Writes @p value's first @p count components at @p out as @p storage (padding past them 0). */
+/** Writes @p value as @p attribute says: its components, then, when the attribute stores more
+ *  (a vec3 as four 8- or 16-bit components), @p pad in the last one. */
 template <glm::length_t N>
-void writeAttribute(std::byte* out, const glm::vec<N, float>& value, const PackedVertexLayout::Attribute& attribute) {
-    for (glm::length_t c = 0; c < N && static_cast<std::uint32_t>(c) < attribute.components; ++c) {
-        const float v = value[c];
+void writeAttribute(std::byte* out, const glm::vec<N, float>& value, const PackedVertexLayout::Attribute& attribute,
+                    float pad = 0.0f) {
+    for (glm::length_t c = 0; static_cast<std::uint32_t>(c) < attribute.components; ++c) {
+        const float v = c < N ? value[c] : pad;
         switch (attribute.storage) {
         case VertexStorage::Float32: std::memcpy(out + 4 * c, &v, 4); break;
         case VertexStorage::UNorm8:
@@ -317,9 +329,16 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
                              : smoothNormals(data.positions, data.indices32);
     }
     if (data.encoding.normal != Float32) {
+        // A normal of any length worked as float (the shader normalizes): one that does not fit
+        // [-1, 1] is made unit length first, keeping its direction. One that fits is kept as it
+        // is, so a quantized file's normals keep their integers exactly.
         for (glm::vec3& normal : data.normals) {
-            normal = glm::clamp(normal, -1.0f, 1.0f);  // NaN stays NaN, and is refused below
-        }
+            const float largest = glm::max(glm::abs(normal.x), glm::max(glm::abs(normal.y), glm::abs(normal.z)));
+            if (largest > 1.0f && std::isfinite(largest)) {
+                normal /= glm::length(normal);
+                normal = glm::clamp(normal, -1.0f, 1.0f);  // a unit vector's component can round past 1
+            }
+        }  // NaN and Inf are refused below
     }
     encodeInPlace(data.normals, data.encoding.normal, "normal", where);
     m_layout = layoutOf(data);
@@ -333,7 +352,8 @@ std::vector<std::byte> MeshGeometry::packedVertices() const {
     const glm::vec4 white(1.0f);
     for (std::size_t i = 0; i < vertexCount(); ++i) {
         std::byte* vertex = bytes.data() + i * layout.strideBytes;
-        writeAttribute(vertex + layout.position.offsetBytes, m_data.positions[i], layout.position);
+        // w = 1, as GL fills in for a three-component attribute read as vec4 (section 10.2.1).
+        writeAttribute(vertex + layout.position.offsetBytes, m_data.positions[i], layout.position, 1.0f);
         writeAttribute(vertex + layout.normal.offsetBytes, m_data.normals[i], layout.normal);
         writeAttribute(vertex + layout.uv0.offsetBytes, m_data.uv0.empty() ? noUv : m_data.uv0[i], layout.uv0);
         writeAttribute(vertex + layout.color.offsetBytes, m_data.colors.empty() ? white : m_data.colors[i],

@@ -49,6 +49,18 @@ FormatInfo formatInfo(AttributeFormat format) noexcept {
     return {4, GL_FLOAT, GL_FALSE};
 }
 
+/** Bytes of one component of @p format: 4 (float, 32-bit integer), 2 or 1. */
+std::uint32_t componentBytes(AttributeFormat format) noexcept {
+    const FormatInfo info = formatInfo(format);
+    switch (info.type) {
+    case GL_BYTE:
+    case GL_UNSIGNED_BYTE: return 1;
+    case GL_SHORT:
+    case GL_UNSIGNED_SHORT: return 2;
+    default: return 4;
+    }
+}
+
 } // namespace
 
 std::uint32_t attributeSizeBytes(AttributeFormat format) noexcept {
@@ -132,17 +144,17 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
                                   " (GL_MAX_VERTEX_ATTRIB_RELATIVE_OFFSET's minimum)");
         }
         // GL 4.5 section 10.3: a datum of N basic machine units must start at a multiple of N,
-        // so float attributes need 4-byte offsets and strides (WebGL makes it an error too).
-        if (attribute.format != AttributeFormat::UByte4Normalized &&
-            (attribute.offsetBytes % 4 != 0 || it->binding.strideBytes % 4 != 0)) {
-            throw InvalidArgument(where + ": 4-byte attribute at location " + std::to_string(attribute.location) +
-                                  " has offsetBytes " + std::to_string(attribute.offsetBytes) +
-                                  " or its binding strideBytes " + std::to_string(it->binding.strideBytes) +
-                                  " not a multiple of 4");
+        // so float attributes need 4-byte offsets and strides, 16-bit ones 2-byte (WebGL makes
+        // it an error too).
+        const std::uint32_t component = componentBytes(attribute.format);
+        if (attribute.offsetBytes % component != 0 || it->binding.strideBytes % component != 0) {
+            throw InvalidArgument(where + ": attribute at location " + std::to_string(attribute.location) +
+                                  " has " + std::to_string(component) + "-byte components, but offsetBytes " +
+                                  std::to_string(attribute.offsetBytes) + " or its binding strideBytes " +
+                                  std::to_string(it->binding.strideBytes) + " is not a multiple of " +
+                                  std::to_string(component));
         }
-        if (attribute.format != AttributeFormat::UByte4Normalized) {
-            it->needsFourByteOffset = true;
-        }
+        it->offsetAlignment = std::max(it->offsetAlignment, component);
         const std::uint32_t end = attribute.offsetBytes + attributeSizeBytes(attribute.format);  // <= 2047 + 16
         if (end > it->binding.strideBytes) {
             throw InvalidArgument(where + ": attribute at location " +
@@ -236,10 +248,11 @@ void VertexArray::setVertexBuffer(std::uint32_t binding, const Buffer& buffer,
                          " is past the end of buffer '" + buffer.label() + "' (" +
                          std::to_string(buffer.sizeBytes()) + " bytes)");
     }
-    if (state->needsFourByteOffset && offsetBytes % 4 != 0) {
+    if (offsetBytes % state->offsetAlignment != 0) {
         throw InvalidArgument("gl::VertexArray::setVertexBuffer: offset " + std::to_string(offsetBytes) +
-                              " of binding " + std::to_string(binding) +
-                              " is not a multiple of 4, which its float attributes need (GL 4.5 section 10.3)");
+                              " of binding " + std::to_string(binding) + " is not a multiple of " +
+                              std::to_string(state->offsetAlignment) + ", the size of its attributes' largest "
+                              "component (GL 4.5 section 10.3)");
     }
     // The declared binding and every binding split off it read the same buffer and offset.
     for (BindingState& each : m_bindings) {

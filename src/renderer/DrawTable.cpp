@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <string>
 #include <string_view>
+#include <tuple>
 
 namespace myriad::gl::detail {
 namespace {
@@ -58,9 +60,8 @@ bool tableable(const DrawItem& item, const GpuResources& resources, const BatchG
 /** A vertex array over the arenas, with the (row, instance) pairs as the divisor-1 uvec2 at
  *  kDrawIdLocation; @p records: with the record attributes too (the kIndexed variants fetch
  *  records instead, so GPU-culled groups draw from one without them). */
-VertexArray tableVertexArray(bool records, std::string_view label) {
-    VertexLayoutDesc layout = records ? instancedVertexLayout(arenaVertexLayout(), label)
-                                      : meshVertexLayout(arenaVertexLayout(), label);
+VertexArray tableVertexArray(bool records, const PackedVertexLayout& vertex, std::string_view label) {
+    VertexLayoutDesc layout = records ? instancedVertexLayout(vertex, label) : meshVertexLayout(vertex, label);
     layout.bindings.push_back({kDrawIdBinding, 2 * sizeof(std::uint32_t), 1});
     layout.attributes.push_back({kDrawIdLocation, AttributeFormat::UInt2, 0, kDrawIdBinding});
     return VertexArray(layout);
@@ -235,8 +236,11 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         const Texture2D* texture = resources.texture(material);
         const bool culledPairs = item.gpuCulled != nullptr;
         const GLuint sampler = texture != nullptr ? resources.sampler(material) : 0u;
-        const GroupKey key{features, material.surface ? material.surface->id() : 0,
-                           texture != nullptr ? texture->id() : 0u, sampler, cullFaceOf(item, features), culledPairs};
+        const MeshArenaPlace& place = resources.meshInArena(drawnMesh(item)).arena;
+        const GroupKey key{features,        material.surface ? material.surface->id() : 0,
+                           texture != nullptr ? texture->id() : 0u,
+                           sampler,         cullFaceOf(item, features),
+                           culledPairs,     place.arena};
         GroupSlot& slot = m_groupOf[key];
         if (slot.stamp != m_groupStamp) {
             slot = {m_groupStamp, static_cast<std::uint32_t>(table.groups.size())};
@@ -245,13 +249,13 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
                                               .texture = texture,
                                               .sampler = sampler,
                                               .cullFace = key.cullFace,
-                                              .culledPairs = culledPairs});
+                                              .culledPairs = culledPairs,
+                                              .vertexArena = place.arena});
             shaders.request(features, material.surface);
             m_recordTextureWanted = m_recordTextureWanted || (features & kIndexed) != 0;
         }
         TableGroup& group = table.groups[slot.group];
         const MeshGeometry& geometry = *drawnMesh(item);
-        const MeshArenaPlace& place = resources.meshInArena(drawnMesh(item)).arena;
         writeRow(row, node, material, materials.indexOf(material), texture != nullptr, item.instanced, firstSlot);
         const std::uint64_t triangles = geometry.triangleCount();
         if (item.gpuCulled != nullptr) {
@@ -279,17 +283,18 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         group.instances += item.instanceCount;
         group.triangles += triangles * item.instanceCount;
     }
-    // Groups of one program next to each other (fewer program changes; otherwise in the order
-    // they first appeared), then each group's commands together in the order their draws came
+    // Groups of one program next to each other (fewer program changes), of one vertex arena
+    // within it (otherwise in the order they first appeared), then each group's commands together in the order their draws came
     // (a counting sort).
     const std::size_t groups = table.groups.size();
     m_groupOrder.resize(groups);
     for (std::uint32_t g = 0; g < groups; ++g) {
         m_groupOrder[g] = g;
     }
-    auto programOf = [&](std::uint32_t g) {
+    auto programOf = [&](std::uint32_t g) {  // then its vertex arena: fewer vertex-array binds
         const TableGroup& group = table.groups[g];
-        return std::pair(group.features, group.material->surface ? group.material->surface->id() : 0);
+        return std::tuple(group.features, group.material->surface ? group.material->surface->id() : 0,
+                          group.vertexArena);
     };
     std::stable_sort(m_groupOrder.begin(), m_groupOrder.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return programOf(a) < programOf(b); });
@@ -463,19 +468,42 @@ void DrawTable::upload(GpuResources& resources, FrameStats& stats) {
 }
 
 void DrawTable::bindForDraws(const GpuResources& resources) {
-    const MeshArena& meshes = resources.meshArena();
+    const std::deque<MeshArena>& meshes = resources.meshArenas();
     const RecordArena& records = resources.recordArena();
-    if (m_vertexArray.id() == 0) {
-        m_vertexArray = tableVertexArray(true, "myriad/Renderer.draw-table-vertex-array");
+    m_arenaArrays.resize(meshes.size());
+    for (std::size_t a = 0; a < meshes.size(); ++a) {
+        ArenaArrays& each = m_arenaArrays[a];
+        const std::string suffix = a == 0 ? "" : "#" + std::to_string(a);
+        if (each.arrays.id() == 0) {
+            each.arrays = tableVertexArray(true, meshes[a].layout, "myriad/Renderer.draw-table-vertex-array" + suffix);
+        }
+        attachMeshArena(each.arrays, meshes[a], each.meshSerial);
+        if (each.recordSerial != records.serial) {
+            each.arrays.setVertexBuffer(kInstanceBinding, records.records);
+            each.arrays.setVertexBuffer(kDrawIdBinding, records.drawIds);
+            each.recordSerial = records.serial;
+        }
+        if (m_culledLists.empty()) {
+            if (each.culled.id() != 0) {
+                // Not drawn this frame, but re-pointed so it holds no old mesh arena alive.
+                attachMeshArena(each.culled, meshes[a], each.culledMeshSerial);
+            }
+            continue;
+        }
+        // GPU-culled groups: their vertex array (the mesh arena, the pairs the dispatch wrote).
+        if (each.culled.id() == 0) {
+            each.culled = tableVertexArray(false, meshes[a].layout,
+                                           "myriad/Renderer.draw-table-culled-vertex-array" + suffix);
+        }
+        attachMeshArena(each.culled, meshes[a], each.culledMeshSerial);
+        if (each.culledPairBuffer != m_pairBuffer.id()) {
+            each.culled.setVertexBuffer(kDrawIdBinding, m_pairBuffer);
+            each.culledPairBuffer = m_pairBuffer.id();
+        }
     }
-    attachMeshArena(m_vertexArray, meshes, m_meshSerial);
-    if (m_recordSerial != records.serial) {
-        m_vertexArray.setVertexBuffer(kInstanceBinding, records.records);
-        m_vertexArray.setVertexBuffer(kDrawIdBinding, records.drawIds);
-        m_recordSerial = records.serial;
-    }
-    glBindVertexArray(m_vertexArray.id());
-    m_culledBound = false;
+    // The first arena's vertex array (the float one, where most groups draw); draw() switches.
+    glBindVertexArray(m_arenaArrays.empty() ? 0 : m_arenaArrays.front().arrays.id());
+    m_bound = {m_arenaArrays.empty() ? ~0u : 0u, false};
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m_commandBuffer.id());
     glBindTextureUnit(kDrawTableUnit, m_tableTexture.id());
     if (!m_recordTextureWanted && m_recordTexture.id() != 0 && m_recordTextureSerial != records.serial) {
@@ -497,29 +525,14 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
         }
         glBindTextureUnit(kIndexedRecordUnit, m_recordTexture.id());
     }
-    if (m_culledLists.empty()) {
-        if (m_culledVertexArray.id() != 0) {
-            // Not drawn this frame, but re-pointed so it holds no old mesh arena alive.
-            attachMeshArena(m_culledVertexArray, meshes, m_culledMeshSerial);
-        }
-        return;
-    }
-    // GPU-culled groups: their vertex array (the mesh arena, the pairs the dispatch wrote).
-    if (m_culledVertexArray.id() == 0) {
-        m_culledVertexArray = tableVertexArray(false, "myriad/Renderer.draw-table-culled-vertex-array");
-    }
-    attachMeshArena(m_culledVertexArray, meshes, m_culledMeshSerial);
-    if (m_culledPairBuffer != m_pairBuffer.id()) {
-        m_culledVertexArray.setVertexBuffer(kDrawIdBinding, m_pairBuffer);
-        m_culledPairBuffer = m_pairBuffer.id();
-    }
 }
 
 void DrawTable::draw(const TableGroup& group, FrameStats& stats) {
-    const bool culled = group.culledPairs;
-    if (culled != m_culledBound) {
-        glBindVertexArray(culled ? m_culledVertexArray.id() : m_vertexArray.id());
-        m_culledBound = culled;
+    const std::pair<std::uint32_t, bool> wanted{group.vertexArena, group.culledPairs};
+    if (wanted != m_bound) {
+        const ArenaArrays& arrays = m_arenaArrays[group.vertexArena];
+        glBindVertexArray(group.culledPairs ? arrays.culled.id() : arrays.arrays.id());
+        m_bound = wanted;
         ++stats.vertexArrayBinds;
     }
     glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,

@@ -92,6 +92,7 @@ struct TableGroup {
     GLuint sampler = 0;                  ///< its sampler object (0 without a texture)
     GLenum cullFace = GL_NONE;           ///< GL_BACK, GL_FRONT, or GL_NONE for no face culling
     bool culledPairs = false;            ///< GPU-culled: pairs from the culled pair buffer
+    std::uint32_t vertexArena = 0;       ///< the mesh arena (vertex layout) it draws from
     std::uint32_t firstCommand = 0;      ///< into the frame's command buffer
     std::uint32_t commandCount = 0;
     std::uint32_t batches = 0;           ///< commands of InstancedMeshNodes (FrameStats::batches)
@@ -169,13 +170,15 @@ public:
     /** This frame's GPU culling of table-driven batches, for GpuCulling::dispatch (after upload()). */
     [[nodiscard]] const TabledCulling& tabledCulling() const noexcept { return m_tabledCulling; }
 
-    /** Binds what every group draws from: the shared vertex array (re-attached if an arena grew),
-     *  the command buffer as GL_DRAW_INDIRECT_BUFFER and the table on kDrawTableUnit. Once per
-     *  pass before its groups (other draws of the pass rebind the indirect buffer). */
+    /** Binds what every group draws from: the first mesh arena's vertex array (each arena's
+     *  re-attached if it grew), the command buffer as GL_DRAW_INDIRECT_BUFFER and the table on
+     *  kDrawTableUnit. Once per pass before its groups (other draws of the pass rebind the
+     *  indirect buffer). */
     void bindForDraws(const GpuResources& resources);
     /** @p group's one glMultiDrawElementsIndirect, counted into @p stats. Its program, texture,
-     *  sampler and face culling are the caller's to set (Renderer::Impl); a GPU-culled group
-     *  switches to the culled vertex array and back, counted as vertex-array binds. */
+     *  sampler and face culling are the caller's to set (Renderer::Impl); a group of another
+     *  mesh arena (vertex layout), or GPU-culled, switches to its vertex array, counted as a
+     *  vertex-array bind. */
     void draw(const TableGroup& group, FrameStats& stats);
 
 private:
@@ -186,6 +189,7 @@ private:
         GLuint sampler = 0;
         GLenum cullFace = GL_NONE;
         bool culledPairs = false;
+        std::uint32_t vertexArena = 0;
         friend bool operator==(const GroupKey&, const GroupKey&) = default;
     };
     struct GroupKeyHash {
@@ -194,6 +198,7 @@ private:
             h ^= key.surface + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
             h ^= (std::uint64_t{key.texture} << 32 | key.sampler) + (h << 6) + (h >> 2);
             h ^= (key.cullFace | (key.culledPairs ? 1u << 31 : 0u)) + (h << 6) + (h >> 2);
+            h ^= key.vertexArena + (h << 6) + (h >> 2);
             return static_cast<std::size_t>(h);
         }
     };
@@ -240,9 +245,19 @@ private:
     Buffer m_commandTemplate;       // with GPU-culled draws: what the CPU sends, copied over it
     std::size_t m_commandCapacity = 0;
     bool m_sentToTemplate = false;  // which of the two m_sentCommands describes
-    VertexArray m_vertexArray;      // the arenas: vertices, indices, records, (row, instance) pairs
-    std::uint64_t m_meshSerial = ~0ull;
-    std::uint64_t m_recordSerial = ~0ull;
+    /** Per mesh arena (one per vertex layout, GpuResources::meshArenas()): the vertex arrays
+     *  its groups draw from. */
+    struct ArenaArrays {
+        VertexArray arrays;            // its vertices and indices, the records, the arena's pairs
+        std::uint64_t meshSerial = ~0ull;
+        std::uint64_t recordSerial = ~0ull;
+        VertexArray culled;            // its vertices and indices, pairs from m_pairBuffer
+        std::uint64_t culledMeshSerial = ~0ull;
+        GLuint culledPairBuffer = 0;
+    };
+    std::vector<ArenaArrays> m_arenaArrays;
+    /** Which vertex array is bound: (arena, culled); arena ~0u: none of these. */
+    std::pair<std::uint32_t, bool> m_bound{~0u, false};
     // GPU-culled draws:
     std::vector<GpuCullList*> m_culledLists;  // this frame's, told the buffers in upload()
     std::vector<CullJob> m_jobs;              // this frame's, all passes (TabledCulling::Pass ranges)
@@ -253,12 +268,8 @@ private:
     std::size_t m_pairs = 0;                  // pairs this frame, all passes
     Buffer m_pairBuffer;                      // written by the cull dispatches only
     std::size_t m_pairCapacity = 0;
-    VertexArray m_culledVertexArray;          // vertices, indices, pairs from m_pairBuffer
-    std::uint64_t m_culledMeshSerial = ~0ull;
-    GLuint m_culledPairBuffer = 0;
     TextureHandle m_recordTexture;            // RGBA32F view of the whole record arena
     std::uint64_t m_recordTextureSerial = ~0ull;
-    bool m_culledBound = false;               // the culled vertex array is bound (draw())
     bool m_recordTextureWanted = false;       // a kIndexed group this frame
 };
 

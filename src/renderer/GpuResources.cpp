@@ -13,15 +13,6 @@ namespace {
 
 constexpr std::size_t kStreamTexelBytes = 16;  // one RGBA32F texel
 
-/** A vertex of the mesh arena, every attribute float: 48 bytes (arenaVertexLayout()). */
-struct GpuVertex {
-    glm::vec3 position;  ///< location 0
-    glm::vec3 normal;    ///< location 1
-    glm::vec2 uv0;       ///< location 2
-    glm::vec4 color;     ///< location 3
-};
-static_assert(sizeof(GpuVertex) == 48);
-
 AttributeFormat attributeFormat(const PackedVertexLayout::Attribute& attribute) noexcept {
     const bool two = attribute.components == 2;
     switch (attribute.storage) {
@@ -102,17 +93,6 @@ VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geomet
     vertexArray.setVertexBuffer(kVertexBinding, mesh.vertices);
     vertexArray.setIndexBuffer(mesh.indices, geometry.indexType(), geometry.vertexCount() - 1);
     return vertexArray;
-}
-
-const PackedVertexLayout& arenaVertexLayout() noexcept {
-    static const PackedVertexLayout layout{
-        .position = {VertexStorage::Float32, 3, offsetof(GpuVertex, position)},
-        .normal = {VertexStorage::Float32, 3, offsetof(GpuVertex, normal)},
-        .uv0 = {VertexStorage::Float32, 2, offsetof(GpuVertex, uv0)},
-        .color = {VertexStorage::Float32, 4, offsetof(GpuVertex, color)},
-        .strideBytes = sizeof(GpuVertex),
-    };
-    return layout;
 }
 
 // particles and scatter (src/renderer/ParticlePass.cpp)
@@ -826,8 +806,9 @@ void GpuResources::releaseNodeSlot(NodeSlotGpu& slot) noexcept {
 
 void GpuResources::releaseMeshPlace(MeshGpu& mesh) noexcept {
     if (mesh.arena.placed()) {
-        m_meshArena.vertexSlots.release(mesh.arena.baseVertex, mesh.arena.vertexCount);
-        m_meshArena.indexSlots.release(mesh.arena.firstIndex, mesh.arena.indexCount);
+        MeshArena& arena = m_meshArenas[mesh.arena.arena];
+        arena.vertexSlots.release(mesh.arena.baseVertex, mesh.arena.vertexCount);
+        arena.indexSlots.release(mesh.arena.firstIndex, mesh.arena.indexCount);
         mesh.arena = MeshArenaPlace{};
     }
 }
@@ -859,7 +840,17 @@ MeshGpu& GpuResources::meshInArena(const std::shared_ptr<const MeshGeometry>& ge
     if (gpu.arena.placed()) {
         return gpu;
     }
-    MeshArena& arena = m_meshArena;
+    // The arena of the mesh's vertex layout: few exist (float, and one per packed layout in use).
+    const PackedVertexLayout& layout = geometry->vertexLayout();
+    auto found = std::find_if(m_meshArenas.begin(), m_meshArenas.end(),
+                              [&](const MeshArena& each) { return each.layout == layout; });
+    if (found == m_meshArenas.end()) {
+        m_meshArenas.emplace_back().layout = layout;
+        found = m_meshArenas.end() - 1;
+    }
+    MeshArena& arena = *found;
+    const auto arenaIndex = static_cast<std::uint32_t>(found - m_meshArenas.begin());
+    const std::size_t stride = layout.strideBytes;
     const std::size_t vertexCount = geometry->vertexCount();
     const std::size_t indexCount = geometry->indexCount();
     std::size_t baseVertex = arena.vertexSlots.allocate(vertexCount);
@@ -872,39 +863,28 @@ MeshGpu& GpuResources::meshInArena(const std::shared_ptr<const MeshGeometry>& ge
         if (firstIndex != RangeAllocator::npos) {
             arena.indexSlots.release(firstIndex, indexCount);
         }
+        const std::string suffix = arenaIndex == 0 ? "" : "#" + std::to_string(arenaIndex);
         if (baseVertex == RangeAllocator::npos) {
             const std::size_t capacity = grownCapacity(arena.vertexSlots.capacity(), vertexCount, 16384);
-            arena.vertices = grownBuffer(arena.vertices, capacity * sizeof(GpuVertex), "myriad/Renderer.vertex-arena");
+            arena.vertices = grownBuffer(arena.vertices, capacity * stride, "myriad/Renderer.vertex-arena" + suffix);
             arena.vertexSlots.grow(capacity);
         }
         if (firstIndex == RangeAllocator::npos) {
             const std::size_t capacity = grownCapacity(arena.indexSlots.capacity(), indexCount, 65536);
-            arena.indices = grownBuffer(arena.indices, capacity * sizeof(std::uint32_t), "myriad/Renderer.index-arena");
+            arena.indices = grownBuffer(arena.indices, capacity * sizeof(std::uint32_t),
+                                        "myriad/Renderer.index-arena" + suffix);
             arena.indexSlots.grow(capacity);
         }
         arena.serial = ++m_bufferSerial;
         baseVertex = arena.vertexSlots.allocate(vertexCount);
         firstIndex = arena.indexSlots.allocate(indexCount);
     }
-    // Vertices: a GPU copy of the mesh's own buffer when it has the arena's 48-byte float
-    // layout, else widened to it here and sent through the ring (one arena, one vertex array,
-    // one layout for every multi-draw). Indices: widened to 32 bits, so every mesh shares one
-    // index type and one multi-draw call covers them all.
+    // Vertices: a GPU copy of the mesh's own buffer, whose layout is the arena's (packed ones
+    // stay packed). Indices: widened to 32 bits, so every mesh of an arena shares one index
+    // type and one multi-draw call covers them all.
+    glCopyNamedBufferSubData(gpu.vertices.id(), arena.vertices.id(), 0, static_cast<GLintptr>(baseVertex * stride),
+                             static_cast<GLsizeiptr>(vertexCount * stride));
     const MeshData& data = geometry->data();
-    if (geometry->vertexLayout() == arenaVertexLayout()) {
-        glCopyNamedBufferSubData(gpu.vertices.id(), arena.vertices.id(), 0,
-                                 static_cast<GLintptr>(baseVertex * sizeof(GpuVertex)),
-                                 static_cast<GLsizeiptr>(vertexCount * sizeof(GpuVertex)));
-    } else {
-        std::vector<GpuVertex> widened(vertexCount);
-        for (std::size_t i = 0; i < vertexCount; ++i) {
-            widened[i] = {data.positions[i], data.normals[i], data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i],
-                          data.colors.empty() ? glm::vec4(1.0f) : data.colors[i]};
-        }
-        m_ring.copy(arena.vertices.id(), baseVertex * sizeof(GpuVertex), widened.data(),
-                    vertexCount * sizeof(GpuVertex));
-        m_stats->bytesUploaded += vertexCount * sizeof(GpuVertex);
-    }
     std::vector<std::uint32_t>& indices = m_scratchIndices;
     if (geometry->indexType() == IndexType::UInt16) {
         indices.assign(data.indices16.begin(), data.indices16.end());
@@ -912,7 +892,7 @@ MeshGpu& GpuResources::meshInArena(const std::shared_ptr<const MeshGeometry>& ge
     const std::uint32_t* source = geometry->indexType() == IndexType::UInt16 ? indices.data() : data.indices32.data();
     m_ring.copy(arena.indices.id(), firstIndex * sizeof(std::uint32_t), source, indexCount * sizeof(std::uint32_t));
     m_stats->bytesUploaded += indexCount * sizeof(std::uint32_t);
-    gpu.arena = {baseVertex, vertexCount, firstIndex, indexCount};
+    gpu.arena = {arenaIndex, baseVertex, vertexCount, firstIndex, indexCount};
     return gpu;
 }
 

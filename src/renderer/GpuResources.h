@@ -29,10 +29,11 @@ namespace myriad::gl::detail {
 
 
 /** Where a mesh sits in the shared vertex and index buffers of the table-driven path
- *  (MeshArena): its 48-byte float vertices from baseVertex, its indices (widened to 32 bits) from
- *  firstIndex. */
+ *  (MeshArena): in arena `arena` (the one of its vertex layout), its vertices from baseVertex,
+ *  its indices (widened to 32 bits) from firstIndex. */
 struct MeshArenaPlace {
     static constexpr std::size_t npos = RangeAllocator::npos;
+    std::uint32_t arena = 0;        ///< index into GpuResources::meshArenas()
     std::size_t baseVertex = npos;  ///< npos: not in the arena (yet)
     std::size_t vertexCount = 0;
     std::size_t firstIndex = npos;
@@ -69,8 +70,12 @@ struct RecordArena {
     std::uint64_t serial = 0;
     RangeAllocator slots;  ///< in units of kUnit records
 };
+/** One per vertex layout in use (MeshGeometry::vertexLayout()): the 48-byte float one, and one
+ *  for each packed layout (a quantized glTF file's), so every mesh is copied in as it is stored
+ *  and one multi-draw reads one layout. */
 struct MeshArena {
-    Buffer vertices;  ///< 48-byte interleaved float vertices (arenaVertexLayout())
+    PackedVertexLayout layout;  ///< of every mesh placed here
+    Buffer vertices;  ///< interleaved vertices, layout.strideBytes each
     Buffer indices;   ///< 32-bit indices, relative to each mesh's base vertex
     std::uint64_t serial = 0;
     RangeAllocator vertexSlots;  ///< in vertices
@@ -209,13 +214,9 @@ void bindRecordTexture(BatchGpu& gpu, GLuint unit);
  *  live in a named buffer. */
 [[nodiscard]] VertexArray instancedVertexArray(const MeshGpu& mesh, const MeshGeometry& geometry,
                                                std::string_view label);
-/** The layout of the mesh arena's vertices: every attribute float, 48 bytes. A mesh whose own
- *  layout (MeshGeometry::vertexLayout()) is this one is copied into the arena on the GPU; any
- *  other is widened to it on the CPU. */
-[[nodiscard]] const PackedVertexLayout& arenaVertexLayout() noexcept;
 /** The vertex layout @p vertex describes plus the record stream's four divisor-1 attributes at
  *  kInstanceBinding (no buffers): a batch's layout, which the table-driven path extends (with
- *  arenaVertexLayout()). */
+ *  each mesh arena's layout). */
 [[nodiscard]] VertexLayoutDesc instancedVertexLayout(const PackedVertexLayout& vertex, std::string_view label);
 /** The vertex layout @p vertex describes (interleaved vertices at kVertexBinding) with no
  *  instance bindings: what another instanced layout (scatter) starts from. */
@@ -278,15 +279,17 @@ public:
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
 
     // ---- the table-driven draw path's shared buffers (renderer/DrawTable.h) ----------------
-    /** @p geometry's copy with its place in the mesh arena, made there on first use (its
-     *  vertices copied on the GPU from its own buffer, its indices widened to 32 bits and sent
-     *  through the ring). */
+    /** @p geometry's copy with its place in the mesh arena of its vertex layout (made on first
+     *  use of that layout), placed there on first use: its vertices copied on the GPU from its
+     *  own buffer, its indices widened to 32 bits and sent through the ring. */
     MeshGpu& meshInArena(const std::shared_ptr<const MeshGeometry>& geometry);
     /** @p node's record slot and draw-table row (a MeshNode drawn as a batch of one), made on
      *  first use. */
     NodeSlotGpu& nodeSlot(const MeshNode& node);
     [[nodiscard]] const RecordArena& recordArena() const noexcept { return m_recordArena; }
-    [[nodiscard]] const MeshArena& meshArena() const noexcept { return m_meshArena; }
+    /** One mesh arena per vertex layout in use, in the order first used; a deque, so a reference
+     *  stays valid as arenas are added. MeshArenaPlace::arena indexes it. */
+    [[nodiscard]] const std::deque<MeshArena>& meshArenas() const noexcept { return m_meshArenas; }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
     // particles and scatter (src/renderer/ParticlePass.cpp): their uploads share the one ring
@@ -372,7 +375,7 @@ private:
     bool m_streamingReadThisFrame = false;  ///< a streaming part was read: endFrame() fences the frame
     std::uint64_t m_streamingWaits = 0;
     RecordArena m_recordArena;
-    MeshArena m_meshArena;
+    std::deque<MeshArena> m_meshArenas;
     std::unordered_map<std::uint64_t, NodeSlotGpu> m_nodeSlots;
     /** Copies used this frame (first use each): endFrame() looks for destroyed ones only when
      *  some copy went unused. */

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -49,22 +50,60 @@ TEST_CASE("VertexEncoding: every attribute Float32 is the 48-byte layout of befo
     CHECK(read<float>(bytes, 2 * 48 + 44) == 0.5f);  // vertex 2 colour alpha
 }
 
-TEST_CASE("VertexEncoding: a mesh without uvs or colours stores them as 4 constant bytes each", "[mesh][encoding]") {
+TEST_CASE("VertexEncoding: absent uvs and colours take 4 constant bytes in a packed mesh, float in a float one",
+          "[mesh][encoding]") {
     MeshData data = triangleWithEverything();
     data.uv0.clear();
     data.colors.clear();
-    data.encoding.uv0 = VertexStorage::Float32;  // asked for, but there is nothing to store
-    const MeshGeometry mesh(std::move(data));
-    const PackedVertexLayout& layout = mesh.vertexLayout();
-    CHECK(layout.uv0.storage == VertexStorage::UNorm8);
-    CHECK(layout.color.storage == VertexStorage::UNorm8);
-    CHECK(layout.strideBytes == 12 + 12 + 4 + 4);
-    const std::vector<std::byte> bytes = mesh.packedVertices();
-    for (std::size_t v = 0; v < 3; ++v) {
-        const std::size_t base = v * layout.strideBytes;
-        CHECK(read<std::uint16_t>(bytes, base + 24) == 0);            // uv (0, 0)
-        CHECK(read<std::uint32_t>(bytes, base + 28) == 0xFFFFFFFFu);  // colour white
+    SECTION("all Float32: the 48-byte layout the table-driven path copies on the GPU") {
+        const MeshGeometry mesh(std::move(data));
+        CHECK(mesh.vertexLayout().strideBytes == 48);
+        CHECK(mesh.vertexLayout().color == PackedVertexLayout::Attribute{VertexStorage::Float32, 4, 32});
+        CHECK(read<float>(mesh.packedVertices(), 48 + 32 + 12) == 1.0f);  // white
     }
+    SECTION("packed normals: uv and colour as UNorm8") {
+        data.encoding.uv0 = VertexStorage::Float32;  // asked for, but there is nothing to store
+        data.encoding.normal = VertexStorage::SNorm8;
+        const MeshGeometry mesh(std::move(data));
+        const PackedVertexLayout& layout = mesh.vertexLayout();
+        CHECK(layout.uv0.storage == VertexStorage::UNorm8);
+        CHECK(layout.color.storage == VertexStorage::UNorm8);
+        CHECK(layout.strideBytes == 12 + 4 + 4 + 4);
+        const std::vector<std::byte> bytes = mesh.packedVertices();
+        for (std::size_t v = 0; v < 3; ++v) {
+            const std::size_t base = v * layout.strideBytes;
+            CHECK(read<std::uint16_t>(bytes, base + 16) == 0);            // uv (0, 0)
+            CHECK(read<std::uint32_t>(bytes, base + 20) == 0xFFFFFFFFu);  // colour white
+        }
+    }
+}
+
+TEST_CASE("VertexEncoding: a packed position's fourth component is 1, a normal's 0", "[mesh][encoding]") {
+    MeshData data = triangleWithEverything();
+    data.positions = {{0, 0, 0}, {0.5f, 0, 0}, {0, 0.5f, 0}};
+    data.encoding.position = VertexStorage::SNorm16;
+    data.encoding.normal = VertexStorage::SNorm16;
+    const MeshGeometry mesh(std::move(data));
+    const std::vector<std::byte> bytes = mesh.packedVertices();
+    CHECK(read<std::int16_t>(bytes, mesh.vertexLayout().position.offsetBytes + 6) == 32767);  // 1.0
+    CHECK(read<std::int16_t>(bytes, mesh.vertexLayout().normal.offsetBytes + 6) == 0);
+    MeshData scaled = triangleWithEverything();
+    scaled.encoding.position = VertexStorage::UScaled8;
+    CHECK(read<std::uint8_t>(MeshGeometry(std::move(scaled)).packedVertices(), 3) == 1);
+}
+
+TEST_CASE("VertexEncoding: a normal too long for its storage is made unit length, its direction kept",
+          "[mesh][encoding]") {
+    MeshData data = triangleWithEverything();
+    data.normals = {{2, 1, 0}, {0, 0, 1}, {0.6f, 0.0f, 0.8f}};
+    data.encoding.normal = VertexStorage::SNorm16;
+    const MeshGeometry mesh(std::move(data));
+    const glm::vec3 n = mesh.data().normals[0];
+    CHECK(n.x == Approx(2.0f / std::sqrt(5.0f)).margin(1.0 / 32767));
+    CHECK(n.y == Approx(1.0f / std::sqrt(5.0f)).margin(1.0 / 32767));
+    CHECK(n.z == 0.0f);
+    // One that fits keeps its value (to its step), unit length or not.
+    CHECK(mesh.data().normals[2].x == std::round(0.6f * 32767.0f) / 32767.0f);
 }
 
 TEST_CASE("VertexEncoding: gltfpack's layout is 20 bytes, each value stored as the integer it came from",
@@ -90,7 +129,7 @@ TEST_CASE("VertexEncoding: gltfpack's layout is 20 bytes, each value stored as t
     CHECK(read<std::uint16_t>(bytes, 20 + 0) == 16383);
     CHECK(read<std::uint16_t>(bytes, 20 + 4) == 7);
     CHECK(read<std::uint16_t>(bytes, 40 + 4) == 65535);
-    CHECK(read<std::uint16_t>(bytes, 20 + 6) == 0);  // the fourth component: padding
+    CHECK(read<std::uint16_t>(bytes, 20 + 6) == 1);  // the fourth component: w = 1
     CHECK(read<std::int8_t>(bytes, 8 + 2) == 127);
     CHECK(read<std::int8_t>(bytes, 20 + 8 + 2) == -127);  // -1 is -127, never -128
     CHECK(read<std::int8_t>(bytes, 40 + 8 + 0) == -127);
@@ -148,7 +187,7 @@ TEST_CASE("VertexEncoding: what does not fit is refused, naming attribute, verte
         data.positions[2].y = 2.5f;
         data.encoding.position = VertexStorage::SScaled16;
         CHECK_THROWS_WITH(MeshGeometry(std::move(data), "m"),
-                          Catch::Contains("position 2 component 1 is 2.5") && Catch::Contains("SScaled16"));
+                          Catch::Contains("position 2 component 1 is 2.5,") && Catch::Contains("SScaled16"));
     }
     SECTION("a scaled value out of range") {
         MeshData data = triangleWithEverything();

@@ -20,16 +20,6 @@ namespace {
 
 std::string asset(const char* relative) { return std::string(MYRIAD_ASSETS_DIR) + "/" + relative; }
 
-// Frames the model's bounds in a perspective camera from the front-right-top.
-Camera framing(const Aabb& bounds) {
-    const glm::vec3 centre = bounds.centre();
-    const float radius = glm::length(bounds.halfExtent());
-    Camera camera;
-    camera.setPerspective(glm::radians(50.0f), 1.0f, radius * 0.05f, radius * 20.0f);
-    camera.lookAt(centre + glm::normalize(glm::vec3(1.0f, 0.8f, 1.5f)) * radius * 3.0f, centre);
-    return camera;
-}
-
 std::size_t coveredPixels(const Image& image) {
     std::size_t covered = 0;
     for (std::uint32_t y = 0; y < image.height; ++y) {

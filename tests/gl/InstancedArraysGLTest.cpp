@@ -668,6 +668,11 @@ TEST_CASE("instanced arrays: strides, offsets and index ranges GL would refuse o
     CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::Float2, 2, 16)), InvalidArgument);
     CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::Float2, 0, 10)), InvalidArgument);
     CHECK_NOTHROW(gl::VertexArray(layoutOf(AttributeFormat::UByte4Normalized, 1, 5)));
+    CHECK_NOTHROW(gl::VertexArray(layoutOf(AttributeFormat::SNorm8x2, 3, 5)));
+    // 16-bit data at multiples of 2 (issue 26's packed vertices).
+    CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::UScaled16x4, 1, 16)), InvalidArgument);
+    CHECK_THROWS_AS(gl::VertexArray(layoutOf(AttributeFormat::SNorm16x2, 0, 7)), InvalidArgument);
+    CHECK_NOTHROW(gl::VertexArray(layoutOf(AttributeFormat::SNorm16x2, 2, 6)));
     const std::vector<float> values(64, 0.0f);
     gl::Buffer buffer = makeBuffer(values, "limits-buffer");
     gl::VertexArray floats(layoutOf(AttributeFormat::Float2, 0, 8));
@@ -675,6 +680,9 @@ TEST_CASE("instanced arrays: strides, offsets and index ranges GL would refuse o
     CHECK_NOTHROW(floats.setVertexBuffer(0, buffer, 8));
     gl::VertexArray bytes(layoutOf(AttributeFormat::UByte4Normalized, 0, 4));
     CHECK_NOTHROW(bytes.setVertexBuffer(0, buffer, 3));
+    gl::VertexArray shorts(layoutOf(AttributeFormat::UNorm16x2, 0, 4));
+    CHECK_THROWS_AS(shorts.setVertexBuffer(0, buffer, 3), InvalidArgument);
+    CHECK_NOTHROW(shorts.setVertexBuffer(0, buffer, 2));
     // maxIndex must fit the index type; an empty vertex array takes no index buffer.
     CHECK_THROWS_AS(floats.setIndexBuffer(buffer, IndexType::UInt8, 256), InvalidArgument);
     CHECK_THROWS_AS(floats.setIndexBuffer(buffer, IndexType::UInt16, 65536), InvalidArgument);

@@ -73,7 +73,11 @@ inline constexpr Rgba kWhite{255, 255, 255, 255};
 
 } // namespace myriad::test
 
+#include "myriad/core/Bounds.h"
 #include "myriad/core/Camera.h"
+
+#include <glm/geometric.hpp>
+#include <glm/trigonometric.hpp>
 
 namespace myriad::test {
 
@@ -82,6 +86,17 @@ inline Camera orthoCamera() {
     Camera camera;
     camera.setOrthographic(-1.0f, 1.0f, -1.0f, 1.0f, 0.1f, 20.0f);
     camera.lookAt(glm::vec3(0.0f, 0.0f, 10.0f), glm::vec3(0.0f));
+    return camera;
+}
+
+/** A square perspective camera (50 degrees) framing @p bounds from the front-right-top, at
+ *  @p radii times the box's half diagonal from its centre. */
+inline Camera framing(const Aabb& bounds, float radii = 3.0f) {
+    const glm::vec3 centre = bounds.centre();
+    const float radius = glm::length(bounds.halfExtent());
+    Camera camera;
+    camera.setPerspective(glm::radians(50.0f), 1.0f, radius * 0.05f, radius * 20.0f);
+    camera.lookAt(centre + glm::normalize(glm::vec3(1.0f, 0.8f, 1.5f)) * radius * radii, centre);
     return camera;
 }
 

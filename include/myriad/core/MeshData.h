@@ -24,7 +24,7 @@ namespace myriad {
  *  (OpenGL 4.5 section 10.2.1 and 2.3.5.1: unsigned c / (2^b - 1), signed max(c / (2^(b-1) - 1),
  *  -1), the rule glTF 2.0 section 3.11 gives for normalized accessors). These are the component
  *  types KHR_mesh_quantization allows, so a gltfpack file's vertices reach the GPU as it stored
- *  them: 24 bytes a vertex for gltfpack output where float takes 36 or 48 (docs/gltf.md). */
+ *  them: 24 bytes a vertex for gltfpack output where float takes 48 (docs/gltf.md). */
 enum class VertexStorage : std::uint8_t {
     Float32,    ///< 32-bit float (the default)
     UNorm8,     ///< unsigned byte, c / 255
@@ -46,8 +46,11 @@ enum class VertexStorage : std::uint8_t {
  *  attribute takes follows glTF 2.0 (3.7.2.1) with KHR_mesh_quantization: positions and texture
  *  coordinates any; normals Float32, SNorm8 or SNorm16; colours Float32, UNorm8 or UNorm16.
  *  The values must fit: MeshGeometry checks them and rounds normalized ones to their step
- *  (see MeshGeometry::MeshGeometry). An attribute the mesh does not have (uv0 or colors empty)
- *  is stored as UNorm8 whatever is asked here: its constant (0 or white) fits exactly. */
+ *  (see MeshGeometry::MeshGeometry). When any attribute is not Float32, an attribute the mesh
+ *  does not have (uv0 or colors empty) is stored as UNorm8 whatever is asked here: its constant
+ *  (0 or white) fits exactly. An all-Float32 mesh keeps the 48-byte float layout, absent
+ *  attributes included: the table-driven draw path groups meshes by layout (one vertex arena
+ *  each), so every float mesh stays in one group. */
 struct VertexEncoding {
     VertexStorage position = VertexStorage::Float32;  ///< MeshData::positions: any storage
     VertexStorage normal = VertexStorage::Float32;    ///< MeshData::normals: Float32, SNorm8, SNorm16
@@ -78,8 +81,8 @@ struct MeshData {
  *  (MeshGeometry::vertexLayout()): interleaved, each attribute 4-byte aligned, in the order
  *  position, normal, uv0, colour. A Float32 attribute has its own component count (3, 3, 2, 4);
  *  an 8- or 16-bit one is stored with 2 (uv0) or 4 components, as WebGPU and Vulkan
- *  implementations want them aligned, the fourth of a position or normal being 0 and unread
- *  (the vertex stage declares vec3). */
+ *  implementations want them aligned; the fourth of a position is 1 (as GL reads a
+ *  three-component attribute into a vec4), of a normal 0, and the vertex stage declares vec3. */
 struct PackedVertexLayout {
     /** One attribute's place in a vertex. */
     struct Attribute {
@@ -118,8 +121,8 @@ public:
      *  targets, a target's deltas are not one per vertex, or there are more default weights
      *  than targets. Default weights shorter than the target list are padded with 0.
      *  data.encoding (VertexEncoding): a normalized storage rounds the CPU copy to its step, so
-     *  what the CPU reads (bounds, picking, LOD) is what the GPU draws; normals are clamped to
-     *  [-1, 1] first (a unit vector's component can round past 1).
+     *  what the CPU reads (bounds, picking, LOD) is what the GPU draws; a normal with a component
+     *  outside [-1, 1] is made unit length first (its direction kept), others are kept as given.
      *  @throws InvalidArgument also if an attribute's storage is one its attribute does not take
      *  (VertexEncoding), a value is outside its normalized range ([0, 1] or [-1, 1]), or a value
      *  stored scaled is not an integer in the storage's range; the message names the attribute,

@@ -75,8 +75,10 @@ class VertexArray {
 public:
     VertexArray() noexcept = default;
     /** @throws InvalidArgument if an attribute names a binding not in the layout, a stride is 0,
-     *  a location or binding is >= 16, two attributes share a location, or an attribute does not
-     *  fit inside its binding's stride. @throws GlError with no current context. */
+     *  a location or binding is >= 16, two attributes share a location, an attribute does not
+     *  fit inside its binding's stride, or an attribute's offset or its binding's stride is not a
+     *  multiple of its component size (4 bytes for float, 2 for 16-bit; GL 4.5 section 10.3).
+     *  @throws GlError with no current context. */
     explicit VertexArray(const VertexLayoutDesc& desc);
     ~VertexArray();
     /** Takes over the GL object of @p other, which is left empty (destructible without a context). */
@@ -90,8 +92,9 @@ public:
      *  vertexAttribDivisor() moved off @p binding to a binding of their own read the same
      *  buffer at the same offset: those bindings are attached too.
      *  @throws InvalidArgument if the binding is not one the layout declared, the buffer is
-     *  empty, or a float attribute reads the binding and @p offsetBytes is not a multiple of 4
-     *  (GL 4.5 section 10.3's alignment rule, an error in WebGL too); OutOfRange if
+     *  empty, or @p offsetBytes is not a multiple of the largest component size among the
+     *  attributes reading the binding (4 for float, 2 for 16-bit: GL 4.5 section 10.3's alignment
+     *  rule, an error in WebGL too); OutOfRange if
      *  offsetBytes > buffer size. */
     void setVertexBuffer(std::uint32_t binding, const Buffer& buffer, std::size_t offsetBytes = 0);
     /** Attaches @p buffer as the index buffer. @p maxIndex is the largest index value it holds
@@ -174,7 +177,7 @@ private:
         std::uint32_t source = 0;  ///< the declared binding it was split from (itself if declared)
         std::uint32_t bufferId = 0;      ///< GL name of the attached buffer; 0: none
         std::size_t bufferOffset = 0;    ///< offset given to setVertexBuffer
-        bool needsFourByteOffset = false;  ///< a float attribute reads it: offsets multiples of 4
+        std::uint32_t offsetAlignment = 1;  ///< its attributes' largest component size: offsets a multiple
     };
     struct AttributeState {
         std::uint32_t location = 0;
