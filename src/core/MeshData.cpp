@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
-#include <cmath>
+#include <iterator>
 #include <string>
+#include <utility>
 
 namespace myriad {
 namespace {
@@ -54,41 +56,34 @@ std::vector<glm::vec3> smoothNormals(const std::vector<glm::vec3>& positions,
     return normals;
 }
 
-/** Largest stored integer of a normalized or scaled storage (255, 127, 65535, 32767) and the
- *  smallest (0, -128, 0, -32768); Float32 has none (0, 0). */
-struct IntegerRange {
+/** What each VertexStorage is, in enumerator order: its name, bytes per component, the smallest
+ *  and largest integer it stores (0, 0 for Float32), and whether the vertex fetch normalizes. */
+struct StorageInfo {
+    const char* name;
+    std::uint32_t bytes;
     float low;
     float high;
+    bool normalized;
 };
+constexpr StorageInfo kStorages[] = {
+    {"Float32", 4, 0.0f, 0.0f, false},         {"UNorm8", 1, 0.0f, 255.0f, true},
+    {"SNorm8", 1, -128.0f, 127.0f, true},      {"UNorm16", 2, 0.0f, 65535.0f, true},
+    {"SNorm16", 2, -32768.0f, 32767.0f, true}, {"UScaled8", 1, 0.0f, 255.0f, false},
+    {"SScaled8", 1, -128.0f, 127.0f, false},   {"UScaled16", 2, 0.0f, 65535.0f, false},
+    {"SScaled16", 2, -32768.0f, 32767.0f, false},
+};
+static_assert(std::size(kStorages) == static_cast<std::size_t>(VertexStorage::SScaled16) + 1);
 
-IntegerRange integerRange(VertexStorage storage) noexcept {
-    switch (storage) {
-    case VertexStorage::UNorm8:
-    case VertexStorage::UScaled8: return {0.0f, 255.0f};
-    case VertexStorage::SNorm8:
-    case VertexStorage::SScaled8: return {-128.0f, 127.0f};
-    case VertexStorage::UNorm16:
-    case VertexStorage::UScaled16: return {0.0f, 65535.0f};
-    case VertexStorage::SNorm16:
-    case VertexStorage::SScaled16: return {-32768.0f, 32767.0f};
-    case VertexStorage::Float32: break;
-    }
-    return {0.0f, 0.0f};
-}
-
-bool isNormalized(VertexStorage storage) noexcept {
-    return storage == VertexStorage::UNorm8 || storage == VertexStorage::SNorm8 ||
-           storage == VertexStorage::UNorm16 || storage == VertexStorage::SNorm16;
-}
-
-bool isSigned(VertexStorage storage) noexcept {
-    return integerRange(storage).low < 0.0f;
+const StorageInfo& infoOf(VertexStorage storage) noexcept {
+    const auto index = static_cast<std::size_t>(storage);
+    return kStorages[index < std::size(kStorages) ? index : 0];
 }
 
 /** The integer @p value is stored as: round(v x max) for a normalized storage (max 255, 127,
  *  65535 or 32767; so -1 is -127, never -128), the value itself for a scaled one. */
 float storedInteger(float value, VertexStorage storage) noexcept {
-    return isNormalized(storage) ? std::round(value * integerRange(storage).high) : value;
+    const StorageInfo& info = infoOf(storage);
+    return info.normalized ? std::round(value * info.high) : value;
 }
 
 /** @p value in as few digits as give it back ("2.5", "65535", "nan"). */
@@ -106,10 +101,10 @@ void encodeInPlace(std::vector<glm::vec<N, float>>& values, VertexStorage storag
     if (storage == VertexStorage::Float32) {
         return;
     }
-    const IntegerRange range = integerRange(storage);
-    const bool normalized = isNormalized(storage);
-    const float low = normalized ? (isSigned(storage) ? -1.0f : 0.0f) : range.low;
-    const float high = normalized ? 1.0f : range.high;
+    const StorageInfo& info = infoOf(storage);
+    const bool normalized = info.normalized;
+    const float low = normalized ? (info.low < 0.0f ? -1.0f : 0.0f) : info.low;
+    const float high = normalized ? 1.0f : info.high;
     for (std::size_t i = 0; i < values.size(); ++i) {
         for (glm::length_t c = 0; c < N; ++c) {
             float& v = values[i][c];
@@ -121,7 +116,7 @@ void encodeInPlace(std::vector<glm::vec<N, float>>& values, VertexStorage storag
                                       shortest(low) + ", " + shortest(high) + "])");
             }
             if (normalized) {
-                v = std::max(storedInteger(v, storage) / range.high, -1.0f);
+                v = std::max(storedInteger(v, storage) / info.high, -1.0f);
             }
         }
     }
@@ -166,69 +161,32 @@ PackedVertexLayout layoutOf(const MeshData& data) noexcept {
 template <glm::length_t N>
 void writeAttribute(std::byte* out, const glm::vec<N, float>& value, const PackedVertexLayout::Attribute& attribute,
                     float pad = 0.0f) {
+    const StorageInfo& info = infoOf(attribute.storage);
+    const bool isSigned = info.low < 0.0f;
     for (glm::length_t c = 0; static_cast<std::uint32_t>(c) < attribute.components; ++c) {
         const float v = c < N ? value[c] : pad;
-        switch (attribute.storage) {
-        case VertexStorage::Float32: std::memcpy(out + 4 * c, &v, 4); break;
-        case VertexStorage::UNorm8:
-        case VertexStorage::UScaled8: {
-            const auto stored = static_cast<std::uint8_t>(storedInteger(v, attribute.storage));
-            std::memcpy(out + c, &stored, 1);
-            break;
-        }
-        case VertexStorage::SNorm8:
-        case VertexStorage::SScaled8: {
-            const auto stored = static_cast<std::int8_t>(storedInteger(v, attribute.storage));
-            std::memcpy(out + c, &stored, 1);
-            break;
-        }
-        case VertexStorage::UNorm16:
-        case VertexStorage::UScaled16: {
-            const auto stored = static_cast<std::uint16_t>(storedInteger(v, attribute.storage));
-            std::memcpy(out + 2 * c, &stored, 2);
-            break;
-        }
-        case VertexStorage::SNorm16:
-        case VertexStorage::SScaled16: {
-            const auto stored = static_cast<std::int16_t>(storedInteger(v, attribute.storage));
-            std::memcpy(out + 2 * c, &stored, 2);
-            break;
-        }
+        std::byte* component = out + info.bytes * static_cast<std::uint32_t>(c);
+        // Values were checked to fit (encodeInPlace), so each cast is in range.
+        const float stored = storedInteger(v, attribute.storage);
+        if (attribute.storage == VertexStorage::Float32) {
+            std::memcpy(component, &v, 4);
+        } else if (info.bytes == 1) {
+            const auto byte = isSigned ? static_cast<std::uint8_t>(static_cast<std::int8_t>(stored))
+                                       : static_cast<std::uint8_t>(stored);
+            std::memcpy(component, &byte, 1);
+        } else {
+            const auto half = isSigned ? static_cast<std::uint16_t>(static_cast<std::int16_t>(stored))
+                                       : static_cast<std::uint16_t>(stored);
+            std::memcpy(component, &half, 2);
         }
     }
 }
 
 } // namespace
 
-std::uint32_t componentBytes(VertexStorage storage) noexcept {
-    switch (storage) {
-    case VertexStorage::Float32: return 4;
-    case VertexStorage::UNorm8:
-    case VertexStorage::SNorm8:
-    case VertexStorage::UScaled8:
-    case VertexStorage::SScaled8: return 1;
-    case VertexStorage::UNorm16:
-    case VertexStorage::SNorm16:
-    case VertexStorage::UScaled16:
-    case VertexStorage::SScaled16: return 2;
-    }
-    return 4;
-}
+std::uint32_t componentBytes(VertexStorage storage) noexcept { return infoOf(storage).bytes; }
 
-const char* toString(VertexStorage storage) noexcept {
-    switch (storage) {
-    case VertexStorage::Float32: return "Float32";
-    case VertexStorage::UNorm8: return "UNorm8";
-    case VertexStorage::SNorm8: return "SNorm8";
-    case VertexStorage::UNorm16: return "UNorm16";
-    case VertexStorage::SNorm16: return "SNorm16";
-    case VertexStorage::UScaled8: return "UScaled8";
-    case VertexStorage::SScaled8: return "SScaled8";
-    case VertexStorage::UScaled16: return "UScaled16";
-    case VertexStorage::SScaled16: return "SScaled16";
-    }
-    return "?";
-}
+const char* toString(VertexStorage storage) noexcept { return infoOf(storage).name; }
 
 MeshGeometry::MeshGeometry(MeshData data, std::string name)
     : m_name(std::move(name)), m_id(nextMeshSerial()) {
@@ -274,6 +232,16 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
         }
     }
     using enum VertexStorage;
+    const std::pair<VertexStorage, const char*> storages[] = {{data.encoding.position, "position"},
+                                                              {data.encoding.normal, "normal"},
+                                                              {data.encoding.uv0, "uv0"},
+                                                              {data.encoding.color, "color"}};
+    for (const auto& [storage, attribute] : storages) {
+        if (static_cast<std::size_t>(storage) >= std::size(kStorages)) {
+            throw InvalidArgument(where + ": encoding." + attribute + " is " +
+                                  std::to_string(static_cast<int>(storage)) + ", not a VertexStorage");
+        }
+    }
     checkStorage(data.encoding.normal, {Float32, SNorm8, SNorm16}, "normal", where);
     checkStorage(data.encoding.color, {Float32, UNorm8, UNorm16}, "color", where);
     // Rounded before the bounds are taken, so the box holds what the GPU draws.

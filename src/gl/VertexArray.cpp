@@ -64,30 +64,7 @@ std::uint32_t componentBytes(AttributeFormat format) noexcept {
 } // namespace
 
 std::uint32_t attributeSizeBytes(AttributeFormat format) noexcept {
-    switch (format) {
-    case AttributeFormat::Float1: return 4;
-    case AttributeFormat::Float2: return 8;
-    case AttributeFormat::Float3: return 12;
-    case AttributeFormat::Float4: return 16;
-    case AttributeFormat::UByte4Normalized: return 4;
-    case AttributeFormat::UInt2: return 8;
-    case AttributeFormat::UNorm8x2:
-    case AttributeFormat::SNorm8x2:
-    case AttributeFormat::UScaled8x2:
-    case AttributeFormat::SScaled8x2: return 2;
-    case AttributeFormat::SNorm8x4:
-    case AttributeFormat::UScaled8x4:
-    case AttributeFormat::SScaled8x4:
-    case AttributeFormat::UNorm16x2:
-    case AttributeFormat::SNorm16x2:
-    case AttributeFormat::UScaled16x2:
-    case AttributeFormat::SScaled16x2: return 4;
-    case AttributeFormat::UNorm16x4:
-    case AttributeFormat::SNorm16x4:
-    case AttributeFormat::UScaled16x4:
-    case AttributeFormat::SScaled16x4: return 8;
-    }
-    return 16;
+    return static_cast<std::uint32_t>(formatInfo(format).components) * componentBytes(format);
 }
 
 VertexArray::VertexArray(const VertexLayoutDesc& desc) {

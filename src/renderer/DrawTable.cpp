@@ -284,14 +284,14 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         group.triangles += triangles * item.instanceCount;
     }
     // Groups of one program next to each other (fewer program changes), of one vertex arena
-    // within it (otherwise in the order they first appeared), then each group's commands together in the order their draws came
-    // (a counting sort).
+    // within it (fewer vertex-array binds; otherwise in the order they first appeared), then
+    // each group's commands together in the order their draws came (a counting sort).
     const std::size_t groups = table.groups.size();
     m_groupOrder.resize(groups);
     for (std::uint32_t g = 0; g < groups; ++g) {
         m_groupOrder[g] = g;
     }
-    auto programOf = [&](std::uint32_t g) {  // then its vertex arena: fewer vertex-array binds
+    auto programOf = [&](std::uint32_t g) {
         const TableGroup& group = table.groups[g];
         return std::tuple(group.features, group.material->surface ? group.material->surface->id() : 0,
                           group.vertexArena);
@@ -471,11 +471,14 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
     const std::deque<MeshArena>& meshes = resources.meshArenas();
     const RecordArena& records = resources.recordArena();
     m_arenaArrays.resize(meshes.size());
+    // Labels only when a vertex array is made: no string is built in a steady frame.
+    auto label = [](const char* base, std::size_t arena) {
+        return arena == 0 ? std::string(base) : std::string(base) + "#" + std::to_string(arena);
+    };
     for (std::size_t a = 0; a < meshes.size(); ++a) {
         ArenaArrays& each = m_arenaArrays[a];
-        const std::string suffix = a == 0 ? "" : "#" + std::to_string(a);
         if (each.arrays.id() == 0) {
-            each.arrays = tableVertexArray(true, meshes[a].layout, "myriad/Renderer.draw-table-vertex-array" + suffix);
+            each.arrays = tableVertexArray(true, meshes[a].layout, label("myriad/Renderer.draw-table-vertex-array", a));
         }
         attachMeshArena(each.arrays, meshes[a], each.meshSerial);
         if (each.recordSerial != records.serial) {
@@ -492,8 +495,8 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
         }
         // GPU-culled groups: their vertex array (the mesh arena, the pairs the dispatch wrote).
         if (each.culled.id() == 0) {
-            each.culled = tableVertexArray(false, meshes[a].layout,
-                                           "myriad/Renderer.draw-table-culled-vertex-array" + suffix);
+            each.culled =
+                tableVertexArray(false, meshes[a].layout, label("myriad/Renderer.draw-table-culled-vertex-array", a));
         }
         attachMeshArena(each.culled, meshes[a], each.culledMeshSerial);
         if (each.culledPairBuffer != m_pairBuffer.id()) {
@@ -501,7 +504,7 @@ void DrawTable::bindForDraws(const GpuResources& resources) {
             each.culledPairBuffer = m_pairBuffer.id();
         }
     }
-    // The first arena's vertex array (the float one, where most groups draw); draw() switches.
+    // The first arena's vertex array; draw() switches to a group's own when it differs.
     glBindVertexArray(m_arenaArrays.empty() ? 0 : m_arenaArrays.front().arrays.id());
     m_bound = {m_arenaArrays.empty() ? ~0u : 0u, false};
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m_commandBuffer.id());

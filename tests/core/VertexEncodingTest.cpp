@@ -175,6 +175,11 @@ TEST_CASE("VertexEncoding: what does not fit is refused, naming attribute, verte
         CHECK_THROWS_WITH(MeshGeometry(std::move(data), "m"),
                           Catch::Contains("encoding.normal is UNorm8") && Catch::Contains("SNorm16"));
     }
+    SECTION("a value that is no VertexStorage") {
+        MeshData data = triangleWithEverything();
+        data.encoding.uv0 = static_cast<VertexStorage>(42);
+        CHECK_THROWS_WITH(MeshGeometry(std::move(data), "m"), Catch::Contains("encoding.uv0 is 42"));
+    }
     SECTION("a colour stored signed or scaled") {
         MeshData data = triangleWithEverything();
         data.encoding.color = VertexStorage::SNorm8;

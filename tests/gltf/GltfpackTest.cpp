@@ -5,9 +5,8 @@
 // morph deltas together), every original vertex near a packed one, and the triangle count,
 // surface area and bounds must agree.
 //
-// Without gltfpack (Debian package gltfpack) a test prints why and exits with 77, which ctest
-// reports as skipped; under CI (CI or MYRIAD_CI set) that is a failure instead, as
-// tests/shaders/check-variants.sh does for glslangValidator.
+// Without gltfpack a test is skipped, or fails under CI (support/Gltfpack.h).
+#include "support/Gltfpack.h"
 #include "support/MeshCompare.h"
 #include "gltf/TestFiles.h"
 
@@ -21,8 +20,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <cstdlib>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -41,24 +38,9 @@ namespace {
 
 std::string asset(const std::string& relative) { return std::string(MYRIAD_ASSETS_DIR) + "/" + relative; }
 
-/** Runs gltfpack on @p input with @p flags, writing MYRIAD_GLTFPACK_OUT/@p output; returns its path. */
+/** gltfpack on @p input into the build folder (support/Gltfpack.h). */
 std::string pack(const std::string& input, const std::string& output, const std::string& flags) {
-    const std::string gltfpack = MYRIAD_GLTFPACK;
-    if (gltfpack.empty()) {
-        if (std::getenv("CI") != nullptr || std::getenv("MYRIAD_CI") != nullptr) {
-            FAIL("gltfpack not found under CI; install the Debian package gltfpack "
-                 "(scripts/install-deps.sh)");
-        }
-        std::cout << "SKIPPED: gltfpack not found (Debian package gltfpack); configure again "
-                     "after installing it\n";
-        std::exit(77);
-    }
-    const std::string out = std::string(MYRIAD_GLTFPACK_OUT) + "/" + output;
-    const std::string command = "'" + gltfpack + "' -i '" + input + "' -o '" + out + "' " + flags +
-                                " > '" + out + ".log' 2>&1";
-    INFO(command);
-    REQUIRE(std::system(command.c_str()) == 0);
-    return out;
+    return myriad::test::gltfpack(input, output, flags);
 }
 
 /** importModel's primitives: already in model (world) space. */

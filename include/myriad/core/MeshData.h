@@ -168,8 +168,9 @@ public:
     /** The vertex buffer a renderer uploads for this mesh: vertexCount() x
      *  vertexLayout().strideBytes bytes, each attribute encoded as vertexLayout() says (a
      *  normalized value v as round(v x (2^b - 1)) or round(v x (2^(b-1) - 1)), which gives back
-     *  the integer a quantized file stored; a scaled one as its value), padding 0, absent
-     *  attributes as their constant (uv 0, colour white). Made anew on each call. */
+     *  the integer a quantized file stored; a scaled one as its value), a packed position's
+     *  fourth component 1 and a normal's 0, absent attributes as their constant (uv 0, colour
+     *  white). Made anew on each call. */
     [[nodiscard]] std::vector<std::byte> packedVertices() const;
 
     /** Smallest box around every position, in model space, with no morph target applied.

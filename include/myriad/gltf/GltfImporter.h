@@ -56,7 +56,8 @@ struct ImportOptions {
  *  by glTF's normalization rules into the float CPU copy; the node transform beside them applies
  *  as any; MeshData::encoding keeps the file's storage, so the GPU copy holds the integers as
  *  stored, except positions with a node transform baked in here and texture coordinates under a
- *  KHR_texture_transform, which no longer fit them and are stored as float; docs/gltf.md), KHR_texture_transform on the base colour texture (baked into TEXCOORD_0), and
+ *  KHR_texture_transform, which no longer fit them and are stored as float; docs/gltf.md),
+ *  KHR_texture_transform on the base colour texture (baked into TEXCOORD_0), and
  *  EXT_meshopt_compression / MESHOPT_compression buffer views (decoded with meshoptimizer in
  *  builds with MYRIAD_WITH_MESHOPTIMIZER; docs/gltf.md lists the types and checks),
  *  KHR_draco_mesh_compression primitives (decoded with Draco in builds with MYRIAD_DRACO; each
