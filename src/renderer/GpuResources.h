@@ -290,6 +290,20 @@ public:
     /** One mesh arena per vertex layout in use, in the order first used; a deque, so a reference
      *  stays valid as arenas are added. MeshArenaPlace::arena indexes it. */
     [[nodiscard]] const std::deque<MeshArena>& meshArenas() const noexcept { return m_meshArenas; }
+    /** This renderer's frame number (counts beginFrame() calls): what a streaming part
+     *  records as its last reader (noteStreamingRead). */
+    [[nodiscard]] std::uint64_t frameNumber() const noexcept { return m_frame; }
+    /** Commands issued this frame read a streaming part another pass owns (a particle pool's
+     *  third, a sort order's): endFrame() fences the frame, as for a batch's part. */
+    void noteStreamingRead() noexcept { m_streamingReadThisFrame = true; }
+    /** Before writing a streaming part another pass owns: waits until every command of frame
+     *  @p readFrame (the part's last reader, from frameNumber(); 0: none) has completed.
+     *  @return true when it had to wait (counted in streamingWaits()). */
+    bool waitForStreamingPart(std::uint64_t readFrame) {
+        const bool waited = waitForFrame(readFrame);
+        m_streamingWaits += waited ? 1 : 0;
+        return waited;
+    }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
     // particles and scatter (src/renderer/ParticlePass.cpp): their uploads share the one ring

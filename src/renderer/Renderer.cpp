@@ -364,7 +364,11 @@ struct Renderer::Impl {
         glEnable(GL_BLEND);
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
         glDepthMask(GL_FALSE);
-        surfaces.drawBlended(pass, scene);
+        surfaces.drawBlended(pass, scene, [&](const ParticlePool& pool) {
+            if (particles.drawPool(passIndex, pass, shaders, resources, pool)) {
+                glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+            }
+        });
         surfaces.drawPopulations(pass, scene, true);
         glDepthMask(GL_TRUE);
         particles.drawParticles(passIndex, pass, shaders, resources);  // particles and scatter
