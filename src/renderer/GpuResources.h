@@ -234,6 +234,9 @@ public:
     GpuResources& operator=(const GpuResources&) = delete;
 
     void beginFrame(FrameStats& stats) noexcept;
+    /** Adds the staging ring's copy waits of this frame so far to FrameStats::gpuWaitMs (the
+     *  streaming parts' waits are added as they happen). Call once, after the frame's uploads. */
+    void countRingWaits() noexcept { m_stats->gpuWaitMs += m_ring.copyWaitMs() - m_ringWaitMsBefore; m_ringWaitMsBefore = m_ring.copyWaitMs(); }
     /** Fences this frame's staging copies (StagingRing::endFrame, which may grow the ring)
      *  and, with one fence, every streaming part this frame read; then frees copies of
      *  destroyed meshes, images and nodes. */
@@ -388,6 +391,7 @@ private:
     std::uint64_t m_completedFrame = 0;  ///< every command of frames up to this one has completed
     bool m_streamingReadThisFrame = false;  ///< a streaming part was read: endFrame() fences the frame
     std::uint64_t m_streamingWaits = 0;
+    double m_ringWaitMsBefore = 0.0;  ///< StagingRing::copyWaitMs() at beginFrame()
     RecordArena m_recordArena;
     std::deque<MeshArena> m_meshArenas;
     std::unordered_map<std::uint64_t, NodeSlotGpu> m_nodeSlots;

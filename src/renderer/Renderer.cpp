@@ -300,6 +300,7 @@ struct Renderer::Impl {
             const PhaseTimer timer(stats.uploadMs);
             particles.prepare(passes, shaders, resources);
         }
+        resources.countRingWaits();  // the frame's uploads are done: its ring waits into gpuWaitMs
         {
             // The frame needs every one of them: wait for all together (a ShaderError throws here,
             // before anything is drawn), rather than drawing without a variant.
