@@ -13,6 +13,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 #include <limits>
 #include <string>
 
@@ -227,6 +230,28 @@ void gatherAgeSeedFrameSpin(const ParticlePool& pool, std::size_t begin, std::si
     }
 }
 
+/** The same into memory the GPU reads (a streaming part), with non-temporal stores where the
+ *  CPU has them: the part was last written three frames ago and is not in any cache, so plain
+ *  stores would first read every line they fill (read for ownership), doubling the traffic.
+ *  glibc's memcpy does the same for the other planes' large copies. @p out is 16-byte aligned
+ *  (a part starts at a multiple of 256 bytes). */
+void streamAgeSeedFrameSpin(const ParticlePool& pool, std::size_t count, glm::vec4* out) noexcept {
+#if defined(__SSE2__)
+    const float* life = &pool.rows(ParticleStreamId::AgeSeedFrameHeight).data()->x;
+    const float* velocitySpin = &pool.rows(ParticleStreamId::VelocitySpin).data()->x;
+    float* destination = &out->x;
+    for (std::size_t i = 0; i < count; ++i) {
+        const __m128 l = _mm_loadu_ps(life + 4 * i);          // age, seed, frame, height
+        const __m128 v = _mm_loadu_ps(velocitySpin + 4 * i);  // velocity xyz, spin
+        const __m128 zw = _mm_shuffle_ps(l, v, _MM_SHUFFLE(3, 3, 2, 2));   // frame, frame, spin, spin
+        _mm_stream_ps(destination + 4 * i, _mm_shuffle_ps(l, zw, _MM_SHUFFLE(2, 0, 1, 0)));  // age, seed, frame, spin
+    }
+    _mm_sfence();  // streaming stores are weakly ordered: done before the draw is issued
+#else
+    gatherAgeSeedFrameSpin(pool, 0, count, out);
+#endif
+}
+
 /** The CPU streams GPU plane @p plane is made from: one, or for a compact pool's second plane
  *  two (AgeSeedFrameHeight and VelocitySpin). */
 std::span<const std::size_t> planeSources(bool compact, std::size_t plane) noexcept {
@@ -428,7 +453,7 @@ void ParticlePass::uploadPoolStreaming(const ParticlePool& pool, PoolGpu& gpu, G
             if (sources.size() == 1) {
                 std::memcpy(destination, pool.rows(sources[0]).data(), live * kRowBytes);
             } else {
-                gatherAgeSeedFrameSpin(pool, 0, live, destination);
+                streamAgeSeedFrameSpin(pool, live, destination);
             }
             stats.bytesUploaded += live * kRowBytes;
             ++stats.uploadRanges;
