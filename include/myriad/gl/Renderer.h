@@ -21,6 +21,8 @@ class MeshGeometry;
 class Scene;
 class Camera;
 class InstancedMeshNode;
+class GpuParticleSystem;
+struct Particle;
 } // namespace myriad
 
 namespace myriad::gl {
@@ -229,6 +231,22 @@ public:
     [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuCulledInstances(const InstancedMeshNode& batch,
                                                                                  std::size_t view,
                                                                                  std::size_t lodLevel = 0) const;
+    /** @p system's live particles as this renderer's GPU copy holds them after the last
+     *  render() (GpuParticles.h), in no particular order (the GPU compacts survivors in any
+     *  order; each particle's seed tells it apart). Reads the GPU's buffers back, so it waits
+     *  for the GPU: for tests and tools, never per frame.
+     *  @return nullopt when this renderer has not drawn @p system (it holds no copy).
+     *  @throws GlError with no current context. */
+    [[nodiscard]] std::optional<std::vector<Particle>> readGpuParticles(const GpuParticleSystem& system) const;
+    /** The order in which view @p view (counting only views with a non-empty viewport, in the
+     *  order given) of the last render() drew @p system: particle indices into
+     *  readGpuParticles()'s list, farthest first, as the GPU sorted them. Waits for the GPU:
+     *  tests and tools.
+     *  @return nullopt when that view did not sort @p system (an additive material, a
+     *  ParticleSort::None one, or no such view).
+     *  @throws GlError with no current context. */
+    [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuParticleOrder(const GpuParticleSystem& system,
+                                                                               std::size_t view) const;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, read by instance index): the design card's
      *  instanceMorphWeights, the texture the instanced vertex stage of this renderer reads. 0
