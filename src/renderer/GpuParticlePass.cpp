@@ -398,10 +398,14 @@ void GpuParticlePass::runStep(const GpuParticleSystem& system, SystemGpu& gpu, c
     gpu.current = target;
 }
 
-void GpuParticlePass::sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass& pass, FrameStats& stats) {
+bool GpuParticlePass::sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass& pass, FrameStats& stats) {
     OrderGpu& order = gpu.orders[passIndex];
     const glm::vec3 eye(pass.camera().eye);
     const glm::vec3 forward = viewForward(pass.view());
+    if (order.valid && order.eye == eye && order.forward == forward && order.steps == gpu.nextStep) {
+        order.sorted = true;  // neither the camera nor a particle moved: the last order holds
+        return false;
+    }
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleCountersBinding, gpu.counters.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleSourceBinding, gpu.states[gpu.current].id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleOrderBinding, order.pairs.id());
@@ -431,6 +435,11 @@ void GpuParticlePass::sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass
         ++stats.gpuParticleDispatches;
     }
     order.sorted = true;
+    order.valid = true;
+    order.eye = eye;
+    order.forward = forward;
+    order.steps = gpu.nextStep;
+    return true;
 }
 
 void GpuParticlePass::simulate(std::span<const ViewPass> passes, FrameStats& stats) {
@@ -469,8 +478,7 @@ void GpuParticlePass::simulate(std::span<const ViewPass> passes, FrameStats& sta
             if (std::find(nodes.begin(), nodes.end(), gpu.node) == nodes.end()) {
                 continue;
             }
-            sort(gpu, p, pass, stats);
-            dispatched = true;
+            dispatched = sort(gpu, p, pass, stats) || dispatched;
         }
     }
     if (dispatched) {

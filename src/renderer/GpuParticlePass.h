@@ -88,6 +88,12 @@ private:
         Buffer pairs;            ///< sortCount (index, key) pairs
         TextureHandle texture;   ///< RG32UI view of pairs: .r is the index
         bool sorted = false;     ///< sorted this frame for its pass
+        // What the pairs were sorted for: a frame with the same eye, forward and steps keeps them
+        // (no dispatch), as the CPU path keeps an order when neither camera nor particles moved.
+        bool valid = false;
+        glm::vec3 eye{0.0f};
+        glm::vec3 forward{0.0f};
+        std::uint64_t steps = 0;  ///< SystemGpu::nextStep when sorted
     };
     struct SystemGpu {
         const GpuParticleSystem* node = nullptr;
@@ -120,7 +126,8 @@ private:
     void setStepUniforms(const Program& program, const SimUniforms& u, const GpuParticleSystem& system,
                          const SystemGpu& gpu, const GpuParticleStep& step) const;
     void runStep(const GpuParticleSystem& system, SystemGpu& gpu, const GpuParticleStep& step, FrameStats& stats);
-    void sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass& pass, FrameStats& stats);
+    /** Sorts unless the view and the particles are as at the last sort; true if it dispatched. */
+    bool sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass& pass, FrameStats& stats);
     [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> groupsFor(std::size_t invocations,
                                                                     std::uint32_t localSize) const noexcept;
     void forget(SystemGpu& gpu) noexcept;

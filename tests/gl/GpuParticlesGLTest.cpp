@@ -221,6 +221,13 @@ TEST_CASE("a sorted alpha GPU system is drawn back to front, sorted on the GPU",
         outOfOrder += after > before ? 1 : 0;  // farther first: depth never grows
     }
     CHECK(outOfOrder == 0);
+    // Neither the camera nor a particle moved: the last order holds, no dispatch.
+    renderer.render(scene, camera, target);
+    CHECK(renderer.lastFrameStats().gpuParticleDispatches == 0);
+    CHECK(renderer.readGpuParticleOrder(system, 0) == order);
+    system.advance(kStep);  // particles move: sorted again
+    renderer.render(scene, camera, target);
+    CHECK(renderer.lastFrameStats().gpuParticleDispatches > 3);
     // Additive systems are never sorted.
     system.setMaterial(ParticleMaterial::additive());
     renderer.render(scene, camera, target);
