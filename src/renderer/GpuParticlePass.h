@@ -50,7 +50,10 @@ inline constexpr std::uint32_t Count = 9;
 
 class GpuParticlePass {
 public:
-    /** Work-group sizes of the kernels (particle_sim.comp, particle_sort.comp). */
+    /** Work-group sizes of the kernels (particle_sim.comp, particle_sort.comp). Within GL 4.5's
+     *  minimums (1,024 invocations a group and along x, 32 KiB of shared memory; the sort's
+     *  blocks take 16 KiB), so no limit query is needed for them; work-group counts are checked
+     *  against GlLimits::maxComputeWorkGroups. */
     static constexpr std::uint32_t kIntegrateLocalSize = 256;
     static constexpr std::uint32_t kSpawnLocalSize = 64;
     static constexpr std::uint32_t kSortBlock = 2048;  ///< pairs a sort work group sorts in shared memory

@@ -6,17 +6,20 @@
 #include "support/EveryFeatureScene.h"
 #include "support/GlTest.h"
 
+#include "renderer/GlLimits.h"
 #include "myriad/core/GpuParticles.h"
 #include "myriad/core/Particles.h"
 #include "myriad/core/Scene.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
+#include "myriad/util/Error.h"
 
 #include <glm/geometric.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 
 using namespace myriad;
 using namespace myriad::test;
@@ -326,4 +329,31 @@ TEST_CASE("GPU particles bounce on the ground plane and drift with the wind", "[
         CHECK(p.position.x > 1.0f);    // carried downwind, toward 2 m/s
         CHECK(p.velocity.x > 1.0f);
     }
+}
+
+TEST_CASE("a GPU system past a GL limit is refused with CapacityError before anything is drawn", "[particles][gpu][limits]") {
+    INFO("GL: " << context().description());
+    gl::detail::GlLimits ceiling;
+    ceiling.maxShaderStorageBlockBytes = 64 * 1000;  // one state block holds 1,000 particles
+    gl::detail::lowerGlLimitsForTesting(ceiling);
+    gl::Renderer renderer;  // reads the lowered limits once, here
+    gl::detail::resetGlLimitsForTesting();
+    Scene scene;
+    auto& fits = scene.root().emplace<GpuParticleSystem>(1000, ParticleMaterial::additive(), testEmitter(), 1, "fits");
+    fits.advance(kStep);
+    gl::OffscreenTarget target(kSize, kSize);
+    renderer.render(scene, frontCamera(), target);
+    CHECK(renderer.readGpuParticles(fits).has_value());
+    auto& tooBig = scene.root().emplace<GpuParticleSystem>(1001, ParticleMaterial::additive(), testEmitter(), 1, "too-big");
+    tooBig.advance(kStep);
+    try {
+        renderer.render(scene, frontCamera(), target);
+        FAIL("no CapacityError");
+    } catch (const CapacityError& error) {
+        const std::string message = error.what();
+        INFO(message);
+        CHECK(message.find("too-big") != std::string::npos);
+        CHECK(message.find("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") != std::string::npos);
+    }
+    CHECK_FALSE(renderer.readGpuParticles(tooBig).has_value());  // nothing made for it
 }
