@@ -158,8 +158,9 @@ public:
      *  holds); CapacityError, before anything of the frame is drawn and with the state contract
      *  kept, if a stream, list or dispatch exceeds a GL limit (GL_MAX_TEXTURE_BUFFER_SIZE for
      *  records read by per-instance culling, sorting, LOD or GPU culling, visible-index lists
-     *  with their LOD slots, side streams, morph deltas and particle streams;
-     *  GL_MAX_SHADER_STORAGE_BLOCK_SIZE and GL_MAX_COMPUTE_WORK_GROUP_COUNT for GPU culling),
+     *  with their LOD slots, side streams, morph deltas, particle streams and GPU particle
+     *  states and orders; GL_MAX_SHADER_STORAGE_BLOCK_SIZE and GL_MAX_COMPUTE_WORK_GROUP_COUNT
+     *  for GPU culling and GPU particle systems),
      *  naming the node, the stream or list and the limit with its value (docs/errors.md).
      *  A steady frame (nothing to compile or resize) makes no glGet, glGetUniformLocation or
      *  framebuffer-status call (docs/gl-state.md, "What render() reads"). */
@@ -171,8 +172,9 @@ public:
      *  cameras; the light's shadow views when shadows are on), compiles every program variant
      *  they need (waiting for all of them: all started first, in parallel where the driver
      *  can), and uploads what changed (meshes, textures, instance streams, the material table,
-     *  particles). It draws nothing, clears nothing, writes no framebuffer and dispatches no
-     *  GPU culling. Call it during a loading screen: a render() with the same scene and views
+     *  particles; GPU particle systems' buffers and compute programs). It draws nothing, clears
+     *  nothing, writes no framebuffer and dispatches no GPU culling and no GPU particle step
+     *  (a GpuParticleSystem's steps wait for the next render()). Call it during a loading screen: a render() with the same scene and views
      *  then compiles nothing (FrameStats::programsCompiled 0) and uploads only what changed
      *  since. Views that differ later (another camera, a node that comes into view, a new
      *  material) may still need programs or uploads then. lastFrameStats() afterwards counts
