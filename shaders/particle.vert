@@ -5,9 +5,15 @@
 //   plane 0 (position xyz, half-width)   plane 1 (linear RGB, alpha)
 //   plane 2 (velocity xyz, spin)         plane 3 (age, seed, frame, half-height)
 // Sorted pools draw instance i as particle u_order[i] (back to front for this view).
+// A compact pool (ParticlePool::setCurves, u_particleCompact 1) sends two planes only:
+//   plane 0 (position xyz, half-width)   plane 1 (age, seed, frame, spin)
+// and its colour, alpha and size over life come from u_particleCurves: 256 samples of life
+// 0..1, row 0 (linear RGB, alpha), row 1 (half-width, 1 when there is a size curve).
 layout(binding = MYRIAD_UNIT_PARTICLE_STREAMS) uniform samplerBuffer u_particles;
 layout(binding = MYRIAD_UNIT_PARTICLE_ORDER) uniform usamplerBuffer u_order;
-uniform int u_particleCapacity;
+layout(binding = MYRIAD_UNIT_PARTICLE_CURVES) uniform sampler2D u_particleCurves;
+uniform int u_particleCapacity;  // texels per plane
+uniform int u_particleCompact;   // 1: two planes and the curves
 uniform int u_sorted;           // 1: read u_order
 uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye at the origin)
 uniform vec3 u_eye;             // world position of the eye (float)
@@ -28,6 +34,15 @@ flat out float v_frameBlend;    // how far toward the next cell
 const vec2 kCorners[6] = vec2[](vec2(-1.0, -1.0), vec2(1.0, -1.0), vec2(1.0, 1.0),
                                 vec2(-1.0, -1.0), vec2(1.0, 1.0), vec2(-1.0, 1.0));
 
+// The curves at share of life @p age, linear between the two nearest of 256 samples (what a
+// linear filter gives, without a sampler object or its state).
+vec4 curveAt(int row, float age) {
+    float x = clamp(age, 0.0, 1.0) * 255.0;
+    int i = min(int(x), 254);
+    return mix(texelFetch(u_particleCurves, ivec2(i, row), 0), texelFetch(u_particleCurves, ivec2(i + 1, row), 0),
+               x - float(i));
+}
+
 vec2 cellOffset(int cell) {
     ivec2 grid = ivec2(u_atlasGrid);
     int cells = grid.x * grid.y;
@@ -38,9 +53,21 @@ vec2 cellOffset(int cell) {
 void main() {
     int particle = u_sorted != 0 ? int(texelFetch(u_order, gl_InstanceID).r) : gl_InstanceID;
     vec4 positionSize = texelFetch(u_particles, particle);
-    vec4 colorAlpha = texelFetch(u_particles, u_particleCapacity + particle);
-    vec4 velocitySpin = texelFetch(u_particles, 2 * u_particleCapacity + particle);
-    vec4 life = texelFetch(u_particles, 3 * u_particleCapacity + particle);
+    vec4 colorAlpha;
+    vec4 velocitySpin;
+    vec4 life;
+    if (u_particleCompact != 0) {
+        vec4 ageSeedFrameSpin = texelFetch(u_particles, u_particleCapacity + particle);
+        colorAlpha = curveAt(0, ageSeedFrameSpin.x);
+        vec4 size = curveAt(1, ageSeedFrameSpin.x);
+        positionSize.w = size.y > 0.5 ? size.x : positionSize.w;
+        velocitySpin = vec4(0.0, 0.0, 0.0, ageSeedFrameSpin.w);
+        life = vec4(ageSeedFrameSpin.xyz, 0.0);  // square: no half-height
+    } else {
+        colorAlpha = texelFetch(u_particles, u_particleCapacity + particle);
+        velocitySpin = texelFetch(u_particles, 2 * u_particleCapacity + particle);
+        life = texelFetch(u_particles, 3 * u_particleCapacity + particle);
+    }
     vec2 corner = kCorners[gl_VertexID];
     float halfWidth = positionSize.w;
     vec3 offset;

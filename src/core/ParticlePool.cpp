@@ -70,7 +70,66 @@ void ParticlePool::setMaterial(ParticleMaterial material) {
     if (!std::isfinite(material.streakSeconds) || material.streakSeconds < 0.0f) {
         throw InvalidArgument("ParticlePool::setMaterial: streakSeconds must be finite and >= 0");
     }
+    if (m_curves && material.shape == ParticleShape::Streak) {
+        throw InvalidArgument("ParticlePool::setMaterial: '" + name() +
+                              "' has curves (a compact upload sends no velocity): a streak needs it; clearCurves() first");
+    }
     m_material = std::move(material);
+}
+
+namespace {
+template <class T>
+void checkCurve(const LifeCurve<T>& curve, const char* what, bool nonNegative) {
+    float previous = 0.0f;
+    for (std::size_t k = 0; k < curve.keys.size(); ++k) {
+        const auto& key = curve.keys[k];
+        if (!std::isfinite(key.time) || key.time < 0.0f || key.time > 1.0f || key.time < previous) {
+            throw InvalidArgument(std::string("ParticlePool::setCurves: ") + what + " key " + std::to_string(k) +
+                                  " has time " + std::to_string(key.time) +
+                                  " (keys need times in [0, 1], ascending)");
+        }
+        previous = key.time;
+        const glm::vec3 value(key.value);
+        if (!std::isfinite(value.x) || !std::isfinite(value.y) || !std::isfinite(value.z) ||
+            (nonNegative && (value.x < 0.0f || value.y < 0.0f || value.z < 0.0f))) {
+            throw InvalidArgument(std::string("ParticlePool::setCurves: ") + what + " key " + std::to_string(k) +
+                                  (nonNegative ? " is negative or not finite" : " is not finite"));
+        }
+    }
+}
+} // namespace
+
+void ParticlePool::setCurves(const ParticleCurves& curves) {
+    if (m_material.shape == ParticleShape::Streak) {
+        throw InvalidArgument("ParticlePool::setCurves: '" + name() +
+                              "' is drawn as streaks, which need the velocity a compact upload does not send");
+    }
+    detail::requireFinite(glm::vec4(curves.color, curves.alpha), "ParticlePool::setCurves", "color or alpha");
+    if (curves.alpha < 0.0f) {
+        throw InvalidArgument("ParticlePool::setCurves: alpha must be >= 0");
+    }
+    checkCurve(curves.colorOverLife, "colorOverLife", false);
+    checkCurve(curves.alphaOverLife, "alphaOverLife", true);
+    checkCurve(curves.sizeOverLife, "sizeOverLife", true);
+    m_curves = std::make_shared<const ParticleCurves>(curves);
+    ++m_curvesVersion;
+}
+
+void ParticlePool::setDrawBounds(const Aabb& worldBounds) {
+    detail::requireFinite(worldBounds.min, "ParticlePool::setDrawBounds", "min");
+    detail::requireFinite(worldBounds.max, "ParticlePool::setDrawBounds", "max");
+    if (worldBounds.empty()) {
+        throw InvalidArgument("ParticlePool::setDrawBounds: the box is empty (a max below its min)");
+    }
+    m_drawBounds = worldBounds;
+    m_hasDrawBounds = true;
+}
+
+void ParticlePool::clearCurves() noexcept {
+    if (m_curves) {
+        m_curves.reset();
+        ++m_curvesVersion;
+    }
 }
 
 void ParticlePool::check(const Particle& p, const char* function) const {
@@ -284,29 +343,54 @@ void ParticleEmitter::update(ParticlePool& pool, float seconds) {
     const float dragFactor = std::exp(-d.drag * seconds);
     const glm::vec3 gravityStep = d.gravity * seconds;
     const std::size_t count = pool.count();
+    // A pool with curves evaluates colour, alpha and size in the vertex stage
+    // (ParticlePool::setCurves): the loop then has no curve lookups, only arithmetic.
+    const bool curvesOnGpu = pool.curves() != nullptr;
+    const bool sizeCurve = !curvesOnGpu && !d.sizeOverLife.empty();
+    const bool colorCurve = !curvesOnGpu && !d.colorOverLife.empty();
+    const bool alphaCurve = !curvesOnGpu && !d.alphaOverLife.empty();
+    const bool flipbook = d.frameRate > 0.0f;
+    const float lifetimeSpan = d.lifetimeMax - d.lifetimeMin;
     // One pass: age, kill (stable compaction), integrate, curves. No branch on death: every
     // particle is written to row `out` (out <= i, so no row is read after it is overwritten)
     // and only a live one advances it; a dead one's row is overwritten or left past count.
+    // The tests on the curves and the flipbook are the same for every particle (hoisted by
+    // the compiler: -funswitch-loops at -O3).
     std::size_t out = 0;
     for (std::size_t i = 0; i < count; ++i) {
-        const float seed = life[i].y;
-        const float age = life[i].x + seconds / lifetimeOf(d, seed);
+        const glm::vec4 l = life[i];
+        const float lifetime = d.lifetimeMin + lifetimeSpan * l.y;
+        const float age = l.x + seconds / lifetime;
         const std::size_t alive = age >= 1.0f ? 0 : 1;  // as before: a NaN age (unchecked rows) lives
-        glm::vec3 velocity = (glm::vec3(vs[i]) + gravityStep) * dragFactor;
-        const glm::vec3 position = glm::vec3(ps[i]) + velocity * seconds;
-        const float spinSign = seed < 0.5f ? -1.0f : 1.0f;
-        const float spin = vs[i].w + spinSign * d.spinSpeed * seconds;
-        const float size = d.sizeOverLife.empty() ? ps[i].w : d.sizeOverLife.at(age);
-        const glm::vec3 color = d.colorOverLife.empty() ? glm::vec3(ca[i]) : d.colorOverLife.at(age);
-        const float alpha = d.alphaOverLife.empty() ? ca[i].w : d.alphaOverLife.at(age);
-        float frame = life[i].z;
-        if (d.frameRate > 0.0f) {
-            frame = std::fmod(age * lifetimeOf(d, seed) * d.frameRate, std::max(d.frameCount, 1.0f));
+        const glm::vec4 v = vs[i];
+        const glm::vec3 velocity = (glm::vec3(v) + gravityStep) * dragFactor;
+        glm::vec4 p = ps[i];
+        p.x += velocity.x * seconds;
+        p.y += velocity.y * seconds;
+        p.z += velocity.z * seconds;
+        const float spinSign = l.y < 0.5f ? -1.0f : 1.0f;
+        const float spin = v.w + spinSign * d.spinSpeed * seconds;
+        if (sizeCurve) {
+            p.w = d.sizeOverLife.at(age);
         }
-        ps[out] = glm::vec4(position, size);
-        ca[out] = glm::vec4(color, alpha);
+        glm::vec4 c = ca[i];
+        if (colorCurve) {
+            const glm::vec3 color = d.colorOverLife.at(age);
+            c.x = color.x;
+            c.y = color.y;
+            c.z = color.z;
+        }
+        if (alphaCurve) {
+            c.w = d.alphaOverLife.at(age);
+        }
+        float frame = l.z;
+        if (flipbook) {
+            frame = std::fmod(age * lifetime * d.frameRate, std::max(d.frameCount, 1.0f));
+        }
+        ps[out] = p;
+        ca[out] = c;
         vs[out] = glm::vec4(velocity, spin);
-        life[out] = glm::vec4(age, seed, frame, life[i].w);
+        life[out] = glm::vec4(age, l.y, frame, l.w);
         out += alive;
     }
     pool.setCount(out);
@@ -319,7 +403,7 @@ void ParticleEmitter::update(ParticlePool& pool, float seconds) {
         // Spawn index: counted for dropped spawns too, so both paths number particles alike.
         const auto spawnIndex = static_cast<std::uint32_t>(m_spawned++);
         const float bornAgo = k < fromRate ? seconds * random(spawnIndex, detail::ParticleRandomValue::BornAgo) : 0.0f;
-        if (spawnOne(pool, spawnIndex, bornAgo)) {
+        if (spawnOne(pool, spawnIndex, bornAgo) && !curvesOnGpu) {
             // Curves apply from birth.
             const std::size_t index = pool.count() - 1;
             glm::vec4& row = pool.rows(ParticleStreamId::ColorAlpha)[index];
@@ -336,7 +420,14 @@ void ParticleEmitter::update(ParticlePool& pool, float seconds) {
         }
     }
     m_pendingBurst = 0;
-    pool.markChanged(0, pool.count());
+    if (curvesOnGpu) {
+        // ColorAlpha is not sent while the pool has curves (its rows keep their spawn values).
+        pool.markStreamChanged(ParticleStreamId::PositionSize, 0, pool.count());
+        pool.markStreamChanged(ParticleStreamId::VelocitySpin, 0, pool.count());
+        pool.markStreamChanged(ParticleStreamId::AgeSeedFrameHeight, 0, pool.count());
+    } else {
+        pool.markChanged(0, pool.count());
+    }
 }
 
 } // namespace myriad

@@ -23,6 +23,7 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_MAX_LANES " << streams::kMaxLanes << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_ORDER " << kParticleOrderUnit << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_STREAMS " << kParticleStreamsUnit << "\n"
+        << "#define MYRIAD_UNIT_PARTICLE_CURVES " << kParticleCurvesUnit << "\n"
         << "#define MYRIAD_BINDING_MATERIAL_TABLE " << kMaterialTableBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_RECORDS " << kCullRecordsBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_MORPH_WEIGHTS " << kCullMorphWeightsBinding << "\n"

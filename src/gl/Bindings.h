@@ -48,6 +48,10 @@ static_assert(kDrawRowLanesTexel + 4 <= kDrawRowRecordSlotTexel);
 inline constexpr std::uint32_t kParticleAtlasUnit = kBaseColorUnit;  ///< the sprite atlas, as a base-colour texture
 inline constexpr std::uint32_t kParticleOrderUnit = 1;                ///< usamplerBuffer u_order (sorted pools)
 inline constexpr std::uint32_t kParticleStreamsUnit = streams::kParticleStreamsUnit;  ///< the four planes
+/** sampler2D u_particleCurves: a compact pool's colour, alpha and size over life
+ *  (ParticlePool::setCurves), read with texelFetch (no sampler object). One of the contract's
+ *  units (the lanes' in surface programs). */
+inline constexpr std::uint32_t kParticleCurvesUnit = kLanesUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
@@ -120,7 +124,8 @@ constexpr bool allDistinct(const std::array<std::uint32_t, N>& slots) {
 }
 
 static_assert(allDistinct(kRendererTextureUnits), "two samplers of a surface program share a texture unit");
-static_assert(allDistinct(std::array<std::uint32_t, 3>{kParticleAtlasUnit, kParticleOrderUnit, kParticleStreamsUnit}),
+static_assert(allDistinct(std::array<std::uint32_t, 4>{kParticleAtlasUnit, kParticleOrderUnit, kParticleStreamsUnit,
+                                                       kParticleCurvesUnit}),
               "two samplers of a particle program share a texture unit");
 static_assert(allDistinct(kRendererStorageBindings), "two storage blocks share a binding point");
 static_assert(allDistinct(std::array<std::uint32_t, 4>{kParticleCountersBinding, kParticleSourceBinding,

@@ -2,6 +2,7 @@
 
 #include "myriad/util/Error.h"
 
+#include <chrono>
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -170,7 +171,9 @@ void StagingRing::copy(GLuint destination, std::size_t destinationOffset, const 
                 fence();  // copies of this frame not yet fenced: fence them to have something to wait on
             }
             while (m_retired < mustBeRetired) {
+                const auto start = std::chrono::steady_clock::now();
                 retireOldest();
+                m_copyWaitMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             }
         }
         const std::size_t offset = static_cast<std::size_t>(begin % m_capacity);

@@ -91,6 +91,9 @@ public:
     /** How many times copy() found the ring range it needed still in use and stalled for the
      *  GPU, in all (FrameStats::uploadWaits reads the difference per frame). */
     [[nodiscard]] std::uint64_t waits() const noexcept { return m_waits; }
+    /** Milliseconds copy() spent retiring fences (stalled or not), in all (FrameStats::gpuWaitMs
+     *  reads the difference per frame). */
+    [[nodiscard]] double copyWaitMs() const noexcept { return m_copyWaitMs; }
 
 private:
     // Positions count every byte ever placed in the ring (padding skipped at a wrap included);
@@ -125,6 +128,7 @@ private:
     std::uint64_t m_retired = 0;   ///< every position below it is known copied (fence signalled)
     std::deque<Fence> m_fences;    ///< unsignalled-as-far-as-known, oldest first
     std::uint64_t m_waits = 0;
+    double m_copyWaitMs = 0.0;
 };
 
 } // namespace myriad::gl::detail

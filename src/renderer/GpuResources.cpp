@@ -5,6 +5,7 @@
 #include "myriad/util/Error.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -215,6 +216,7 @@ void GpuResources::forgetBatch(BatchGpu& batch) noexcept {
 
 void GpuResources::beginFrame(FrameStats& stats) noexcept {
     m_stats = &stats;
+    m_ringWaitMsBefore = m_ring.copyWaitMs();
     ++m_frame;
     m_used = {};
 }
@@ -246,7 +248,9 @@ bool GpuResources::waitForFrame(std::uint64_t frame) {
     while (m_frameFences[covering].frame < frame) {
         ++covering;
     }
+    const auto start = std::chrono::steady_clock::now();
     const bool waited = waitForFence(m_frameFences[covering].sync);
+    m_stats->gpuWaitMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     m_completedFrame = m_frameFences[covering].frame;
     for (std::size_t i = 0; i <= covering; ++i) {  // it and every older one: done
         glDeleteSync(m_frameFences.front().sync);

@@ -234,6 +234,9 @@ public:
     GpuResources& operator=(const GpuResources&) = delete;
 
     void beginFrame(FrameStats& stats) noexcept;
+    /** Adds the staging ring's copy waits of this frame so far to FrameStats::gpuWaitMs (the
+     *  streaming parts' waits are added as they happen). Call once, after the frame's uploads. */
+    void countRingWaits() noexcept { m_stats->gpuWaitMs += m_ring.copyWaitMs() - m_ringWaitMsBefore; m_ringWaitMsBefore = m_ring.copyWaitMs(); }
     /** Fences this frame's staging copies (StagingRing::endFrame, which may grow the ring)
      *  and, with one fence, every streaming part this frame read; then frees copies of
      *  destroyed meshes, images and nodes. */
@@ -290,6 +293,20 @@ public:
     /** One mesh arena per vertex layout in use, in the order first used; a deque, so a reference
      *  stays valid as arenas are added. MeshArenaPlace::arena indexes it. */
     [[nodiscard]] const std::deque<MeshArena>& meshArenas() const noexcept { return m_meshArenas; }
+    /** This renderer's frame number (counts beginFrame() calls): what a streaming part
+     *  records as its last reader (noteStreamingRead). */
+    [[nodiscard]] std::uint64_t frameNumber() const noexcept { return m_frame; }
+    /** Commands issued this frame read a streaming part another pass owns (a particle pool's
+     *  third, a sort order's): endFrame() fences the frame, as for a batch's part. */
+    void noteStreamingRead() noexcept { m_streamingReadThisFrame = true; }
+    /** Before writing a streaming part another pass owns: waits until every command of frame
+     *  @p readFrame (the part's last reader, from frameNumber(); 0: none) has completed.
+     *  @return true when it had to wait (counted in streamingWaits()). */
+    bool waitForStreamingPart(std::uint64_t readFrame) {
+        const bool waited = waitForFrame(readFrame);
+        m_streamingWaits += waited ? 1 : 0;
+        return waited;
+    }
     /** How many times a streaming batch had to wait for the GPU before writing a part. */
     [[nodiscard]] std::uint64_t streamingWaits() const noexcept { return m_streamingWaits; }
     // particles and scatter (src/renderer/ParticlePass.cpp): their uploads share the one ring
@@ -374,6 +391,7 @@ private:
     std::uint64_t m_completedFrame = 0;  ///< every command of frames up to this one has completed
     bool m_streamingReadThisFrame = false;  ///< a streaming part was read: endFrame() fences the frame
     std::uint64_t m_streamingWaits = 0;
+    double m_ringWaitMsBefore = 0.0;  ///< StagingRing::copyWaitMs() at beginFrame()
     RecordArena m_recordArena;
     std::deque<MeshArena> m_meshArenas;
     std::unordered_map<std::uint64_t, NodeSlotGpu> m_nodeSlots;

@@ -12,6 +12,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 #include <limits>
 #include <string>
 
@@ -19,6 +23,8 @@ namespace myriad::gl::detail {
 namespace {
 
 constexpr std::size_t kRowBytes = 16;  // one vec4 row of a particle stream
+/** A streaming part's version of a stream before anything was written into it. */
+constexpr std::uint64_t kNothingHeld = ~std::uint64_t{0};
 
 } // namespace
 
@@ -196,19 +202,137 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
     }
 }
 
+void ParticlePass::StreamingParts::create(std::size_t bytesPerPart, GLenum format, const std::string& label) {
+    buffer = Buffer({.sizeBytes = kParts * bytesPerPart, .usage = BufferUsage::PersistentMapped, .label = label});
+    for (std::size_t p = 0; p < kParts; ++p) {
+        textures[p] = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBufferRange(textures[p].id(), format, buffer.id(), static_cast<GLintptr>(p * bytesPerPart),
+                             static_cast<GLsizeiptr>(bytesPerPart));
+        setLabel(GL_TEXTURE, textures[p].id(), label + "-texture#" + std::to_string(p));
+    }
+    readFrame = {};
+    partBytes = bytesPerPart;
+    part = kParts - 1;
+}
+
+namespace {
+
+/** Rows per plane of a streaming copy: a multiple of 16, so every plane and part starts at a
+ *  multiple of 256 bytes (GL_TEXTURE_BUFFER_OFFSET_ALIGNMENT is at most 256). */
+std::size_t streamingRows(std::size_t capacity) noexcept { return (capacity + 15) / 16 * 16; }
+
+/** A compact pool's second plane: (age, seed, frame, spin) of rows [begin, end). */
+void gatherAgeSeedFrameSpin(const ParticlePool& pool, std::size_t begin, std::size_t end, glm::vec4* out) noexcept {
+    const glm::vec4* life = pool.rows(ParticleStreamId::AgeSeedFrameHeight).data();
+    const glm::vec4* velocitySpin = pool.rows(ParticleStreamId::VelocitySpin).data();
+    for (std::size_t i = begin; i < end; ++i) {
+        out[i - begin] = glm::vec4(life[i].x, life[i].y, life[i].z, velocitySpin[i].w);
+    }
+}
+
+/** The same into memory the GPU reads (a streaming part), with non-temporal stores where the
+ *  CPU has them: the part was last written three frames ago and is not in any cache, so plain
+ *  stores would first read every line they fill (read for ownership), doubling the traffic.
+ *  glibc's memcpy does the same for the other planes' large copies. @p out is 16-byte aligned
+ *  (a part starts at a multiple of 256 bytes). */
+void streamAgeSeedFrameSpin(const ParticlePool& pool, std::size_t count, glm::vec4* out) noexcept {
+#if defined(__SSE2__)
+    const float* life = &pool.rows(ParticleStreamId::AgeSeedFrameHeight).data()->x;
+    const float* velocitySpin = &pool.rows(ParticleStreamId::VelocitySpin).data()->x;
+    float* destination = &out->x;
+    for (std::size_t i = 0; i < count; ++i) {
+        const __m128 l = _mm_loadu_ps(life + 4 * i);          // age, seed, frame, height
+        const __m128 v = _mm_loadu_ps(velocitySpin + 4 * i);  // velocity xyz, spin
+        const __m128 zw = _mm_shuffle_ps(l, v, _MM_SHUFFLE(3, 3, 2, 2));   // frame, frame, spin, spin
+        _mm_stream_ps(destination + 4 * i, _mm_shuffle_ps(l, zw, _MM_SHUFFLE(2, 0, 1, 0)));  // age, seed, frame, spin
+    }
+    _mm_sfence();  // streaming stores are weakly ordered: done before the draw is issued
+#else
+    gatherAgeSeedFrameSpin(pool, 0, count, out);
+#endif
+}
+
+/** The CPU streams GPU plane @p plane is made from: one, or for a compact pool's second plane
+ *  two (AgeSeedFrameHeight and VelocitySpin). */
+std::span<const std::size_t> planeSources(bool compact, std::size_t plane) noexcept {
+    static constexpr std::array<std::size_t, 4> kFull{ParticleStreamId::PositionSize, ParticleStreamId::ColorAlpha,
+                                                      ParticleStreamId::VelocitySpin,
+                                                      ParticleStreamId::AgeSeedFrameHeight};
+    static constexpr std::array<std::size_t, 2> kCompactLife{ParticleStreamId::AgeSeedFrameHeight,
+                                                             ParticleStreamId::VelocitySpin};
+    if (compact && plane == 1) {
+        return kCompactLife;
+    }
+    return std::span<const std::size_t>(kFull).subspan(plane, 1);
+}
+
+} // namespace
+
+void ParticlePass::bakeCurves(const ParticlePool& pool, PoolGpu& gpu) {
+    if (gpu.curves.id() != 0 && gpu.curvesVersion == pool.curvesVersion()) {
+        return;
+    }
+    constexpr int kSamples = 256;
+    const ParticleCurves& curves = *pool.curves();
+    std::vector<glm::vec4> texels(2 * kSamples);
+    for (int i = 0; i < kSamples; ++i) {
+        const float age = static_cast<float>(i) / static_cast<float>(kSamples - 1);
+        const glm::vec3 color = curves.colorOverLife.empty() ? curves.color : curves.colorOverLife.at(age);
+        const float alpha = curves.alphaOverLife.empty() ? curves.alpha : curves.alphaOverLife.at(age);
+        texels[static_cast<std::size_t>(i)] = glm::vec4(color, alpha);
+        texels[static_cast<std::size_t>(kSamples + i)] =
+            curves.sizeOverLife.empty() ? glm::vec4(0.0f) : glm::vec4(curves.sizeOverLife.at(age), 1.0f, 0.0f, 0.0f);
+    }
+    if (gpu.curves.id() == 0) {
+        gpu.curves = TextureHandle(GL_TEXTURE_2D);
+        glTextureStorage2D(gpu.curves.id(), 1, GL_RGBA32F, kSamples, 2);
+        setLabel(GL_TEXTURE, gpu.curves.id(), labelFor(pool, "ParticlePool.curves"));
+    }
+    // Copied out of texels before the call returns (OpenGL 4.5 section 8.6, client memory):
+    // no fence needed. A pool's curves change rarely (setCurves), never in a steady frame.
+    glTextureSubImage2D(gpu.curves.id(), 0, 0, 0, kSamples, 2, GL_RGBA, GL_FLOAT, texels.data());
+    gpu.curvesVersion = pool.curvesVersion();
+}
+
 void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources) {
-    FrameStats& stats = resources.stats();
     if (gpu.alive.expired()) {
         gpu.alive = pool.lifetime();
         gpu.node = &pool;
     }
     gpu.uploadedFrame = m_frame;
-    bool full = false;
-    if (gpu.capacity < pool.capacity()) {
-        requireTextureBufferTexels(m_limits, std::uint64_t{ParticleStreamId::Count} * pool.capacity(), pool,
-                                   "particle streams (4 texels per particle)", "lower the pool's capacity");
-        gpu.buffer = Buffer({.sizeBytes = ParticleStreamId::Count * pool.capacity() * kRowBytes,
-                             .label = labelFor(pool, "ParticlePool.streams")});
+    const bool compact = pool.curves() != nullptr;
+    if (compact) {
+        bakeCurves(pool, gpu);
+    }
+    const bool relayout = gpu.compact != compact;
+    gpu.compact = compact;
+    const UploadMode mode = pool.uploadMode();
+    const bool stream = mode == UploadMode::Streaming || (mode == UploadMode::Automatic && gpu.denseUploads >= 3);
+    if (stream) {
+        if (relayout) {
+            gpu.streaming.reset();  // remade with the new plane count
+        }
+        gpu.buffer = Buffer();  // the staged copy is not used (GPU memory given back)
+        gpu.texture = TextureHandle();
+        uploadPoolStreaming(pool, gpu, resources);
+        return;
+    }
+    const bool full = relayout || gpu.streaming != nullptr || gpu.buffer.id() == 0;
+    gpu.streaming.reset();
+    const std::size_t sent = uploadPoolStaged(pool, gpu, resources, full);
+    if (mode == UploadMode::Automatic) {
+        gpu.denseUploads = sent * 2 >= pool.count() && sent != 0 ? gpu.denseUploads + 1 : 0;
+    }
+}
+
+std::size_t ParticlePass::uploadPoolStaged(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources,
+                                           bool full) {
+    FrameStats& stats = resources.stats();
+    const std::size_t planes = gpu.planes();
+    if (full || gpu.capacity < pool.capacity()) {
+        requireTextureBufferTexels(m_limits, std::uint64_t{planes} * pool.capacity(), pool,
+                                   "particle streams (4 texels per particle, 2 with curves)", "lower the pool's capacity");
+        gpu.buffer = Buffer({.sizeBytes = planes * pool.capacity() * kRowBytes, .label = labelFor(pool, "ParticlePool.streams")});
         gpu.texture = TextureHandle(GL_TEXTURE_BUFFER);
         glTextureBuffer(gpu.texture.id(), GL_RGBA32F, gpu.buffer.id());
         setLabel(GL_TEXTURE, gpu.texture.id(), labelFor(pool, "ParticlePool.streams-texture"));
@@ -216,29 +340,129 @@ void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResourc
         full = true;
     }
     const std::size_t live = pool.count();
-    for (std::size_t s = 0; s < ParticleStreamId::Count; ++s) {
-        const InstanceStream& stream = pool.streams()[s];
-        if (!full && gpu.cursors[s] == stream.version()) {
+    std::size_t positionRows = 0;
+    for (std::size_t plane = 0; plane < planes; ++plane) {
+        const std::span<const std::size_t> sources = planeSources(gpu.compact, plane);
+        bool changed = full;
+        for (const std::size_t s : sources) {
+            changed = changed || gpu.cursors[s] != pool.streams()[s].version();
+        }
+        if (!changed) {
             continue;
         }
         m_ranges.clear();
-        if (full || gpu.cursors[s] == 0 || !stream.changes().collect(gpu.cursors[s], m_ranges)) {
-            m_ranges.assign(1, IndexRange{0, live});
+        bool whole = full;
+        for (const std::size_t s : sources) {
+            const InstanceStream& stream = pool.streams()[s];
+            whole = whole || gpu.cursors[s] == 0 ||
+                    (gpu.cursors[s] != stream.version() && !stream.changes().collect(gpu.cursors[s], m_ranges));
         }
-        const std::size_t plane = s * gpu.capacity * kRowBytes;
-        const float* data = stream.data().data();
+        if (whole) {
+            m_ranges.assign(1, IndexRange{0, live});
+        } else if (sources.size() > 1) {
+            // Two streams' ranges: in order and merged, so no row is sent twice.
+            std::sort(m_ranges.begin(), m_ranges.end(),
+                      [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
+            std::size_t kept = 0;
+            for (const IndexRange& range : m_ranges) {
+                if (kept != 0 && range.begin <= m_ranges[kept - 1].end) {
+                    m_ranges[kept - 1].end = std::max(m_ranges[kept - 1].end, range.end);
+                } else {
+                    m_ranges[kept++] = range;
+                }
+            }
+            m_ranges.resize(kept);
+        }
+        const std::size_t planeOffset = plane * gpu.capacity * kRowBytes;
         for (const IndexRange& range : m_ranges) {
             const std::size_t end = std::min(range.end, live);  // only live particles
             if (range.begin >= end) {
                 continue;
             }
             const std::size_t bytes = (end - range.begin) * kRowBytes;
-            resources.ring().copy(gpu.buffer.id(), plane + range.begin * kRowBytes, data + range.begin * 4, bytes);
+            const void* source = nullptr;
+            if (sources.size() == 1) {
+                source = pool.rows(sources[0]).data() + range.begin;
+            } else {
+                m_gather.resize(end - range.begin);
+                gatherAgeSeedFrameSpin(pool, range.begin, end, m_gather.data());
+                source = m_gather.data();
+            }
+            resources.ring().copy(gpu.buffer.id(), planeOffset + range.begin * kRowBytes, source, bytes);
             stats.bytesUploaded += bytes;
             ++stats.uploadRanges;
+            positionRows += plane == 0 ? end - range.begin : 0;
         }
+    }
+    for (std::size_t s = 0; s < ParticleStreamId::Count; ++s) {
+        const InstanceStream& stream = pool.streams()[s];
         gpu.cursors[s] = stream.version();
         stream.changes().acknowledge(m_consumer, stream.version());
+    }
+    return positionRows;
+}
+
+void ParticlePass::uploadPoolStreaming(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources) {
+    FrameStats& stats = resources.stats();
+    const std::size_t planes = gpu.planes();
+    const std::size_t rows = streamingRows(pool.capacity());
+    if (!gpu.streaming || gpu.capacity != rows) {
+        requireTextureBufferTexels(m_limits, std::uint64_t{planes} * rows, pool,
+                                   "particle streams (4 texels per particle, 2 with curves)", "lower the pool's capacity");
+        auto parts = std::make_unique<StreamingParts>();
+        parts->create(planes * rows * kRowBytes, GL_RGBA32F, labelFor(pool, "ParticlePool.streams-streaming"));
+        gpu.streaming = std::move(parts);
+        gpu.capacity = rows;
+        for (auto& held : gpu.partVersions) {
+            held.fill(kNothingHeld);
+        }
+    }
+    StreamingParts& parts = *gpu.streaming;
+    std::array<std::uint64_t, ParticleStreamId::Count> versions{};
+    for (std::size_t s = 0; s < ParticleStreamId::Count; ++s) {
+        versions[s] = pool.streams()[s].version();
+    }
+    const auto planeCurrent = [&](std::size_t part, std::size_t plane) {
+        for (const std::size_t s : planeSources(gpu.compact, plane)) {
+            if (gpu.partVersions[part][s] != versions[s]) {
+                return false;
+            }
+        }
+        return true;
+    };
+    bool changed = false;
+    for (std::size_t plane = 0; plane < planes && !changed; ++plane) {
+        changed = !planeCurrent(parts.part, plane);
+    }
+    if (changed) {
+        // The next part: the GPU may still read it for the last frame that drew it (drawn
+        // unchanged any number of frames since): wait for that frame's fence. Then only the
+        // planes that part holds an older version of, every live row each (one copy a plane,
+        // into memory the GPU reads: no staging copy, no GPU copy).
+        const std::size_t next = (parts.part + 1) % StreamingParts::kParts;
+        resources.waitForStreamingPart(parts.readFrame[next]);
+        parts.part = next;
+        const std::size_t live = pool.count();
+        std::byte* base = parts.mapped(next);
+        for (std::size_t plane = 0; plane < planes; ++plane) {
+            if (planeCurrent(next, plane) || live == 0) {
+                continue;
+            }
+            auto* destination = reinterpret_cast<glm::vec4*>(base + plane * rows * kRowBytes);
+            const std::span<const std::size_t> sources = planeSources(gpu.compact, plane);
+            if (sources.size() == 1) {
+                std::memcpy(destination, pool.rows(sources[0]).data(), live * kRowBytes);
+            } else {
+                streamAgeSeedFrameSpin(pool, live, destination);
+            }
+            stats.bytesUploaded += live * kRowBytes;
+            ++stats.uploadRanges;
+        }
+        gpu.partVersions[next] = versions;
+    }
+    for (std::size_t s = 0; s < ParticleStreamId::Count; ++s) {
+        gpu.cursors[s] = versions[s];
+        pool.streams()[s].changes().acknowledge(m_consumer, versions[s]);
     }
 }
 
@@ -264,17 +488,22 @@ void ParticlePass::uploadOrder(std::size_t passIndex, const ViewPass& pass, cons
     stats.sortMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     stats.particlesSorted += count;
     if (order.capacity < pool.capacity()) {
-        requireTextureBufferTexels(m_limits, pool.capacity(), pool,
-                                   "back-to-front order (1 texel per particle)", "lower the pool's capacity");
-        order.buffer = Buffer({.sizeBytes = pool.capacity() * sizeof(std::uint32_t),
-                               .label = labelFor(pool, "ParticlePool.order-" + std::to_string(passIndex))});
-        order.texture = TextureHandle(GL_TEXTURE_BUFFER);
-        glTextureBuffer(order.texture.id(), GL_R32UI, order.buffer.id());
-        setLabel(GL_TEXTURE, order.texture.id(), labelFor(pool, "ParticlePool.order-texture-" + std::to_string(passIndex)));
-        order.capacity = pool.capacity();
+        // Rows a multiple of 64, so each part starts 256-byte aligned.
+        const std::size_t rows = (pool.capacity() + 63) / 64 * 64;
+        requireTextureBufferTexels(m_limits, rows, pool, "back-to-front order (1 texel per particle)",
+                                   "lower the pool's capacity");
+        order.parts.create(rows * sizeof(std::uint32_t), GL_R32UI,
+                           labelFor(pool, "ParticlePool.order-" + std::to_string(passIndex)));
+        order.capacity = rows;
     }
+    // Rewritten whole at every sort: straight into the next part (sequential stores; the
+    // sort's own scattered last pass stays in cached memory, not in write-combined mapping).
+    StreamingParts& parts = order.parts;
+    const std::size_t next = (parts.part + 1) % StreamingParts::kParts;
+    resources.waitForStreamingPart(parts.readFrame[next]);
+    parts.part = next;
     const std::size_t bytes = count * sizeof(std::uint32_t);
-    resources.ring().copy(order.buffer.id(), 0, m_order.data(), bytes);
+    std::memcpy(parts.mapped(next), m_order.data(), bytes);
     stats.bytesUploaded += bytes;
     ++stats.uploadRanges;
     order.sorted = true;
@@ -410,84 +639,101 @@ void ParticlePass::drawParticles(std::size_t passIndex, const ViewPass& pass, Sh
     if (pass.view().depthOnly) {
         return;  // particles write no depth
     }
-    FrameStats& stats = resources.stats();
-    bool stateSet = false;
+    bool drawn = false;
     for (const SceneNode* node : pass.particleNodes()) {
         if (node->kind() != NodeKind::Particles) {
             continue;
         }
         const auto& pool = static_cast<const ParticlePool&>(*node);
-        const auto found = m_pools.find(pool.id());
-        if (pool.count() == 0 || found == m_pools.end()) {
-            continue;
+        if (pool.drawBounds() == nullptr) {  // with bounds: drawn among the blended meshes
+            drawn = drawPool(passIndex, pass, shaders, resources, pool) || drawn;
         }
-        PoolGpu& gpu = found->second;
-        const ParticleMaterial& material = pool.material();
-        const bool sorted = material.sorted() && passIndex < gpu.orders.size() && gpu.orders[passIndex].sorted;
-        if (!stateSet) {
-            glEnable(GL_BLEND);
-            glBlendEquation(GL_FUNC_ADD);
-            glDepthMask(GL_FALSE);
-            glDisable(GL_CULL_FACE);  // a rolled or streaked quad may face either way
-            stateSet = true;
-        }
-        if (material.blend == ParticleBlend::Additive) {
-            glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
-        } else {
-            glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-        }
-        SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
-        const Program& program = chosen.program;
-        const SurfaceUniforms& u = chosen.uniforms;
-        program.use();
-        ++stats.programBinds;
-        const ViewCamera& camera = pass.camera();
-        const glm::mat3 rotation = viewRotation(pass.view());
-        program.setUniform(u.viewProjection, camera.viewProjection);
-        program.setUniform(u.eye, glm::vec3(camera.eye));
-        program.setUniform(u.tint, pool.tint());
-        program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
-        program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
-        program.setUniform(u.particle.capacity, static_cast<int>(gpu.capacity));
-        program.setUniform(u.particle.sorted, sorted ? 1 : 0);
-        program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
-        program.setUniform(u.particle.streakSeconds, material.streakSeconds);
-        program.setUniform(u.particle.atlasGrid,
-                           glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
-        program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
-        program.setUniform(u.particle.round, material.round ? 1 : 0);
-        const Texture2D* texture = nullptr;
-        if (material.atlas) {
-            Material atlas;
-            atlas.name = material.name;
-            atlas.baseColorTexture = material.atlas;
-            texture = resources.texture(atlas);
-            texture->bind(kParticleAtlasUnit);
-            glBindSampler(kParticleAtlasUnit, resources.sampler(atlas));
-        }
-        program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
-        glBindTextureUnit(kParticleStreamsUnit, gpu.texture.id());
-        if (sorted) {
-            // An unsorted pool reads no order (u_sorted 0), so the unit is left as it is:
-            // glBindTextureUnit(unit, 0) would empty every target of it, the host's too.
-            glBindTextureUnit(kParticleOrderUnit, gpu.orders[passIndex].texture.id());
-        }
-        const auto count = static_cast<std::uint32_t>(pool.count());
-        drawArraysInstanced(m_emptyVertexArray, PrimitiveMode::Triangles, 0, 6, count);
-        ++stats.drawCalls;
-        ++stats.drawCommands;
-        ++stats.vertexArrayBinds;
-        stats.particles += count;  // not in stats.instances: particles are counted apart
-        stats.triangles += 2ull * count;
     }
-    if (stateSet) {
+    if (drawn) {
         glDepthMask(GL_TRUE);
-        for (auto& [id, gpu] : m_pools) {
-            if (passIndex < gpu.orders.size()) {
-                gpu.orders[passIndex].sorted = false;
-            }
+    }
+    for (auto& [id, gpu] : m_pools) {  // every pool of this pass is drawn by now
+        if (passIndex < gpu.orders.size()) {
+            gpu.orders[passIndex].sorted = false;
         }
     }
+}
+
+bool ParticlePass::drawPool(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
+                            GpuResources& resources, const ParticlePool& pool) {
+    const auto found = m_pools.find(pool.id());
+    if (pool.count() == 0 || found == m_pools.end() || pass.view().depthOnly) {
+        return false;
+    }
+    FrameStats& stats = resources.stats();
+    PoolGpu& gpu = found->second;
+    const ParticleMaterial& material = pool.material();
+    const bool sorted = material.sorted() && passIndex < gpu.orders.size() && gpu.orders[passIndex].sorted;
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glDepthMask(GL_FALSE);
+    glDisable(GL_CULL_FACE);  // a rolled or streaked quad may face either way
+    if (material.blend == ParticleBlend::Additive) {
+        glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
+    } else {
+        glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    }
+    SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
+    const Program& program = chosen.program;
+    const SurfaceUniforms& u = chosen.uniforms;
+    program.use();
+    ++stats.programBinds;
+    const ViewCamera& camera = pass.camera();
+    const glm::mat3 rotation = viewRotation(pass.view());
+    program.setUniform(u.viewProjection, camera.viewProjection);
+    program.setUniform(u.eye, glm::vec3(camera.eye));
+    program.setUniform(u.tint, pool.tint());
+    program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
+    program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
+    program.setUniform(u.particle.capacity, static_cast<int>(gpu.capacity));
+    program.setUniform(u.particle.compact, gpu.compact ? 1 : 0);
+    program.setUniform(u.particle.sorted, sorted ? 1 : 0);
+    program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
+    program.setUniform(u.particle.streakSeconds, material.streakSeconds);
+    program.setUniform(u.particle.atlasGrid,
+                       glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
+    program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
+    program.setUniform(u.particle.round, material.round ? 1 : 0);
+    const Texture2D* texture = nullptr;
+    if (material.atlas) {
+        Material atlas;
+        atlas.name = material.name;
+        atlas.baseColorTexture = material.atlas;
+        texture = resources.texture(atlas);
+        texture->bind(kParticleAtlasUnit);
+        glBindSampler(kParticleAtlasUnit, resources.sampler(atlas));
+    }
+    program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
+    glBindTextureUnit(kParticleStreamsUnit, gpu.drawTexture());
+    const std::uint64_t frame = resources.frameNumber();
+    if (gpu.streaming) {
+        gpu.streaming->readFrame[gpu.streaming->part] = frame;  // fenced at endFrame()
+        resources.noteStreamingRead();
+    }
+    if (gpu.compact) {
+        glBindTextureUnit(kParticleCurvesUnit, gpu.curves.id());
+    }
+    if (sorted) {
+        // An unsorted pool reads no order (u_sorted 0), so the unit is left as it is:
+        // glBindTextureUnit(unit, 0) would empty every target of it, the host's too.
+        StreamingParts& order = gpu.orders[passIndex].parts;
+        glBindTextureUnit(kParticleOrderUnit, order.textures[order.part].id());
+        order.readFrame[order.part] = frame;
+        resources.noteStreamingRead();
+    }
+    const auto count = static_cast<std::uint32_t>(pool.count());
+    drawArraysInstanced(m_emptyVertexArray, PrimitiveMode::Triangles, 0, 6, count);
+    ++stats.drawCalls;
+    ++stats.drawCommands;
+    ++stats.vertexArrayBinds;
+    stats.particles += count;  // not in stats.instances: particles are counted apart
+    stats.triangles += 2ull * count;
+    return true;
 }
 
 } // namespace myriad::gl::detail

@@ -8,8 +8,12 @@
 // back-to-front order (unit 1). The quad comes from gl_VertexID: no mesh, an empty VAO.
 // Scatter: the mesh's vertex layout plus the 32-byte scatter stream as two divisor-1 vec4
 // attributes (locations 4, 5), drawn with scatter.vert + surface.frag.
-// Uploads go through the renderer's staging ring and each stream's ChangeLog cursor, like every
-// other stream: only rows changed since this renderer's last upload, only live rows.
+// Uploads: a pool in UploadMode::Staged sends the rows changed since this renderer's last
+// upload (each stream's ChangeLog cursor), live rows only, through the staging ring; a
+// streaming pool (Automatic's choice for an emitter's pool) writes the live rows of each changed
+// plane straight into the next of three fenced parts of a persistently mapped buffer. Sort
+// orders always stream (rewritten whole). A pool with curves (ParticlePool::setCurves) sends two
+// planes: positions and (age, seed, frame, spin).
 #include "gl/GlCommon.h"
 #include "renderer/GlLimits.h"
 #include "renderer/GpuResources.h"
@@ -65,19 +69,40 @@ public:
     /** Draws the view's scatter nodes (opaque, depth written). Leaves blending off, depth mask on. */
     void drawScatter(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
                      GpuResources& resources, const Scene& scene);
-    /** Draws the view's particle pools (depth tested, not written). Leaves blending on, depth
-     *  mask on. */
+    /** Draws the view's particle pools without draw bounds (depth tested, not written), after
+     *  the blended meshes. Leaves blending on, depth mask on when it drew one. */
     void drawParticles(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
                        GpuResources& resources);
+    /** Draws one pool prepared this frame (depth tested, not written): sets blending on, its
+     *  blend function, depth mask off, face culling off, and leaves them so; binds its program.
+     *  For pools drawn among the blended meshes (ParticlePool::drawBounds) too.
+     *  @return false when it drew nothing (no live particle, not prepared, a depth-only view). */
+    bool drawPool(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
+                  const ParticlePool& pool);
     /** Frees copies of destroyed nodes (end of each frame). */
     void endFrame() noexcept;
     /** Frees copies the last frame did not draw. */
     void trim();
 
 private:
-    struct OrderGpu {
+    /** Three parts of a persistently mapped buffer, each viewed by its own buffer texture: a
+     *  frame with a change writes the next part and draws from it; a frame without one draws
+     *  the current part again. Each part remembers the last frame that read it
+     *  (GpuResources::frameNumber), and a write into it first waits for that frame's fence
+     *  (GpuResources::waitForStreamingPart), as a streaming batch's records do. */
+    struct StreamingParts {
+        static constexpr std::size_t kParts = 3;
         Buffer buffer;
-        TextureHandle texture;
+        std::array<TextureHandle, kParts> textures;
+        std::array<std::uint64_t, kParts> readFrame{};
+        std::size_t partBytes = 0;  ///< a multiple of 256 (the largest buffer-texture offset alignment GL allows)
+        std::size_t part = kParts - 1;  ///< drawn from now; the first write goes to part 0
+        /** Makes the buffer (3 * @p partBytes) and one @p format view of @p partBytes per part. */
+        void create(std::size_t partBytes, GLenum format, const std::string& label);
+        [[nodiscard]] std::byte* mapped(std::size_t which) noexcept { return buffer.mapped().data() + which * partBytes; }
+    };
+    struct OrderGpu {
+        StreamingParts parts;   ///< R32UI, capacity indices per part: written by the sort's last copy
         std::size_t capacity = 0;
         bool sorted = false;  ///< holds this frame's order for its view
         // What the order held was sorted for: a frame with the same eye, forward, positions
@@ -90,12 +115,26 @@ private:
     struct PoolGpu {
         const ParticlePool* node = nullptr;
         std::weak_ptr<const void> alive;
-        Buffer buffer;          ///< four planes of capacity vec4 rows
+        // UploadMode::Staged: one buffer the ring's copies write into
+        Buffer buffer;          ///< planes() planes of capacity vec4 rows
         TextureHandle texture;  ///< RGBA32F view of buffer
-        std::size_t capacity = 0;
-        std::array<std::uint64_t, ParticleStreamId::Count> cursors{};
+        std::array<std::uint64_t, ParticleStreamId::Count> cursors{};  ///< stream versions the staged copy holds
+        // UploadMode::Streaming (or chosen by Automatic): three parts of planes() planes
+        std::unique_ptr<StreamingParts> streaming;
+        /** Per part, the stream versions its planes hold (all ones: nothing written yet). */
+        std::array<std::array<std::uint64_t, ParticleStreamId::Count>, StreamingParts::kParts> partVersions{};
+        int denseUploads = 0;    ///< staged uploads in a row that sent at least half the live rows (Automatic)
+        std::size_t capacity = 0;  ///< rows per plane of the copy in use (u_particleCapacity)
+        bool compact = false;      ///< the copy's layout: 2 planes and curves (ParticlePool::curves())
+        TextureHandle curves;      ///< 256 x 2 RGBA32F: the baked ParticleCurves (compact only)
+        std::uint64_t curvesVersion = 0;  ///< ParticlePool::curvesVersion() baked into curves
         std::vector<OrderGpu> orders;  ///< per view pass
         std::uint64_t uploadedFrame = 0;
+        [[nodiscard]] std::size_t planes() const noexcept { return compact ? 2 : ParticleStreamId::Count; }
+        /** The buffer texture drawn from this frame. */
+        [[nodiscard]] GLuint drawTexture() const noexcept {
+            return streaming ? streaming->textures[streaming->part].id() : texture.id();
+        }
     };
     struct ScatterGpu {
         const ScatterNode* node = nullptr;
@@ -111,6 +150,13 @@ private:
     static std::uint32_t particleFeatures(const View& view);
     static std::uint32_t scatterFeatures(const ScatterNode& node, const View& view);
     void uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources);
+    /** UploadMode::Staged: the changed live rows through the ring. @return rows of the
+     *  position stream sent (for Automatic's choice). */
+    std::size_t uploadPoolStaged(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources, bool full);
+    /** UploadMode::Streaming: the live rows of every changed plane into the next part. */
+    void uploadPoolStreaming(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources);
+    /** Bakes the pool's curves into gpu.curves when they changed. */
+    void bakeCurves(const ParticlePool& pool, PoolGpu& gpu);
     void uploadOrder(std::size_t passIndex, const ViewPass& pass, const ParticlePool& pool, PoolGpu& gpu,
                      GpuResources& resources);
     void uploadScatter(const ScatterNode& node, ScatterGpu& gpu, GpuResources& resources);
@@ -125,6 +171,7 @@ private:
     VertexArray m_emptyVertexArray;  ///< particles read no attributes; core GL still wants a VAO
     std::vector<IndexRange> m_ranges;
     std::vector<std::uint32_t> m_order;
+    std::vector<glm::vec4> m_gather;  ///< a compact pool's (age, seed, frame, spin) rows for the ring
     ParticleSortScratch m_scratch;
 };
 

@@ -304,6 +304,7 @@ struct Renderer::Impl {
             particles.prepare(passes, shaders, resources);
             gpuParticles.prepare(passes, shaders, resources);  // programs, buffers, limits; no dispatch
         }
+        resources.countRingWaits();  // the frame's uploads are done: its ring waits into gpuWaitMs
         {
             // The frame needs every one of them: wait for all together (a ShaderError throws here,
             // before anything is drawn), rather than drawing without a variant.
@@ -368,7 +369,11 @@ struct Renderer::Impl {
         glEnable(GL_BLEND);
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
         glDepthMask(GL_FALSE);
-        surfaces.drawBlended(pass, scene);
+        surfaces.drawBlended(pass, scene, [&](const ParticlePool& pool) {
+            if (particles.drawPool(passIndex, pass, shaders, resources, pool)) {
+                glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+            }
+        });
         surfaces.drawPopulations(pass, scene, true);
         glDepthMask(GL_TRUE);
         particles.drawParticles(passIndex, pass, shaders, resources);  // particles and scatter

@@ -117,7 +117,8 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
                     .streakSeconds = program.uniformLocation("u_streakSeconds"),
                     .atlasGrid = program.uniformLocation("u_atlasGrid"),
                     .blendFrames = program.uniformLocation("u_blendFrames"),
-                    .round = program.uniformLocation("u_round")};
+                    .round = program.uniformLocation("u_round"),
+                    .compact = program.uniformLocation("u_particleCompact")};
     }
 }
 

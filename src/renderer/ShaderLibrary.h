@@ -108,7 +108,7 @@ struct SurfaceUniforms {
     /** particle.vert's (kParticle); -1 in other variants. */
     struct Particle {
         int cameraRight = -1, cameraUp = -1, capacity = -1, sorted = -1, streak = -1, streakSeconds = -1,
-            atlasGrid = -1, blendFrames = -1, round = -1;
+            atlasGrid = -1, blendFrames = -1, round = -1, compact = -1;
     } particle;
     /** Every location, looked up once when the program is made: a draw never asks GL for one
      *  (glGetUniformLocation is a driver round trip). @p features picks the stage-specific ones. */

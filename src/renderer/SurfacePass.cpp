@@ -345,10 +345,4 @@ void SurfacePass::drawOpaque(std::size_t passIndex, const ViewPass& pass, const 
     }
 }
 
-void SurfacePass::drawBlended(const ViewPass& pass, const Scene& scene) {
-    for (const DrawItem& item : pass.blended()) {
-        draw(item, pass, scene);
-    }
-}
-
 } // namespace myriad::gl::detail

@@ -69,8 +69,26 @@ public:
      *  the draws with a call of their own (DrawTable::rest), in the depth and blend state the
      *  caller set. */
     void drawOpaque(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
-    /** @p pass's blended draws, back to front. */
-    void drawBlended(const ViewPass& pass, const Scene& scene);
+    /** @p pass's blended draws, back to front, with its blended particle pools
+     *  (ViewPass::blendedParticles) among them: @p drawPool(pool) draws one where its distance
+     *  falls (farther first; a pool and a mesh at the same distance: the mesh first), and must
+     *  put back the blend function the meshes use (SRC_ALPHA, ONE_MINUS_SRC_ALPHA). */
+    template <class DrawPool>
+    void drawBlended(const ViewPass& pass, const Scene& scene, DrawPool&& drawPool) {
+        const auto& pools = pass.blendedParticles();
+        std::size_t next = 0;
+        for (const DrawItem& item : pass.blended()) {
+            for (; next < pools.size() && pools[next].second > item.distance; ++next) {
+                drawPool(*pools[next].first);
+                m_boundProgram = nullptr;  // the pool bound its own
+            }
+            draw(item, pass, scene);
+        }
+        for (; next < pools.size(); ++next) {
+            drawPool(*pools[next].first);
+            m_boundProgram = nullptr;
+        }
+    }
     /** The GPU populations whose blending is @p blended, culled as a whole against the view. */
     void drawPopulations(const ViewPass& pass, const Scene& scene, bool blended);
 

@@ -5,6 +5,7 @@
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Particles.h"
 #include "myriad/core/Scene.h"
 
 #include <glm/geometric.hpp>
@@ -75,9 +76,12 @@ void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     const glm::mat3 rotation = viewRotation(view);
     m_depthAxis = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
     m_particleNodes.clear();
+    m_blendedParticles.clear();
     collect(scene.root(), Frustum(m_camera.viewProjection, view.clipDepth), stats);
     std::stable_sort(m_blended.begin(), m_blended.end(),
                      [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
+    std::stable_sort(m_blendedParticles.begin(), m_blendedParticles.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
 }
 
 void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats& stats) {
@@ -87,7 +91,18 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
     if (node.kind() == NodeKind::Particles || node.kind() == NodeKind::Scatter || node.kind() == NodeKind::GpuParticles) {
         // particles and scatter: not MeshNodes; ParticlePass draws them (GPU systems: GpuParticlePass)
         if ((node.layerMask() & m_camera.layerMask) != 0 && m_shadowCamera == nullptr) {
-            m_particleNodes.push_back(&node);
+            const Aabb* box = node.kind() == NodeKind::Particles ? static_cast<const ParticlePool&>(node).drawBounds() : nullptr;
+            if (box == nullptr) {
+                m_particleNodes.push_back(&node);  // drawn after the blended meshes
+            } else {
+                const glm::vec3 centre(glm::dvec3(box->centre()) - m_camera.eye);
+                if (!frustum.intersectsSphere(centre, glm::length(box->halfExtent()))) {
+                    ++stats.culledNodes;
+                } else {
+                    m_particleNodes.push_back(&node);  // uploaded with the others, drawn among the blended
+                    m_blendedParticles.emplace_back(static_cast<const ParticlePool*>(&node), glm::length(centre));
+                }
+            }
         }
     } else if (const MeshNode* asMesh = asMeshNode(node); asMesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0 &&
                (m_shadowCamera == nullptr || node.castsShadow())) {

@@ -11,7 +11,12 @@
 #include <glm/mat4x4.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+namespace myriad {
+class ParticlePool;
+} // namespace myriad
 
 namespace myriad {
 class Scene;
@@ -90,6 +95,11 @@ public:
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
     [[nodiscard]] const std::vector<DrawItem>& opaque() const noexcept { return m_opaque; }
     [[nodiscard]] const std::vector<DrawItem>& blended() const noexcept { return m_blended; }
+    /** Particle pools with draw bounds (ParticlePool::setDrawBounds) inside the frustum, with
+     *  the distance from the eye to their box's centre, farthest first: drawn among blended(). */
+    [[nodiscard]] const std::vector<std::pair<const ParticlePool*, float>>& blendedParticles() const noexcept {
+        return m_blendedParticles;
+    }
     /** Visible ParticlePool and ScatterNode nodes in tree order (not culled; drawn by
      *  ParticlePass). */
     [[nodiscard]] const std::vector<const SceneNode*>& particleNodes() const noexcept { return m_particleNodes; }
@@ -101,6 +111,7 @@ private:
     ViewCamera m_camera;
     std::vector<DrawItem> m_opaque;
     std::vector<DrawItem> m_blended;
+    std::vector<std::pair<const ParticlePool*, float>> m_blendedParticles;
     InstanceVisibility* m_instanceVisibility = nullptr;
     std::size_t m_index = 0;
     GpuCulling* m_gpuCulling = nullptr;

@@ -391,6 +391,75 @@ inline bool isSignalled(const GlCall& call) {
 
 } // namespace detail
 
+/** The fence rule of unfencedMappedRewrites() for a mapped buffer whose regions are each
+ *  viewed by a buffer texture of their own (glTextureBufferRange, made once), the reader
+ *  choosing a region by binding its texture to a unit (a particle pool's three parts, a sort
+ *  order's): a write into a region shows as the first binding of its texture after another
+ *  region of @p mappedBuffer was bound (on any unit); it must follow a signalled fence issued
+ *  after that region's last reader. A draw reads the regions bound on units at the time.
+ *  Needs hookReadersAndBufferAccess() and glBindTextureUnit hooked.
+ *  @return one line per unfenced rewrite; empty: the rule holds. */
+inline std::vector<std::string> unfencedRegionSwitches(const GlCallLog& log, GLuint mappedBuffer) {
+    std::vector<std::pair<GLsync, std::uint64_t>> fences;  // live sync -> glFenceSync's sequence
+    std::uint64_t guardedBelow = 0;  // every command before this sequence has completed
+    std::vector<std::pair<GLuint, std::uint64_t>> views;   // texture -> region (its offset)
+    std::vector<std::pair<GLuint, std::uint64_t>> units;   // unit -> region bound there
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> lastRead;  // region -> last reader's sequence
+    std::optional<std::uint64_t> current;  // the region bound last
+    std::vector<std::string> unfenced;
+    for (const GlCall& call : log.calls()) {
+        if (call.function == "glFenceSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.resultAs<GLsync>(); });
+            fences.emplace_back(call.resultAs<GLsync>(), call.sequence);
+        } else if (call.function == "glClientWaitSync") {
+            if (detail::isSignalled(call)) {
+                for (const auto& [sync, created] : fences) {
+                    if (sync == call.argument<GLsync>(0)) {
+                        guardedBelow = std::max(guardedBelow, created);
+                    }
+                }
+            }
+        } else if (call.function == "glDeleteSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.argument<GLsync>(0); });
+        } else if (call.function == "glTextureBufferRange") {
+            const auto texture = call.argument<GLuint>(0);
+            std::erase_if(views, [&](const auto& v) { return v.first == texture; });
+            if (call.argument<GLuint>(2) == mappedBuffer) {
+                views.emplace_back(texture, static_cast<std::uint64_t>(call.argument<GLintptr>(3)));
+            }
+        } else if (call.function == "glBindTextureUnit") {
+            const auto unit = call.argument<GLuint>(0);
+            std::erase_if(units, [&](const auto& u) { return u.first == unit; });
+            const auto view = std::find_if(views.begin(), views.end(),
+                                           [&](const auto& v) { return v.first == call.argument<GLuint>(1); });
+            if (view == views.end()) {
+                continue;
+            }
+            const std::uint64_t region = view->second;
+            units.emplace_back(unit, region);
+            if (current && *current != region) {
+                const auto read = std::find_if(lastRead.begin(), lastRead.end(), [&](const auto& r) { return r.first == region; });
+                if (read != lastRead.end() && guardedBelow <= read->second) {
+                    unfenced.push_back(call.text + " binds the region at byte " + std::to_string(region) +
+                                       ", rewritten with no signalled fence issued after its last reader #" +
+                                       std::to_string(read->second));
+                }
+            }
+            current = region;
+        } else if (detail::isReadingCall(call.function)) {
+            for (const auto& [unit, region] : units) {
+                const auto read = std::find_if(lastRead.begin(), lastRead.end(), [&](const auto& r) { return r.first == region; });
+                if (read == lastRead.end()) {
+                    lastRead.emplace_back(region, call.sequence);
+                } else {
+                    read->second = call.sequence;
+                }
+            }
+        }
+    }
+    return unfenced;
+}
+
 /** Checks the fence rule for a persistently mapped buffer the CPU rewrites in regions of
  *  @p regionBytes (a streaming batch's three parts) while draws read another region: every
  *  write into a region must follow a glClientWaitSync that saw signalled a fence issued after

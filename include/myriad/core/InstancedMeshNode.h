@@ -53,24 +53,6 @@ enum class Growth : std::uint8_t {
     Double,  ///< ensureCapacity(max(16, 2 * capacity)): amortised O(1) per add
 };
 
-/** How a renderer sends a batch's records to the GPU. */
-enum class UploadMode : std::uint8_t {
-    /** Changed rows go through the renderer's staging ring into one GPU buffer (the default):
-     *  a static or sparsely changing batch costs nothing or only its changed rows. GPU memory:
-     *  capacity() * 64 bytes. */
-    Staged,
-    /** For batches whose every instance moves every frame (a swarm, a crowd, debris): each
-     *  frame the drawn records are written straight into the next third of a persistently
-     *  mapped buffer of 3 * capacity() * 64 bytes, after waiting on the fence of the frame that
-     *  last read that third (triple buffering, as in "Approaching Zero Driver Overhead", GDC
-     *  2014). One CPU copy per frame instead of staging copy + GPU copy; a frame with no change
-     *  sends nothing. GPU memory: 3 * capacity() * 64 bytes (a 1M-instance batch: 192 MiB). */
-    Streaming,
-    /** Staged until three frames in a row each changed at least half of the drawn records, then
-     *  Streaming for the rest of the batch's life in that renderer (its memory cost then). */
-    Automatic,
-};
-
 /** Options of an InstancedMeshNode. Defaults: Growth::Fixed, UploadMode::Staged. */
 struct InstancedMeshOptions {
     Growth growth = Growth::Fixed;               ///< what a full batch does on one more add

@@ -6,6 +6,7 @@
  *  A particle fades by its alpha, never by darkening its colour: alpha-blended pools composite
  *  premultiplied colour in linear light ("over"), additive pools add colour * alpha. Layouts,
  *  bytes and materials: docs/particles.md. */
+#include "myriad/core/Bounds.h"
 #include "myriad/core/Image.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/SceneNode.h"
@@ -23,6 +24,8 @@
 #include <vector>
 
 namespace myriad {
+
+struct ParticleCurves;
 
 /** Indices of a ParticlePool's streams (ParticlePool::streams()). Structure of arrays at vec4
  *  granularity: each stream is one array of vec4 rows, 16 bytes per particle, 64 in all. */
@@ -203,6 +206,62 @@ public:
      *  per renderer. */
     [[nodiscard]] std::span<const InstanceStream> streams() const noexcept { return m_streams; }
 
+    /** How renderers send the streams to the GPU (UploadMode). Default Automatic: changed rows
+     *  through the staging ring until three frames in a row each changed at least half the
+     *  live rows (an emitter rewrites every row every frame), then Streaming: each frame with a
+     *  change writes the live rows of the changed streams straight into the next third of a
+     *  persistently mapped buffer, after the fence of the last frame that read that third
+     *  (GPU memory: 3 * capacity() * uploadBytesPerParticle() bytes). Staged keeps the ring
+     *  (capacity() * uploadBytesPerParticle() bytes), right for pools a game writes sparsely. */
+    [[nodiscard]] UploadMode uploadMode() const noexcept { return m_uploadMode; }
+    /** Sets uploadMode(); takes effect at each renderer's next upload (a change of mode sends
+     *  every live row once). */
+    void setUploadMode(UploadMode mode) noexcept { m_uploadMode = mode; }
+
+    /** Compact upload: colour, alpha and size over life are evaluated in the vertex stage
+     *  from @p curves (baked into a 256-sample texture per pool, sampled by age and
+     *  interpolated linearly, so a key between samples is met within 1/255 of life), and
+     *  renderers send 32 bytes a particle instead of 64: PositionSize (the half-width used
+     *  when curves.sizeOverLife is empty) and (age, seed, frame, spin) gathered from the
+     *  AgeSeedFrameHeight and VelocitySpin streams. The ColorAlpha stream, velocity and
+     *  half-height are not sent: quads are square, and a ParticleEmitter stops evaluating
+     *  the curves on the CPU (ColorAlpha keeps each particle's spawn value). Pass the emitter's own curves
+     *  with ParticleCurves::from(emitter.desc()) to draw what the CPU path draws.
+     *  Where the idea comes from: Godot's and Unity's particle shaders evaluate over-life
+     *  curves from a texture on the GPU; issue 24's measured upload was 64 bytes a particle.
+     *  @throws InvalidArgument if the material's shape is Streak (it needs the velocity), or
+     *  a key's time is outside [0, 1] or out of order, or a value is not finite, or a size
+     *  or alpha is negative; nothing changes then. */
+    void setCurves(const ParticleCurves& curves);
+    /** Back to sending all four streams (64 bytes a particle); the next upload sends every live
+     *  row. */
+    void clearCurves() noexcept;
+    /** The curves of setCurves(), or null (all four streams are sent). Valid until the next
+     *  setCurves() or clearCurves(). */
+    [[nodiscard]] const ParticleCurves* curves() const noexcept { return m_curves.get(); }
+    /** Bumped by every setCurves() and clearCurves(): renderers re-bake their curve texture
+     *  when it changes. */
+    [[nodiscard]] std::uint64_t curvesVersion() const noexcept { return m_curvesVersion; }
+    /** A world-space box the game promises holds every live particle (Godot's visibility
+     *  AABB of GPUParticles3D, Unity's custom bounds): the pool is then drawn among the
+     *  view's blended meshes, ordered back to front by the distance from the eye to the box's
+     *  centre like a mesh by its bounds' centre, and skipped (FrameStats::culledNodes) when
+     *  the box is outside the view's frustum. Particles outside the box are still drawn where
+     *  the pool is, but may be culled with it or composited in the wrong order. Without a box
+     *  (the default) the pool draws after every blended mesh and is never culled: the
+     *  renderer does not read a million positions to find one.
+     *  @throws InvalidArgument if the box is empty or not finite; nothing changes then. */
+    void setDrawBounds(const Aabb& worldBounds);
+    /** Back to no box: drawn after the blended meshes, never culled. */
+    void clearDrawBounds() noexcept { m_hasDrawBounds = false; }
+    /** The box of setDrawBounds(), or null when there is none. Valid while the pool lives. */
+    [[nodiscard]] const Aabb* drawBounds() const noexcept { return m_hasDrawBounds ? &m_drawBounds : nullptr; }
+
+    /** Bytes a renderer sends per live particle: bytesPerParticle (64), or 32 with curves(). */
+    [[nodiscard]] std::size_t uploadBytesPerParticle() const noexcept {
+        return m_curves ? bytesPerParticle / 2 : bytesPerParticle;
+    }
+
 private:
     void check(const Particle& particle, const char* function) const;
     void write(std::size_t index, const Particle& particle) noexcept;
@@ -213,6 +272,11 @@ private:
     std::size_t m_capacity = 0;
     std::size_t m_count = 0;
     ParticleMaterial m_material;
+    UploadMode m_uploadMode = UploadMode::Automatic;
+    std::shared_ptr<const ParticleCurves> m_curves;
+    std::uint64_t m_curvesVersion = 0;
+    Aabb m_drawBounds;
+    bool m_hasDrawBounds = false;
 };
 
 /** A piecewise-linear curve over a particle's life (0..1): keys sorted by time; before the first
@@ -344,6 +408,23 @@ struct EmitterDesc {
         d.colorOverLife.keys = {{0.0f, glm::vec3(4.0f, 3.0f, 1.2f)}, {1.0f, glm::vec3(1.5f, 0.4f, 0.05f)}};
         d.alphaOverLife.keys = {{0.0f, 1.0f}, {0.5f, 1.0f}, {1.0f, 0.0f}};
         return d;
+    }
+};
+
+/** Colour, alpha and size over a particle's life for a pool's compact upload
+ *  (ParticlePool::setCurves): what the vertex stage evaluates in place of the ColorAlpha
+ *  stream and the half-width. Values as in EmitterDesc: linear RGB, opacity 0..1, half-width
+ *  in metres; life as a share 0..1. */
+struct ParticleCurves {
+    glm::vec3 color{1.0f};               ///< linear RGB when colorOverLife is empty
+    float alpha = 1.0f;                  ///< opacity 0..1 when alphaOverLife is empty
+    LifeCurve<glm::vec3> colorOverLife;  ///< linear RGB over life; empty: color
+    LifeCurve<float> alphaOverLife;      ///< opacity over life; empty: alpha
+    LifeCurve<float> sizeOverLife;       ///< half-width (m) over life; empty: each particle's own
+    /** The curves an emitter applies on the CPU, so a compact pool draws what the CPU path
+     *  draws (within the texture's sampling). */
+    [[nodiscard]] static ParticleCurves from(const EmitterDesc& desc) {
+        return ParticleCurves{desc.color, desc.alpha, desc.colorOverLife, desc.alphaOverLife, desc.sizeOverLife};
     }
 };
 

@@ -118,6 +118,12 @@ struct FrameStats {
     double submitMs = 0.0;  ///< the draw loop: state, uniforms, binds and the draw calls
     double drawMs = 0.0;    ///< inside the glDraw* calls (part of submitMs)
     double sortMs = 0.0;    ///< sorting particles back to front per view (part of uploadMs)
+    /** Of uploadMs: waiting on fences until the GPU finished reading memory about to be
+     *  rewritten: a streaming part (a batch's or a particle pool's third, a sort order's) or
+     *  the staging ring's range (the time its copies spent retiring fences, waiting or not).
+     *  Not zero when the GPU runs behind the CPU (llvmpipe drawing earlier frames on the same
+     *  cores); the rest of uploadMs is myriad's copying. */
+    double gpuWaitMs = 0.0;
     /** Issuing GPU particle systems' compute (steps and sorts): the CPU's calls only, the
      *  GPU's work is not in here (part of cullMs). */
     double gpuParticlesMs = 0.0;
