@@ -508,8 +508,8 @@ void GpuParticlePass::draw(std::size_t passIndex, const ViewPass& pass, ShaderLi
         SystemGpu& gpu = found->second;
         const ParticleMaterial& material = system.material();
         const bool sorted = material.sorted() && passIndex < gpu.orders.size() && gpu.orders[passIndex].sorted;
-        // The same state and uniforms as ParticlePass::drawParticles (particle.vert and .frag
-        // read a GPU system as they read a pool); only the draw differs.
+        // The same state and uniforms as ParticlePass::drawPool (particle.vert and .frag read a
+        // GPU system as they read a four-plane pool); only the draw differs.
         if (!stateSet) {
             glEnable(GL_BLEND);
             glBlendEquation(GL_FUNC_ADD);
@@ -535,6 +535,7 @@ void GpuParticlePass::draw(std::size_t passIndex, const ViewPass& pass, ShaderLi
         program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
         program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
         program.setUniform(u.particle.capacity, static_cast<int>(gpu.capacity));
+        program.setUniform(u.particle.compact, 0);  // four planes (a compact pool's program is the same one)
         program.setUniform(u.particle.sorted, sorted ? 1 : 0);
         program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
         program.setUniform(u.particle.streakSeconds, material.streakSeconds);

@@ -174,6 +174,14 @@ TEST_CASE("a GPU system draws the pixels a CPU pool with the same seed and steps
     gl::OffscreenTarget cpuTarget(kSize, kSize);
     gl::OffscreenTarget gpuTarget(kSize, kSize);
     renderer.render(cpuScene, frontCamera(), cpuTarget);
+    // A compact pool (two planes and curves) drawn first leaves its program, the one the GPU
+    // system draws with, set for two planes: the system's draw must say four.
+    Scene compactScene;
+    auto& compact = compactScene.root().emplace<ParticlePool>(2048, material, "compact");
+    compact.setCurves(ParticleCurves::from(desc));
+    ParticleEmitter compactEmitter(desc, 11);
+    compactEmitter.update(compact, kStep);
+    renderer.render(compactScene, frontCamera(), gpuTarget);
     renderer.render(gpuScene, frontCamera(), gpuTarget);
     const Image cpu = cpuTarget.readPixels();
     const Image gpu = gpuTarget.readPixels();
