@@ -1,5 +1,6 @@
 #include "myriad/core/Particles.h"
 
+#include "core/ParticleRandom.h"
 #include "core/Validate.h"
 #include "myriad/util/Error.h"
 
@@ -261,7 +262,7 @@ void ParticlePool::markStreamChanged(std::size_t stream, std::size_t first, std:
 
 // ---- ParticleEmitter ------------------------------------------------------------------------
 
-ParticleEmitter::ParticleEmitter(EmitterDesc desc, std::uint32_t seed) : m_desc(std::move(desc)), m_random(seed == 0 ? 1 : seed) {
+ParticleEmitter::ParticleEmitter(EmitterDesc desc, std::uint32_t seed) : m_desc(std::move(desc)), m_seed(seed) {
     const EmitterDesc& d = m_desc;
     detail::requireFinite(glm::vec4(d.rate, d.lifetimeMin, d.lifetimeMax, d.coneAngle), "ParticleEmitter",
                           "rate, lifetime or cone angle");
@@ -278,9 +279,8 @@ ParticleEmitter::ParticleEmitter(EmitterDesc desc, std::uint32_t seed) : m_desc(
     }
 }
 
-float ParticleEmitter::random() noexcept {
-    return static_cast<float>(m_random() - std::minstd_rand::min()) /
-           static_cast<float>(std::minstd_rand::max() - std::minstd_rand::min());
+float ParticleEmitter::random(std::uint32_t spawnIndex, std::uint32_t which) const noexcept {
+    return detail::particleRandom(m_seed, spawnIndex, which);  // shaders/particle_sim.comp mirrors it
 }
 
 namespace {
@@ -290,33 +290,35 @@ float lifetimeOf(const EmitterDesc& d, float seed) noexcept {
 }
 } // namespace
 
-bool ParticleEmitter::spawnOne(ParticlePool& pool, float ageSeconds) {
+bool ParticleEmitter::spawnOne(ParticlePool& pool, std::uint32_t spawnIndex, float ageSeconds) {
     if (pool.count() == pool.capacity()) {
         ++m_dropped;
         return false;
     }
+    namespace value = detail::ParticleRandomValue;
     const EmitterDesc& d = m_desc;
     // A direction in the cone: uniform in solid angle around +Z, then rotated onto the axis.
-    const float cosAngle = 1.0f - random() * (1.0f - std::cos(d.coneAngle));
+    const float cosAngle = 1.0f - random(spawnIndex, value::ConeCos) * (1.0f - std::cos(d.coneAngle));
     const float sinAngle = std::sqrt(std::max(0.0f, 1.0f - cosAngle * cosAngle));
-    const float phi = 2.0f * std::numbers::pi_v<float> * random();
+    const float phi = 2.0f * std::numbers::pi_v<float> * random(spawnIndex, value::ConePhi);
     const glm::vec3 axis = glm::length(d.direction) > 0.0f ? glm::normalize(d.direction) : glm::vec3(0, 1, 0);
     const glm::vec3 helper = std::abs(axis.y) < 0.99f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
     const glm::vec3 u = glm::normalize(glm::cross(helper, axis));
     const glm::vec3 v = glm::cross(axis, u);
     const glm::vec3 direction = axis * cosAngle + (u * std::cos(phi) + v * std::sin(phi)) * sinAngle;
-    const float speed = d.speedMin + (d.speedMax - d.speedMin) * random();
+    const float speed = d.speedMin + (d.speedMax - d.speedMin) * random(spawnIndex, value::Speed);
 
     Particle p;
-    p.seed = random();
-    p.position = d.position + d.spawnExtent * glm::vec3(2.0f * random() - 1.0f, 2.0f * random() - 1.0f,
-                                                        2.0f * random() - 1.0f);
+    p.seed = random(spawnIndex, value::Seed);
+    p.position = d.position + d.spawnExtent * glm::vec3(2.0f * random(spawnIndex, value::BoxX) - 1.0f,
+                                                        2.0f * random(spawnIndex, value::BoxY) - 1.0f,
+                                                        2.0f * random(spawnIndex, value::BoxZ) - 1.0f);
     p.velocity = direction * speed;
     p.size = d.size;
     p.height = d.height;
     p.color = d.color;
     p.alpha = d.alpha;
-    p.spin = 2.0f * std::numbers::pi_v<float> * random();
+    p.spin = 2.0f * std::numbers::pi_v<float> * random(spawnIndex, value::Spin);
     // Born part-way through this step: advance so a burst does not leave in one sheet.
     p.position += p.velocity * ageSeconds;
     p.age = ageSeconds / lifetimeOf(d, p.seed);
@@ -398,8 +400,10 @@ void ParticleEmitter::update(ParticlePool& pool, float seconds) {
     m_carry -= static_cast<double>(fromRate);
     const std::size_t spawns = fromRate + m_pendingBurst;
     for (std::size_t k = 0; k < spawns; ++k) {
-        const float bornAgo = k < fromRate ? seconds * random() : 0.0f;
-        if (spawnOne(pool, bornAgo) && !curvesOnGpu) {
+        // Spawn index: counted for dropped spawns too, so both paths number particles alike.
+        const auto spawnIndex = static_cast<std::uint32_t>(m_spawned++);
+        const float bornAgo = k < fromRate ? seconds * random(spawnIndex, detail::ParticleRandomValue::BornAgo) : 0.0f;
+        if (spawnOne(pool, spawnIndex, bornAgo) && !curvesOnGpu) {
             // Curves apply from birth.
             const std::size_t index = pool.count() - 1;
             glm::vec4& row = pool.rows(ParticleStreamId::ColorAlpha)[index];

@@ -379,7 +379,7 @@ Aabb SceneNode::ownBounds() const { return {}; }
 
 bool SceneNode::ownBoundsAreCullable() const {
     // Particles and scatter are drawn without a frustum test (their extent is not tracked).
-    return m_kind != NodeKind::Particles && m_kind != NodeKind::Scatter;
+    return m_kind != NodeKind::Particles && m_kind != NodeKind::Scatter && m_kind != NodeKind::GpuParticles;
 }
 
 void SceneNode::markSubtreeStale() const noexcept {

@@ -30,7 +30,11 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_BINDING_CULL_VISIBLE " << kCullVisibleBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_COMMANDS " << kCullCommandsBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_LOD_LEVELS " << kCullLodLevelsBinding << "\n"
-        << "#define MYRIAD_BINDING_CULL_JOBS " << kCullJobsBinding << "\n";
+        << "#define MYRIAD_BINDING_CULL_JOBS " << kCullJobsBinding << "\n"
+        << "#define MYRIAD_BINDING_PARTICLE_COUNTERS " << kParticleCountersBinding << "\n"
+        << "#define MYRIAD_BINDING_PARTICLE_SOURCE " << kParticleSourceBinding << "\n"
+        << "#define MYRIAD_BINDING_PARTICLE_TARGET " << kParticleTargetBinding << "\n"
+        << "#define MYRIAD_BINDING_PARTICLE_ORDER " << kParticleOrderBinding << "\n";
     return out.str();
     }();
     return defines;

@@ -75,8 +75,16 @@ inline constexpr std::uint32_t kCullJobsBinding = 6;
 inline constexpr std::array<std::uint32_t, 6> kCullBindings{kCullRecordsBinding, kCullMorphWeightsBinding,
                                                             kCullVisibleBinding, kCullCommandsBinding,
                                                             kCullLodLevelsBinding, kCullJobsBinding};
+/** GPU particle systems (particle_sim.comp, particle_sort.comp; renderer/GpuParticlePass.h):
+ *  their counters (live counts, the indirect draw and dispatch), the state a step reads, the
+ *  state it writes, a view's (index, key) sort pairs. Binding points GPU culling also uses, so
+ *  the GL state contract's list stays as it is; the two never run inside each other. */
+inline constexpr std::uint32_t kParticleCountersBinding = 1;
+inline constexpr std::uint32_t kParticleSourceBinding = 2;
+inline constexpr std::uint32_t kParticleTargetBinding = 3;
+inline constexpr std::uint32_t kParticleOrderBinding = 4;
 /** Every storage binding render() uses (the GL state contract's): the material table's, then
- *  GPU culling's. */
+ *  GPU culling's (which GPU particle systems share). */
 inline constexpr std::array<std::uint32_t, 7> kRendererStorageBindings{
     kMaterialTableBinding, kCullRecordsBinding, kCullMorphWeightsBinding, kCullVisibleBinding,
     kCullCommandsBinding, kCullLodLevelsBinding, kCullJobsBinding};
@@ -120,6 +128,14 @@ static_assert(allDistinct(std::array<std::uint32_t, 4>{kParticleAtlasUnit, kPart
                                                        kParticleCurvesUnit}),
               "two samplers of a particle program share a texture unit");
 static_assert(allDistinct(kRendererStorageBindings), "two storage blocks share a binding point");
+static_assert(allDistinct(std::array<std::uint32_t, 4>{kParticleCountersBinding, kParticleSourceBinding,
+                                                       kParticleTargetBinding, kParticleOrderBinding}),
+              "two storage blocks of a particle compute program share a binding point");
+static_assert(std::ranges::all_of(std::array<std::uint32_t, 4>{kParticleCountersBinding, kParticleSourceBinding,
+                                                               kParticleTargetBinding, kParticleOrderBinding},
+                                  [](std::uint32_t b) { return std::ranges::find(kRendererStorageBindings, b) !=
+                                                               kRendererStorageBindings.end() && b != kMaterialTableBinding; }),
+              "a particle compute binding outside the state contract's storage bindings");
 static_assert(allDistinct(kSurfaceLocations), "two attributes share a location");
 static_assert(allDistinct(std::array<std::uint32_t, 3>{kVertexBinding, kInstanceBinding, kDrawIdBinding}),
               "two vertex-buffer bindings of a surface program share an index");

@@ -84,6 +84,7 @@ GlStateSnapshot GlStateSnapshot::capture() {
         glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, binding, &s.storageSizes[i]);
     }
     s.drawIndirectBuffer = integer(GL_DRAW_INDIRECT_BUFFER_BINDING);
+    s.dispatchIndirectBuffer = integer(GL_DISPATCH_INDIRECT_BUFFER_BINDING);
     s.captured = true;
     return s;
 }
@@ -159,6 +160,7 @@ void GlStateSnapshot::apply() const {
         }
     }
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, static_cast<GLuint>(drawIndirectBuffer));
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, static_cast<GLuint>(dispatchIndirectBuffer));
     // Indexed binds also set the generic binding: put it back after them.
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(shaderStorageBuffer));
 }

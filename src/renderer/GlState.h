@@ -79,6 +79,7 @@ struct GlStateSnapshot {
     std::array<GLint64, kRendererStorageBindings.size()> storageStarts{};
     std::array<GLint64, kRendererStorageBindings.size()> storageSizes{};  ///< 0: bound whole (glBindBufferBase)
     GLint drawIndirectBuffer = 0;         ///< GL_DRAW_INDIRECT_BUFFER (GPU-culled draws)
+    GLint dispatchIndirectBuffer = 0;     ///< GL_DISPATCH_INDIRECT_BUFFER (GPU particle steps)
     /** True when capture() read it. False (documentedExitState()): apply() leaves the viewport
      *  as the last view set it and the active texture unit as the caller left it, and empties
      *  the renderer's texture units with glBindTextureUnit(unit, 0) (every target), so it

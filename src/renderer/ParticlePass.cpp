@@ -185,7 +185,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (pool.material().sorted()) {
                     uploadOrder(p, pass, pool, gpu, resources);
                 }
-            } else {
+            } else if (node->kind() == NodeKind::Scatter) {  // GpuParticles: GpuParticlePass
                 const auto& scatter = static_cast<const ScatterNode&>(*node);
                 if (scatter.count() == 0) {
                     continue;

@@ -13,6 +13,8 @@
 #include "renderer/LodSelection.h"
 #include "renderer/MaterialTable.h"
 #include "renderer/ParticlePass.h"  // particles and scatter
+#include "renderer/GpuParticlePass.h"  // GPU particle systems
+#include "myriad/core/GpuParticles.h"
 #include "renderer/ShaderLibrary.h"
 #include "renderer/PhaseTimer.h"
 #include "renderer/ShadowPass.h"  // shadows
@@ -139,6 +141,7 @@ struct Renderer::Impl {
     std::optional<bool> defaultFramebufferExists;  // hasDefaultFramebuffer(), once asked
     bool warnedNoDefaultFramebuffer = false;
     detail::ParticlePass particles{id, limits};  // particles and scatter (docs/particles.md)
+    detail::GpuParticlePass gpuParticles{id, limits};  // GPU particle systems (docs/particles.md, "GPU path")
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
     detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
     std::unique_ptr<DebugChain> debugChain;
@@ -299,6 +302,7 @@ struct Renderer::Impl {
             // particles and scatter: programs (requested), uploads and per-view sorts, before any draw
             const PhaseTimer timer(stats.uploadMs);
             particles.prepare(passes, shaders, resources);
+            gpuParticles.prepare(passes, shaders, resources);  // programs, buffers, limits; no dispatch
         }
         resources.countRingWaits();  // the frame's uploads are done: its ring waits into gpuWaitMs
         {
@@ -373,6 +377,7 @@ struct Renderer::Impl {
         surfaces.drawPopulations(pass, scene, true);
         glDepthMask(GL_TRUE);
         particles.drawParticles(passIndex, pass, shaders, resources);  // particles and scatter
+        gpuParticles.draw(passIndex, pass, shaders, resources);  // GPU particle systems, after the pools
         surfaces.forgetProgram();
     }
 
@@ -480,6 +485,7 @@ struct Renderer::Impl {
             detail::GpuResources& resources;
             detail::InstanceVisibility& visibility;
             detail::ParticlePass& particles;
+            detail::GpuParticlePass& gpuParticles;
             detail::GpuCulling& gpuCulling;
             FrameStats& stats;
             std::uint64_t waitsBefore;
@@ -489,12 +495,13 @@ struct Renderer::Impl {
                 visibility.endFrame();
                 gpuCulling.endFrame();
                 particles.endFrame();
+                gpuParticles.endFrame();
                 // After endFrame(): its waits (too many fences alive) are this frame's too, and
                 // the ring may have grown for the next frame.
                 stats.uploadWaits = resources.stagingWaits() - waitsBefore;
                 stats.stagingBytes = resources.ring().capacity();
             }
-        } restore{exitState, resources, instanceVisibility, particles, gpuCulling, stats, waitsBefore};
+        } restore{exitState, resources, instanceVisibility, particles, gpuParticles, gpuCulling, stats, waitsBefore};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
@@ -526,6 +533,7 @@ struct Renderer::Impl {
             // Every (view, batch) culled on the GPU, before the first draw: compute, one barrier, draws.
             const PhaseTimer timer(stats.cullMs);
             gpuCulling.dispatch(resources, stats, table.tabledCulling());
+            gpuParticles.simulate(passes, stats);  // GPU particle steps and sorts, then their barrier
         }
         const auto submitStart = std::chrono::steady_clock::now();
         for (const detail::ViewPass& pass : passes) {
@@ -576,6 +584,7 @@ void Renderer::trim() {
     m_impl->instanceVisibility.trim();
     m_impl->gpuCulling.trim();
     m_impl->particles.trim();
+    m_impl->gpuParticles.trim();
     m_impl->shadow.trim();
     m_impl->shaders.releaseExpired();
 }
@@ -664,6 +673,19 @@ void Renderer::dispatch(const ComputeProgram& program, std::span<const BufferBin
                         std::uint32_t groupsX, std::uint32_t groupsY, std::uint32_t groupsZ) {
     requireCurrentContext("gl::Renderer::dispatch");
     m_impl->populations.dispatch(program, bindings, {groupsX, groupsY, groupsZ}, m_impl->materials.buffer().id());
+}
+
+std::optional<std::vector<Particle>> Renderer::readGpuParticles(const GpuParticleSystem& system) const {
+    requireCurrentContext("gl::Renderer::readGpuParticles");
+    return m_impl->gpuParticles.readParticles(system);
+}
+
+std::optional<std::vector<std::uint32_t>> Renderer::readGpuParticleOrder(const GpuParticleSystem& system,
+                                                                       std::size_t view) const {
+    requireCurrentContext("gl::Renderer::readGpuParticleOrder");
+    // The light's shadow views come first in the passes and never draw particles.
+    const std::size_t shadowViews = m_impl->shadow.info().cascadeCount;
+    return m_impl->gpuParticles.readOrder(system, view + shadowViews);
 }
 
 } // namespace myriad::gl

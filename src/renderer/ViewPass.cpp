@@ -88,8 +88,8 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
     if (!node.visible()) {
         return;
     }
-    if (node.kind() == NodeKind::Particles || node.kind() == NodeKind::Scatter) {
-        // particles and scatter: not MeshNodes; ParticlePass draws them
+    if (node.kind() == NodeKind::Particles || node.kind() == NodeKind::Scatter || node.kind() == NodeKind::GpuParticles) {
+        // particles and scatter: not MeshNodes; ParticlePass draws them (GPU systems: GpuParticlePass)
         if ((node.layerMask() & m_camera.layerMask) != 0 && m_shadowCamera == nullptr) {
             const Aabb* box = node.kind() == NodeKind::Particles ? static_cast<const ParticlePool&>(node).drawBounds() : nullptr;
             if (box == nullptr) {

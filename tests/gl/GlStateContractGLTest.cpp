@@ -329,6 +329,8 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                           bindBuffer(GL_PIXEL_UNPACK_BUFFER)));
     cases.push_back(value("draw indirect buffer", GL_DRAW_INDIRECT_BUFFER_BINDING, id(host.buffer), 0,
                           bindBuffer(GL_DRAW_INDIRECT_BUFFER)));
+    cases.push_back(value("dispatch indirect buffer", GL_DISPATCH_INDIRECT_BUFFER_BINDING, id(host.buffer), 0,
+                          bindBuffer(GL_DISPATCH_INDIRECT_BUFFER)));
     cases.push_back(value("generic storage buffer", GL_SHADER_STORAGE_BUFFER_BINDING, id(host.buffer), 0,
                           bindBuffer(GL_SHADER_STORAGE_BUFFER)));
     const GLint64 alignment = std::max<GLint64>(integer(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT), 1);

@@ -10,6 +10,7 @@
 #include "support/GlCallLog.h"
 
 #include "myriad/core/Camera.h"
+#include "myriad/core/GpuParticles.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Lod.h"
 #include "myriad/core/Material.h"
@@ -79,6 +80,7 @@ struct EveryFeatureScene {
     gl::OffscreenTarget target{2 * kWidth, kHeight, "every-feature-target"};
     std::array<gl::View, 2> views;
     ParticlePool* pool = nullptr;
+    GpuParticleSystem* gpuParticles = nullptr;  ///< sorted; steps every render(), its particles still
 
     /** Builds the scene; @p renderer gets the population's buffers. */
     explicit EveryFeatureScene(gl::Renderer& renderer) {
@@ -159,6 +161,20 @@ struct EveryFeatureScene {
             pool->spawn(particle);
         }
 
+        // A GPU particle system, sorted (alpha), stepped by every render(): still particles (no
+        // speed, gravity or curves) so every frame draws the same picture; distinct depths.
+        EmitterDesc still;
+        still.position = glm::vec3(0.0f, 3.0f, -4.0f);
+        still.spawnExtent = glm::vec3(3.0f, 0.5f, 2.0f);
+        still.rate = 0.0f;
+        still.lifetimeMin = still.lifetimeMax = 1e6f;
+        still.speedMin = still.speedMax = 0.0f;
+        still.size = 0.2f;
+        still.alpha = 0.5f;
+        still.color = glm::vec3(0.2f, 0.4f, 1.0f);
+        gpuParticles = &scene.root().emplace<GpuParticleSystem>(64, ParticleMaterial::billboard(), still, 1, "gpu-sparks");
+        gpuParticles->burst(48);
+
         MeshData blade;
         blade.positions = {{-0.05f, 0.0f, 0.0f}, {0.05f, 0.0f, 0.0f}, {0.05f, 0.6f, 0.0f}, {-0.05f, 0.6f, 0.0f}};
         blade.normals = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
@@ -211,9 +227,15 @@ struct EveryFeatureScene {
         views[1].viewport = {static_cast<std::int32_t>(kWidth), 0, kWidth, kHeight};
     }
 
-    void render(gl::Renderer& renderer) { renderer.render(scene, std::span<const gl::View>(views)); }
+    void render(gl::Renderer& renderer) {
+        gpuParticles->advance(1.0f / 60.0f);
+        renderer.render(scene, std::span<const gl::View>(views));
+    }
     /** One view only (the left). */
-    void renderOneView(gl::Renderer& renderer) { renderer.render(scene, views[0]); }
+    void renderOneView(gl::Renderer& renderer) {
+        gpuParticles->advance(1.0f / 60.0f);
+        renderer.render(scene, views[0]);
+    }
 };
 
 } // namespace myriad::test

@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -433,7 +432,9 @@ struct ParticleCurves {
  *  ones at a rate and in bursts. One update() is O(count), writes every live row of every
  *  stream and marks them changed once (no change-log entry per particle). Dead particles are
  *  compacted in order (stable), so neighbours stay neighbours and a sort stays nearly sorted.
- *  Deterministic for a given seed. Thread safety: none. */
+ *  Deterministic for a given seed: every random value of the k-th particle the emitter spawns
+ *  is a hash of (seed, k, which value), so a GpuParticleSystem (GpuParticles.h) with the same
+ *  desc and seed, advanced by the same steps, spawns the same particles. Thread safety: none. */
 class ParticleEmitter {
 public:
     /** @throws InvalidArgument if a lifetime is not positive, min > max, or a value is not
@@ -452,13 +453,17 @@ public:
     void update(ParticlePool& pool, float seconds);
     /** Spawns that found the pool full, in all. */
     [[nodiscard]] std::uint64_t dropped() const noexcept { return m_dropped; }
+    /** Spawns so far, dropped ones included: the spawn index of the next particle, whose random
+     *  values are a hash of (seed, index mod 2^32, which value). */
+    [[nodiscard]] std::uint64_t spawned() const noexcept { return m_spawned; }
 
 private:
-    bool spawnOne(ParticlePool& pool, float ageSeconds);
-    float random() noexcept;  // 0..1
+    bool spawnOne(ParticlePool& pool, std::uint32_t spawnIndex, float ageSeconds);
+    [[nodiscard]] float random(std::uint32_t spawnIndex, std::uint32_t which) const noexcept;  // [0, 1)
 
     EmitterDesc m_desc;
-    std::minstd_rand m_random;
+    std::uint32_t m_seed = 1;
+    std::uint64_t m_spawned = 0;
     double m_carry = 0.0;
     std::size_t m_pendingBurst = 0;
     std::uint64_t m_dropped = 0;

@@ -29,6 +29,7 @@ enum class NodeKind : std::uint8_t {
     InstancedMesh,  ///< an InstancedMeshNode: one mesh, many instances, one draw
     Particles,      ///< a ParticlePool (Particles.h): camera-facing quads, one draw; not a MeshNode
     Scatter,        ///< a ScatterNode (Scatter.h): compact foliage instances, one draw; not a MeshNode
+    GpuParticles,   ///< a GpuParticleSystem (GpuParticles.h): simulated by compute, one indirect draw
 };
 
 /** A node of the scene graph: a name, a local TRS transform, children, a visibility flag.

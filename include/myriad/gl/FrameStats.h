@@ -94,6 +94,12 @@ struct FrameStats {
     GpuCulledCounts gpuCulled;
     std::uint64_t particles = 0;        ///< particles drawn, summed over views (not in `instances`)
     std::uint64_t particlesSorted = 0;  ///< particles sorted back to front, summed over views
+    /** Time steps GPU particle systems (GpuParticles.h) ran on the GPU, summed over systems.
+     *  Their particles are in no count: the CPU never learns how many live. */
+    std::uint32_t gpuParticleSteps = 0;
+    /** Compute dispatches of GPU particle systems: 2 or 3 a step, and a sorted system's sort
+     *  per view (1 + the stages past 2,048 pairs, with their passes). */
+    std::uint32_t gpuParticleDispatches = 0;
     /** Shader programs this call compiled from source (variants no earlier frame needed).
      *  0 in a frame after Renderer::prepare() with the same scene and views. */
     std::uint32_t programsCompiled = 0;
@@ -118,6 +124,9 @@ struct FrameStats {
      *  Not zero when the GPU runs behind the CPU (llvmpipe drawing earlier frames on the same
      *  cores); the rest of uploadMs is myriad's copying. */
     double gpuWaitMs = 0.0;
+    /** Issuing GPU particle systems' compute (steps and sorts): the CPU's calls only, the
+     *  GPU's work is not in here (part of cullMs). */
+    double gpuParticlesMs = 0.0;
     /** Starting the programs the frame lacked and waiting for them (compile and link, or
      *  glProgramBinary); the driver's compile threads run during the uploads in between. */
     double compileMs = 0.0;

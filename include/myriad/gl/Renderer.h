@@ -21,6 +21,8 @@ class MeshGeometry;
 class Scene;
 class Camera;
 class InstancedMeshNode;
+class GpuParticleSystem;
+struct Particle;
 } // namespace myriad
 
 namespace myriad::gl {
@@ -156,8 +158,9 @@ public:
      *  holds); CapacityError, before anything of the frame is drawn and with the state contract
      *  kept, if a stream, list or dispatch exceeds a GL limit (GL_MAX_TEXTURE_BUFFER_SIZE for
      *  records read by per-instance culling, sorting, LOD or GPU culling, visible-index lists
-     *  with their LOD slots, side streams, morph deltas and particle streams;
-     *  GL_MAX_SHADER_STORAGE_BLOCK_SIZE and GL_MAX_COMPUTE_WORK_GROUP_COUNT for GPU culling),
+     *  with their LOD slots, side streams, morph deltas, particle streams and GPU particle
+     *  states and orders; GL_MAX_SHADER_STORAGE_BLOCK_SIZE and GL_MAX_COMPUTE_WORK_GROUP_COUNT
+     *  for GPU culling and GPU particle systems),
      *  naming the node, the stream or list and the limit with its value (docs/errors.md).
      *  A steady frame (nothing to compile or resize) makes no glGet, glGetUniformLocation or
      *  framebuffer-status call (docs/gl-state.md, "What render() reads"). */
@@ -169,8 +172,9 @@ public:
      *  cameras; the light's shadow views when shadows are on), compiles every program variant
      *  they need (waiting for all of them: all started first, in parallel where the driver
      *  can), and uploads what changed (meshes, textures, instance streams, the material table,
-     *  particles). It draws nothing, clears nothing, writes no framebuffer and dispatches no
-     *  GPU culling. Call it during a loading screen: a render() with the same scene and views
+     *  particles; GPU particle systems' buffers and compute programs). It draws nothing, clears
+     *  nothing, writes no framebuffer and dispatches no GPU culling and no GPU particle step
+     *  (a GpuParticleSystem's steps wait for the next render()). Call it during a loading screen: a render() with the same scene and views
      *  then compiles nothing (FrameStats::programsCompiled 0) and uploads only what changed
      *  since. Views that differ later (another camera, a node that comes into view, a new
      *  material) may still need programs or uploads then. lastFrameStats() afterwards counts
@@ -229,6 +233,22 @@ public:
     [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuCulledInstances(const InstancedMeshNode& batch,
                                                                                  std::size_t view,
                                                                                  std::size_t lodLevel = 0) const;
+    /** @p system's live particles as this renderer's GPU copy holds them after the last
+     *  render() (GpuParticles.h), in no particular order (the GPU compacts survivors in any
+     *  order; each particle's seed tells it apart). Reads the GPU's buffers back, so it waits
+     *  for the GPU: for tests and tools, never per frame.
+     *  @return nullopt when this renderer has not drawn @p system (it holds no copy).
+     *  @throws GlError with no current context. */
+    [[nodiscard]] std::optional<std::vector<Particle>> readGpuParticles(const GpuParticleSystem& system) const;
+    /** The order in which view @p view (counting only views with a non-empty viewport, in the
+     *  order given) of the last render() drew @p system: particle indices into
+     *  readGpuParticles()'s list, farthest first, as the GPU sorted them. Waits for the GPU:
+     *  tests and tools.
+     *  @return nullopt when that view did not sort @p system (an additive material, a
+     *  ParticleSort::None one, or no such view).
+     *  @throws GlError with no current context. */
+    [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuParticleOrder(const GpuParticleSystem& system,
+                                                                               std::size_t view) const;
     /** The GL name of @p batch's per-instance morph-weights buffer texture (RGBA32F,
      *  kMaxMorphTargets / 4 texels per instance, read by instance index): the design card's
      *  instanceMorphWeights, the texture the instanced vertex stage of this renderer reads. 0
