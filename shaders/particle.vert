@@ -37,8 +37,9 @@ const vec2 kCorners[6] = vec2[](vec2(-1.0, -1.0), vec2(1.0, -1.0), vec2(1.0, 1.0
 // The curves at share of life @p age, linear between the two nearest of 256 samples (what a
 // linear filter gives, without a sampler object or its state).
 vec4 curveAt(int row, float age) {
-    float x = clamp(age, 0.0, 1.0) * 255.0;
-    int i = min(int(x), 254);
+    // A NaN age (rows written without checks) reads life 0: int(NaN) is undefined.
+    float x = isnan(age) ? 0.0 : clamp(age, 0.0, 1.0) * 255.0;
+    int i = clamp(int(x), 0, 254);
     return mix(texelFetch(u_particleCurves, ivec2(i, row), 0), texelFetch(u_particleCurves, ivec2(i + 1, row), 0),
                x - float(i));
 }

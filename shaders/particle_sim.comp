@@ -162,12 +162,15 @@ void main() {
         vs = vec4(velocity, spin);
         life = vec4(age, seed, frame, life.w);
     }
+    memoryBarrierShared();  // shared writes visible, then the execution barrier
     barrier();
     uint slot = alive ? atomicAdd(s_survivors, 1u) : 0u;
+    memoryBarrierShared();
     barrier();
     if (gl_LocalInvocationID.x == 0u && s_survivors > 0u) {
         s_base = atomicAdd(counters[MYRIAD_COUNTER_LIVE + (1u - u_source)], s_survivors);
     }
+    memoryBarrierShared();
     barrier();
     if (alive) {
         uint dst = s_base + slot;

@@ -80,10 +80,12 @@ void main() {
         }
         s_pairs[slot] = uvec2(index, key);
     }
+    memoryBarrierShared();  // shared writes visible, then the execution barrier
     barrier();
     for (uint k = 2u; k <= MYRIAD_SORT_BLOCK; k <<= 1u) {
         for (uint j = k >> 1u; j > 0u; j >>= 1u) {
             exchangeShared(firstOf(t, j), j, k, blockFirst);
+            memoryBarrierShared();
             barrier();
         }
     }
@@ -92,9 +94,11 @@ void main() {
         uint slot = t + h * gl_WorkGroupSize.x;
         s_pairs[slot] = pairs[blockFirst + slot];
     }
+    memoryBarrierShared();
     barrier();
     for (uint j = MYRIAD_SORT_BLOCK >> 1u; j > 0u; j >>= 1u) {
         exchangeShared(firstOf(t, j), j, u_k, blockFirst);
+        memoryBarrierShared();
         barrier();
     }
 #endif

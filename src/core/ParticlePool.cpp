@@ -116,11 +116,13 @@ void ParticlePool::setCurves(const ParticleCurves& curves) {
 }
 
 void ParticlePool::setDrawBounds(const Aabb& worldBounds) {
+    // Empty first: a default Aabb (no point added) has infinite corners, and "not finite"
+    // would not tell the game what it did.
+    if (worldBounds.empty()) {
+        throw InvalidArgument("ParticlePool::setDrawBounds: the box is empty (no point added, or a max below its min)");
+    }
     detail::requireFinite(worldBounds.min, "ParticlePool::setDrawBounds", "min");
     detail::requireFinite(worldBounds.max, "ParticlePool::setDrawBounds", "max");
-    if (worldBounds.empty()) {
-        throw InvalidArgument("ParticlePool::setDrawBounds: the box is empty (a max below its min)");
-    }
     m_drawBounds = worldBounds;
     m_hasDrawBounds = true;
 }

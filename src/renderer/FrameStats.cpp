@@ -49,6 +49,7 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.programBinds, "program binds");
     counter(out, stats.vertexArrayBinds, "vertex array binds");
     counter(out, stats.bytesUploaded, "bytes uploaded");
+    counter(out, stats.bytesStreamed, "bytes streamed");
     counter(out, stats.bytesStreamedAhead, "bytes streamed ahead");
     counter(out, stats.uploadRanges, "upload ranges");
     counter(out, stats.uploadWaits, "upload waits");

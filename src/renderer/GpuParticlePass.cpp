@@ -1,6 +1,7 @@
 #include "renderer/GpuParticlePass.h"
 
 #include "gl/Bindings.h"
+#include "renderer/ParticlePass.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/Material.h"
 #include "myriad/util/Error.h"
@@ -49,8 +50,6 @@ void uniformUint(const Program& program, int location, std::uint32_t value) {
         glProgramUniform1ui(program.id(), location, value);
     }
 }
-
-std::uint32_t particleFeatures(const View& view) { return kParticle | outputFeatures(view); }
 
 glm::vec3 viewForward(const View& view) {
     const glm::mat3 rotation = viewRotation(view);
@@ -361,6 +360,7 @@ void GpuParticlePass::runStep(const GpuParticleSystem& system, SystemGpu& gpu, c
                               FrameStats& stats) {
     const std::uint32_t source = gpu.current;
     const std::uint32_t target = 1 - source;
+    beforeFirstDispatch();
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleCountersBinding, gpu.counters.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleSourceBinding, gpu.states[source].id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleTargetBinding, gpu.states[target].id());
@@ -406,6 +406,7 @@ bool GpuParticlePass::sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass
         order.sorted = true;  // neither the camera nor a particle moved: the last order holds
         return false;
     }
+    beforeFirstDispatch();
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleCountersBinding, gpu.counters.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleSourceBinding, gpu.states[gpu.current].id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParticleOrderBinding, order.pairs.id());
@@ -442,9 +443,22 @@ bool GpuParticlePass::sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass
     return true;
 }
 
+void GpuParticlePass::beforeFirstDispatch() {
+    if (!m_dispatchedThisFrame) {
+        // Write after read: last frame's draws fetched the order pairs (and a state) as
+        // textures, and this frame's first dispatch may write them (a sort with no step before
+        // it: the camera moved, the simulation did not). Storage writes after this barrier wait
+        // for every access issued before it (OpenGL 4.5 section 7.12.2,
+        // SHADER_STORAGE_BARRIER_BIT); a step's own barriers come only after its first write.
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        m_dispatchedThisFrame = true;
+    }
+}
+
 void GpuParticlePass::simulate(std::span<const ViewPass> passes, FrameStats& stats) {
     const auto start = std::chrono::steady_clock::now();
     bool dispatched = false;
+    m_dispatchedThisFrame = false;
     for (auto& [id, gpu] : m_systems) {
         if (!gpu.drawnThisFrame || gpu.alive.expired()) {
             continue;
@@ -510,49 +524,8 @@ void GpuParticlePass::draw(std::size_t passIndex, const ViewPass& pass, ShaderLi
         const bool sorted = material.sorted() && passIndex < gpu.orders.size() && gpu.orders[passIndex].sorted;
         // The same state and uniforms as ParticlePass::drawPool (particle.vert and .frag read a
         // GPU system as they read a four-plane pool); only the draw differs.
-        if (!stateSet) {
-            glEnable(GL_BLEND);
-            glBlendEquation(GL_FUNC_ADD);
-            glDepthMask(GL_FALSE);
-            glDisable(GL_CULL_FACE);
-            stateSet = true;
-        }
-        if (material.blend == ParticleBlend::Additive) {
-            glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
-        } else {
-            glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-        }
-        SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
-        const Program& program = chosen.program;
-        const SurfaceUniforms& u = chosen.uniforms;
-        program.use();
-        ++stats.programBinds;
-        const ViewCamera& camera = pass.camera();
-        const glm::mat3 rotation = viewRotation(pass.view());
-        program.setUniform(u.viewProjection, camera.viewProjection);
-        program.setUniform(u.eye, glm::vec3(camera.eye));
-        program.setUniform(u.tint, system.tint());
-        program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
-        program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
-        program.setUniform(u.particle.capacity, static_cast<int>(gpu.capacity));
-        program.setUniform(u.particle.compact, 0);  // four planes (a compact pool's program is the same one)
-        program.setUniform(u.particle.sorted, sorted ? 1 : 0);
-        program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
-        program.setUniform(u.particle.streakSeconds, material.streakSeconds);
-        program.setUniform(u.particle.atlasGrid,
-                           glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
-        program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
-        program.setUniform(u.particle.round, material.round ? 1 : 0);
-        const Texture2D* texture = nullptr;
-        if (material.atlas) {
-            Material atlas;
-            atlas.name = material.name;
-            atlas.baseColorTexture = material.atlas;
-            texture = resources.texture(atlas);
-            texture->bind(kParticleAtlasUnit);
-            glBindSampler(kParticleAtlasUnit, resources.sampler(atlas));
-        }
-        program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
+        beginParticleDraw(pass, shaders, resources, material, system.tint(), gpu.capacity, false, sorted);
+        stateSet = true;
         glBindTextureUnit(kParticleStreamsUnit, gpu.textures[gpu.current].id());
         if (sorted) {
             glBindTextureUnit(kParticleOrderUnit, gpu.orders[passIndex].texture.id());

@@ -16,9 +16,11 @@
 // within a step, integrate -> spawn -> finish each read what the one before wrote through
 // storage blocks (GL_SHADER_STORAGE_BARRIER_BIT); the next step's integrate also takes its
 // work groups from the counters (GL_COMMAND_BARRIER_BIT). After the last step: the sort reads
-// the state and counters as storage, the draws read the state by texel fetch, the draw
-// command as indirect parameters, the order by texel fetch: one barrier with those three bits
-// after every system's compute, and readBack() issues GL_BUFFER_UPDATE_BARRIER_BIT.
+// the state and counters as storage (the finish's storage barrier covers it), the draws read
+// the state and the order by texel fetch and the draw command as indirect parameters: one
+// barrier with those two bits after every system's compute; readBack() issues
+// GL_BUFFER_UPDATE_BARRIER_BIT. Before a frame's first dispatch, one storage barrier: last
+// frame's draws fetched what it may overwrite (write after read).
 #include "gl/GlCommon.h"
 #include "renderer/GlLimits.h"
 #include "renderer/GpuResources.h"
@@ -131,6 +133,8 @@ private:
     void runStep(const GpuParticleSystem& system, SystemGpu& gpu, const GpuParticleStep& step, FrameStats& stats);
     /** Sorts unless the view and the particles are as at the last sort; true if it dispatched. */
     bool sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass& pass, FrameStats& stats);
+    /** Issues the frame's write-after-read storage barrier before its first dispatch (once). */
+    void beforeFirstDispatch();
     [[nodiscard]] std::pair<std::uint32_t, std::uint32_t> groupsFor(std::size_t invocations,
                                                                     std::uint32_t localSize) const noexcept;
     void forget(SystemGpu& gpu) noexcept;
@@ -143,6 +147,7 @@ private:
     SimUniforms m_integrateUniforms{}, m_spawnUniforms{}, m_finishUniforms{};
     SortUniforms m_blocksUniforms{}, m_globalUniforms{}, m_mergeUniforms{};
     VertexArray m_emptyVertexArray;  ///< particles read no attributes; core GL still wants a VAO
+    bool m_dispatchedThisFrame = false;  ///< beforeFirstDispatch() issued its barrier this frame
 };
 
 /** The text of the compute kernels, as compiled (tests/shaders/ checks them with

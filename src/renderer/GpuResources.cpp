@@ -228,8 +228,8 @@ void GpuResources::noteRecordsRead(BatchGpu& batch) noexcept {
     }
 }
 
-void GpuResources::fenceFrame() noexcept {
-    m_frameFences.push_back({m_frame, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
+void GpuResources::fenceFrame(bool wholeFrame) noexcept {
+    m_frameFences.push_back({m_frame, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0), wholeFrame});
     countObject(ObjectKind::Sync, 1);
 }
 
@@ -237,21 +237,27 @@ bool GpuResources::waitForFrame(std::uint64_t frame) {
     if (frame <= m_completedFrame) {
         return false;
     }
-    if (m_frameFences.empty() || m_frameFences.back().frame < frame) {
-        // Read earlier in this frame (not fenced yet): fence what was issued so far. Not reached
-        // by the three parts (a part written this frame was last read two frames back at least),
-        // but the rule holds whatever calls this.
-        fenceFrame();
-    }
-    // The oldest fence of this frame or later: fences signal in order, so it covers the frame.
+    // The oldest fence after every command of that frame: a later frame's, or that frame's own
+    // end-of-frame fence (fences signal in order). A fence issued in the middle of the frame
+    // covers only what came before it.
     std::size_t covering = 0;
-    while (m_frameFences[covering].frame < frame) {
+    while (covering < m_frameFences.size() &&
+           (m_frameFences[covering].frame < frame ||
+            (m_frameFences[covering].frame == frame && !m_frameFences[covering].wholeFrame))) {
         ++covering;
+    }
+    if (covering == m_frameFences.size()) {
+        // Read earlier in this frame (not fenced at its end yet): fence what was issued so far.
+        // Not reached by the three parts (a part written this frame was last read two frames
+        // back at least), but the rule holds whatever calls this.
+        fenceFrame(false);
     }
     const auto start = std::chrono::steady_clock::now();
     const bool waited = waitForFence(m_frameFences[covering].sync);
     m_stats->gpuWaitMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    m_completedFrame = m_frameFences[covering].frame;
+    // A fence issued in the middle of its frame covers what came before it, not the rest of
+    // that frame: only the frames before are then known complete.
+    m_completedFrame = m_frameFences[covering].frame - (m_frameFences[covering].wholeFrame ? 0 : 1);
     for (std::size_t i = 0; i <= covering; ++i) {  // it and every older one: done
         glDeleteSync(m_frameFences.front().sync);
         countObject(ObjectKind::Sync, -1);
@@ -266,7 +272,7 @@ void GpuResources::endFrame() noexcept {
     // textures, GPU culling): each part remembers the frame, so a part drawn unchanged for many
     // frames is covered by its last reader's fence, not only by the frame that wrote it.
     if (m_streamingReadThisFrame) {
-        fenceFrame();
+        fenceFrame(true);
         m_streamingReadThisFrame = false;
     }
     // Bound how many stay alive without asking the GPU anything: the oldest goes unwaited,
@@ -560,6 +566,7 @@ void GpuResources::uploadStreaming(const InstancedMeshNode& node, BatchGpu& batc
     const std::size_t bytes = node.count() * InstancedMeshNode::strideInBytes;
     node.copyDrawnRecords(streaming.buffer.mapped().subspan(streaming.partOffset(), bytes));
     m_stats->bytesUploaded += bytes;
+    m_stats->bytesStreamed += bytes;
     ++m_stats->uploadRanges;
     streaming.cursor = stream.version();
     stream.changes().acknowledge(m_consumer, stream.version());

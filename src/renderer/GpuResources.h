@@ -354,7 +354,9 @@ private:
     /** Waits until every command of frame @p frame has completed (its fence, or a later one,
      *  signalled). @return true when it had to wait. */
     bool waitForFrame(std::uint64_t frame);
-    void fenceFrame() noexcept;
+    /** Fences the commands issued so far in this frame: @p wholeFrame at its end (endFrame),
+     *  false for one issued in the middle (a wait for this frame's own reads). */
+    void fenceFrame(bool wholeFrame) noexcept;
 
     /** One fence per frame that read a streaming part, oldest first, covering every command of
      *  its frame. Only a write asks about one (no polls per frame); at most kMaxFrameFences
@@ -363,6 +365,7 @@ private:
     struct FrameFence {
         std::uint64_t frame;
         GLsync sync;
+        bool wholeFrame;  ///< issued at the frame's end; false: in its middle, covering only what came before
     };
     static constexpr std::size_t kMaxFrameFences = 8;
 

@@ -13,7 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#if defined(__SSE2__)
+#if defined(__SSE2__) || defined(_M_X64)
+#define MYRIAD_PARTICLES_SSE2 1
 #include <immintrin.h>
 #endif
 #include <limits>
@@ -139,8 +140,54 @@ void ParticlePass::trim() {
     }
 }
 
-std::uint32_t ParticlePass::particleFeatures(const View& view) {
+std::uint32_t particleFeatures(const View& view) {
     return kParticle | outputFeatures(view);
+}
+
+void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
+                       const ParticleMaterial& material, const glm::vec4& tint, std::size_t planeTexels, bool compact,
+                       bool sorted) {
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glDepthMask(GL_FALSE);
+    glDisable(GL_CULL_FACE);  // a rolled or streaked quad may face either way
+    if (material.blend == ParticleBlend::Additive) {
+        glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
+    } else {
+        glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    }
+    SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
+    const Program& program = chosen.program;
+    const SurfaceUniforms& u = chosen.uniforms;
+    program.use();
+    ++resources.stats().programBinds;
+    const ViewCamera& camera = pass.camera();
+    const glm::mat3 rotation = viewRotation(pass.view());
+    program.setUniform(u.viewProjection, camera.viewProjection);
+    program.setUniform(u.eye, glm::vec3(camera.eye));
+    program.setUniform(u.tint, tint);
+    program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
+    program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
+    program.setUniform(u.particle.capacity, static_cast<int>(planeTexels));
+    // Always set: CPU pools and GPU systems share the program, and a compact pool leaves it 1.
+    program.setUniform(u.particle.compact, compact ? 1 : 0);
+    program.setUniform(u.particle.sorted, sorted ? 1 : 0);
+    program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
+    program.setUniform(u.particle.streakSeconds, material.streakSeconds);
+    program.setUniform(u.particle.atlasGrid,
+                       glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
+    program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
+    program.setUniform(u.particle.round, material.round ? 1 : 0);
+    const Texture2D* texture = nullptr;
+    if (material.atlas) {
+        Material atlas;
+        atlas.name = material.name;
+        atlas.baseColorTexture = material.atlas;
+        texture = resources.texture(atlas);
+        texture->bind(kParticleAtlasUnit);
+        glBindSampler(kParticleAtlasUnit, resources.sampler(atlas));
+    }
+    program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
 }
 
 std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View& view) {
@@ -231,12 +278,14 @@ void gatherAgeSeedFrameSpin(const ParticlePool& pool, std::size_t begin, std::si
 }
 
 /** The same into memory the GPU reads (a streaming part), with non-temporal stores where the
- *  CPU has them: the part was last written three frames ago and is not in any cache, so plain
- *  stores would first read every line they fill (read for ownership), doubling the traffic.
- *  glibc's memcpy does the same for the other planes' large copies. @p out is 16-byte aligned
+ *  CPU has them: where the mapping is ordinary cached memory (llvmpipe's, some integrated
+ *  GPUs') the part was last written three frames ago and is in no cache, and plain stores
+ *  would first read every line they fill; where it is write-combined (a discrete GPU's usual
+ *  write-only mapping) they cost the same as plain stores. glibc's memcpy, which writes the
+ *  other planes, goes non-temporal itself above a few megabytes. @p out is 16-byte aligned
  *  (a part starts at a multiple of 256 bytes). */
 void streamAgeSeedFrameSpin(const ParticlePool& pool, std::size_t count, glm::vec4* out) noexcept {
-#if defined(__SSE2__)
+#if defined(MYRIAD_PARTICLES_SSE2)
     const float* life = &pool.rows(ParticleStreamId::AgeSeedFrameHeight).data()->x;
     const float* velocitySpin = &pool.rows(ParticleStreamId::VelocitySpin).data()->x;
     float* destination = &out->x;
@@ -456,6 +505,7 @@ void ParticlePass::uploadPoolStreaming(const ParticlePool& pool, PoolGpu& gpu, G
                 streamAgeSeedFrameSpin(pool, live, destination);
             }
             stats.bytesUploaded += live * kRowBytes;
+            stats.bytesStreamed += live * kRowBytes;
             ++stats.uploadRanges;
         }
         gpu.partVersions[next] = versions;
@@ -505,6 +555,7 @@ void ParticlePass::uploadOrder(std::size_t passIndex, const ViewPass& pass, cons
     const std::size_t bytes = count * sizeof(std::uint32_t);
     std::memcpy(parts.mapped(next), m_order.data(), bytes);
     stats.bytesUploaded += bytes;
+    stats.bytesStreamed += bytes;
     ++stats.uploadRanges;
     order.sorted = true;
     order.eye = eye;
@@ -669,46 +720,7 @@ bool ParticlePass::drawPool(std::size_t passIndex, const ViewPass& pass, ShaderL
     PoolGpu& gpu = found->second;
     const ParticleMaterial& material = pool.material();
     const bool sorted = material.sorted() && passIndex < gpu.orders.size() && gpu.orders[passIndex].sorted;
-    glEnable(GL_BLEND);
-    glBlendEquation(GL_FUNC_ADD);
-    glDepthMask(GL_FALSE);
-    glDisable(GL_CULL_FACE);  // a rolled or streaked quad may face either way
-    if (material.blend == ParticleBlend::Additive) {
-        glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
-    } else {
-        glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    }
-    SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
-    const Program& program = chosen.program;
-    const SurfaceUniforms& u = chosen.uniforms;
-    program.use();
-    ++stats.programBinds;
-    const ViewCamera& camera = pass.camera();
-    const glm::mat3 rotation = viewRotation(pass.view());
-    program.setUniform(u.viewProjection, camera.viewProjection);
-    program.setUniform(u.eye, glm::vec3(camera.eye));
-    program.setUniform(u.tint, pool.tint());
-    program.setUniform(u.particle.cameraRight, glm::vec3(rotation[0][0], rotation[1][0], rotation[2][0]));
-    program.setUniform(u.particle.cameraUp, glm::vec3(rotation[0][1], rotation[1][1], rotation[2][1]));
-    program.setUniform(u.particle.capacity, static_cast<int>(gpu.capacity));
-    program.setUniform(u.particle.compact, gpu.compact ? 1 : 0);
-    program.setUniform(u.particle.sorted, sorted ? 1 : 0);
-    program.setUniform(u.particle.streak, material.shape == ParticleShape::Streak ? 1 : 0);
-    program.setUniform(u.particle.streakSeconds, material.streakSeconds);
-    program.setUniform(u.particle.atlasGrid,
-                       glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
-    program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
-    program.setUniform(u.particle.round, material.round ? 1 : 0);
-    const Texture2D* texture = nullptr;
-    if (material.atlas) {
-        Material atlas;
-        atlas.name = material.name;
-        atlas.baseColorTexture = material.atlas;
-        texture = resources.texture(atlas);
-        texture->bind(kParticleAtlasUnit);
-        glBindSampler(kParticleAtlasUnit, resources.sampler(atlas));
-    }
-    program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
+    beginParticleDraw(pass, shaders, resources, material, pool.tint(), gpu.capacity, gpu.compact, sorted);
     glBindTextureUnit(kParticleStreamsUnit, gpu.drawTexture());
     const std::uint64_t frame = resources.frameNumber();
     if (gpu.streaming) {

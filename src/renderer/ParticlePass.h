@@ -53,6 +53,21 @@ struct ParticleSortScratch {
 void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, const glm::vec3& eye,
                      const glm::vec3& forward, std::vector<std::uint32_t>& order, ParticleSortScratch& scratch);
 
+/** The shader features of a particle program drawn into @p view (kParticle and the view's
+ *  output). */
+[[nodiscard]] std::uint32_t particleFeatures(const View& view);
+
+/** What a draw of particle.vert and .frag needs before its buffer textures and the draw call,
+ *  for a CPU pool and a GPU system alike: blending on with @p material's function, depth mask
+ *  off, face culling off (all left so); the program for @p material in @p pass bound (counted
+ *  in FrameStats::programBinds) with its camera, @p tint, @p planeTexels (u_particleCapacity),
+ *  @p compact (two planes and curves), @p sorted and the material's uniforms; the flipbook
+ *  atlas bound on kParticleAtlasUnit when it has one. The program must be ready
+ *  (ShaderLibrary::finishPending). */
+void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
+                       const ParticleMaterial& material, const glm::vec4& tint, std::size_t planeTexels, bool compact,
+                       bool sorted);
+
 class ParticlePass {
 public:
     /** @param limits the renderer's (outlives this): the pools' buffer textures. */
@@ -147,7 +162,6 @@ private:
         std::uint64_t uploadedFrame = 0;
     };
 
-    static std::uint32_t particleFeatures(const View& view);
     static std::uint32_t scatterFeatures(const ScatterNode& node, const View& view);
     void uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources);
     /** UploadMode::Staged: the changed live rows through the ring. @return rows of the

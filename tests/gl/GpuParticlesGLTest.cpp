@@ -369,3 +369,50 @@ TEST_CASE("a GPU system past a GL limit is refused with CapacityError before any
     }
     CHECK_FALSE(renderer.readGpuParticles(tooBig).has_value());  // nothing made for it
 }
+
+TEST_CASE("a frame's first GPU particle dispatch follows a storage barrier issued after the last frame's draws",
+          "[particles][gpu][barriers]") {
+    // Write after read: frame N's draw fetches the order pairs as a texture; frame N+1 may
+    // only re-sort them (the camera moved, no step ran), and the sort's first dispatch writes
+    // them through a storage block. Storage writes wait for earlier texture fetches only
+    // behind a GL_SHADER_STORAGE_BARRIER_BIT barrier (OpenGL 4.5 section 7.12.2); llvmpipe
+    // runs everything in order, so only the call log can show it.
+    INFO("GL: " << context().description());
+    Scene scene;
+    auto& system = scene.root().emplace<GpuParticleSystem>(5000, ParticleMaterial::billboard(), testEmitter(), 4);
+    system.burst(500);
+    system.advance(kStep);
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    Camera camera = frontCamera();
+    renderer.render(scene, camera, target);
+    GlCallLog log(GlCallLog::NoFunctions{});
+    MYRIAD_GL_CALL_LOG_HOOK(log, glMemoryBarrier);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDispatchCompute);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDispatchComputeIndirect);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDrawArraysIndirect);
+    for (int frame = 0; frame < 4; ++frame) {
+        camera.lookAt(glm::vec3(0.5f * static_cast<float>(frame + 1), 0.0f, 10.0f), glm::vec3(0.0f));  // sorted again
+        if (frame == 2) {
+            system.advance(kStep);  // one frame with a step too
+        }
+        renderer.render(scene, camera, target);
+    }
+    std::size_t firstDispatches = 0;
+    bool drawnSince = true;  // the frame before the log drew
+    bool barrierSinceDraw = false;
+    for (const GlCall& call : log.calls()) {
+        if (call.function == "glDrawArraysIndirect") {
+            drawnSince = true;
+            barrierSinceDraw = false;
+        } else if (call.function == "glMemoryBarrier") {
+            barrierSinceDraw = barrierSinceDraw || (call.argument<GLbitfield>(0) & GL_SHADER_STORAGE_BARRIER_BIT) != 0;
+        } else if (drawnSince) {  // a dispatch, the first since a draw
+            INFO(log.dump(60));
+            CHECK(barrierSinceDraw);
+            ++firstDispatches;
+            drawnSince = false;
+        }
+    }
+    CHECK(firstDispatches == 4);  // every frame re-sorted
+}

@@ -172,10 +172,13 @@ TEST_CASE("a pool whose every row changes every frame streams after three frames
         layGrid(pool, 0.01f * static_cast<float>(frame));
         (void)f.render(scene);
         CHECK(bufferLabelled("automatic/ParticlePool.streams-streaming") == 0);
+        CHECK(f.renderer.lastFrameStats().bytesStreamed == 0);
     }
     layGrid(pool, 0.05f);
     const Image image = f.render(scene);
     CHECK(bufferLabelled("automatic/ParticlePool.streams-streaming") != 0);
+    CHECK(f.renderer.lastFrameStats().bytesStreamed == 16 * 64);  // every live row of four planes
+    CHECK(f.renderer.lastFrameStats().bytesStreamed == f.renderer.lastFrameStats().bytesUploaded);
     // Still drawn: the first particle (1, 0.5, 0.25) * 0.75 added to black, sRGB-encoded.
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.75f + 0.05f, kSize), pixelY(-0.75f, kSize), Rgba{225, 165, 120, 255});
 }
@@ -309,6 +312,7 @@ TEST_CASE("a pool with draw bounds is drawn among blended meshes by distance, an
     CHECK(f.renderer.lastFrameStats().particles == 0);
     CHECK(f.renderer.lastFrameStats().culledNodes == 1);
     CHECK_THROWS_AS(pool.setDrawBounds(Aabb{}), InvalidArgument);
+    CHECK_THROWS_WITH(pool.setDrawBounds(Aabb{}), Catch::Contains("empty"));  // not "not finite"
     pool.clearDrawBounds();
     CHECK(pool.drawBounds() == nullptr);
 }

@@ -65,7 +65,7 @@ std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
 
 /** Every feature set the renderer can ask ShaderLibrary for. Mirrors, and must follow:
  *  Renderer::Impl::featuresOf (nodes and populations) + shadingFeatures, ShadowPass::
- *  receiveFeatures, ParticlePass::particleFeatures and scatterFeatures. */
+ *  receiveFeatures, particleFeatures (ParticlePass.h) and ParticlePass::scatterFeatures. */
 std::set<std::uint32_t> reachableFeatureSets() {
     std::set<std::uint32_t> sets;
     // MeshNode and InstancedMeshNode: instancing switches, morphing, then shading.

@@ -389,6 +389,45 @@ inline bool isSignalled(const GlCall& call) {
     return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED;
 }
 
+/** Records that the call numbered @p sequence read @p region: (region, last reader) pairs. */
+inline void markRead(std::vector<std::pair<std::uint64_t, std::uint64_t>>& lastRead, std::uint64_t region,
+                     std::uint64_t sequence) {
+    const auto read = std::find_if(lastRead.begin(), lastRead.end(), [&](const auto& r) { return r.first == region; });
+    if (read == lastRead.end()) {
+        lastRead.emplace_back(region, sequence);
+    } else {
+        read->second = sequence;
+    }
+}
+
+/** What the fences of a call log say has completed: feed it every call in order (see());
+ *  guardedBelow is then the sequence below which every command is known complete (the
+ *  newest fence a glClientWaitSync saw signalled; fences signal in order). */
+struct FenceHistory {
+    std::vector<std::pair<GLsync, std::uint64_t>> fences;  ///< live sync -> glFenceSync's sequence
+    std::uint64_t guardedBelow = 0;
+    /** @return true when @p call was a fence call (made, waited on, deleted). */
+    bool see(const GlCall& call) {
+        if (call.function == "glFenceSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.resultAs<GLsync>(); });
+            fences.emplace_back(call.resultAs<GLsync>(), call.sequence);
+        } else if (call.function == "glClientWaitSync") {
+            if (isSignalled(call)) {
+                for (const auto& [sync, created] : fences) {
+                    if (sync == call.argument<GLsync>(0)) {
+                        guardedBelow = std::max(guardedBelow, created);
+                    }
+                }
+            }
+        } else if (call.function == "glDeleteSync") {
+            std::erase_if(fences, [&](const auto& f) { return f.first == call.argument<GLsync>(0); });
+        } else {
+            return false;
+        }
+        return true;
+    }
+};
+
 } // namespace detail
 
 /** The fence rule of unfencedMappedRewrites() for a mapped buffer whose regions are each
@@ -400,28 +439,18 @@ inline bool isSignalled(const GlCall& call) {
  *  Needs hookReadersAndBufferAccess() and glBindTextureUnit hooked.
  *  @return one line per unfenced rewrite; empty: the rule holds. */
 inline std::vector<std::string> unfencedRegionSwitches(const GlCallLog& log, GLuint mappedBuffer) {
-    std::vector<std::pair<GLsync, std::uint64_t>> fences;  // live sync -> glFenceSync's sequence
-    std::uint64_t guardedBelow = 0;  // every command before this sequence has completed
+    detail::FenceHistory history;
+    const std::uint64_t& guardedBelow = history.guardedBelow;
     std::vector<std::pair<GLuint, std::uint64_t>> views;   // texture -> region (its offset)
     std::vector<std::pair<GLuint, std::uint64_t>> units;   // unit -> region bound there
     std::vector<std::pair<std::uint64_t, std::uint64_t>> lastRead;  // region -> last reader's sequence
     std::optional<std::uint64_t> current;  // the region bound last
     std::vector<std::string> unfenced;
     for (const GlCall& call : log.calls()) {
-        if (call.function == "glFenceSync") {
-            std::erase_if(fences, [&](const auto& f) { return f.first == call.resultAs<GLsync>(); });
-            fences.emplace_back(call.resultAs<GLsync>(), call.sequence);
-        } else if (call.function == "glClientWaitSync") {
-            if (detail::isSignalled(call)) {
-                for (const auto& [sync, created] : fences) {
-                    if (sync == call.argument<GLsync>(0)) {
-                        guardedBelow = std::max(guardedBelow, created);
-                    }
-                }
-            }
-        } else if (call.function == "glDeleteSync") {
-            std::erase_if(fences, [&](const auto& f) { return f.first == call.argument<GLsync>(0); });
-        } else if (call.function == "glTextureBufferRange") {
+        if (history.see(call)) {
+            continue;
+        }
+        if (call.function == "glTextureBufferRange") {
             const auto texture = call.argument<GLuint>(0);
             std::erase_if(views, [&](const auto& v) { return v.first == texture; });
             if (call.argument<GLuint>(2) == mappedBuffer) {
@@ -448,12 +477,7 @@ inline std::vector<std::string> unfencedRegionSwitches(const GlCallLog& log, GLu
             current = region;
         } else if (detail::isReadingCall(call.function)) {
             for (const auto& [unit, region] : units) {
-                const auto read = std::find_if(lastRead.begin(), lastRead.end(), [&](const auto& r) { return r.first == region; });
-                if (read == lastRead.end()) {
-                    lastRead.emplace_back(region, call.sequence);
-                } else {
-                    read->second = call.sequence;
-                }
+                detail::markRead(lastRead, region, call.sequence);
             }
         }
     }
@@ -475,8 +499,8 @@ inline std::vector<std::string> unfencedRegionSwitches(const GlCallLog& log, GLu
  *  Needs hookReadersAndBufferAccess(). @return one line per unfenced rewrite; empty: rule holds. */
 inline std::vector<std::string> unfencedMappedRewrites(const GlCallLog& log, GLuint mappedBuffer,
                                                        std::uint64_t regionBytes) {
-    std::vector<std::pair<GLsync, std::uint64_t>> fences;  // live sync -> glFenceSync's sequence
-    std::uint64_t guardedBelow = 0;  // every command before this sequence has completed
+    detail::FenceHistory history;
+    const std::uint64_t& guardedBelow = history.guardedBelow;
     std::vector<std::pair<std::string, std::uint64_t>> bindings;  // binding point -> region
     std::vector<std::pair<std::uint64_t, std::uint64_t>> lastRead;  // region -> last reader's sequence
     std::vector<std::string> unfenced;
@@ -507,20 +531,10 @@ inline std::vector<std::string> unfencedMappedRewrites(const GlCallLog& log, GLu
         it->second = region;
     };
     for (const GlCall& call : log.calls()) {
-        if (call.function == "glFenceSync") {
-            std::erase_if(fences, [&](const auto& f) { return f.first == call.resultAs<GLsync>(); });
-            fences.emplace_back(call.resultAs<GLsync>(), call.sequence);
-        } else if (call.function == "glClientWaitSync") {
-            if (detail::isSignalled(call)) {
-                for (const auto& [sync, created] : fences) {
-                    if (sync == call.argument<GLsync>(0)) {
-                        guardedBelow = std::max(guardedBelow, created);
-                    }
-                }
-            }
-        } else if (call.function == "glDeleteSync") {
-            std::erase_if(fences, [&](const auto& f) { return f.first == call.argument<GLsync>(0); });
-        } else if (call.function == "glVertexArrayVertexBuffer") {
+        if (history.see(call)) {
+            continue;
+        }
+        if (call.function == "glVertexArrayVertexBuffer") {
             bind(call, "vertex-array " + std::to_string(call.argument<GLuint>(0)) + "." + std::to_string(call.argument<GLuint>(1)),
                  call.argument<GLuint>(2), static_cast<std::uint64_t>(call.argument<GLintptr>(3)));
         } else if (call.function == "glTextureBufferRange") {
@@ -536,12 +550,7 @@ inline std::vector<std::string> unfencedMappedRewrites(const GlCallLog& log, GLu
                 if (dispatch && point.rfind("indexed ", 0) != 0) {
                     continue;  // compute reads storage blocks, not vertex arrays or the draw's textures
                 }
-                const auto read = std::find_if(lastRead.begin(), lastRead.end(), [&](const auto& r) { return r.first == region; });
-                if (read == lastRead.end()) {
-                    lastRead.emplace_back(region, call.sequence);
-                } else {
-                    read->second = call.sequence;
-                }
+                detail::markRead(lastRead, region, call.sequence);
             }
         }
     }

@@ -22,7 +22,8 @@ namespace myriad {
  *  pool's streams (ParticlePool::setUploadMode) to the GPU. Byte counts below are a batch's;
  *  a pool's are the same with its bytes per particle in place of 64. */
 enum class UploadMode : std::uint8_t {
-    /** Changed rows go through the renderer's staging ring into one GPU buffer (the default):
+    /** Changed rows go through the renderer's staging ring into one GPU buffer (a batch's
+     *  default; a particle pool's is Automatic):
      *  a static or sparsely changing batch costs nothing or only its changed rows. GPU memory:
      *  capacity() * 64 bytes. */
     Staged,

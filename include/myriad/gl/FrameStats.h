@@ -61,12 +61,20 @@ struct FrameStats {
     std::uint32_t meshNodes = 0;        ///< draws of MeshNodes: one per primitive, summed over views
     std::uint32_t programBinds = 0;     ///< glUseProgram calls (redundant ones are skipped)
     std::uint32_t vertexArrayBinds = 0; ///< glBindVertexArray calls
-    std::uint32_t culledNodes = 0;      ///< mesh nodes and batches outside the view frustum
-    std::uint32_t uploadRanges = 0;     ///< GPU copies of instance ranges (after merging)
+    /** Mesh nodes, batches and particle pools with draw bounds (ParticlePool::setDrawBounds)
+     *  outside the view frustum. */
+    std::uint32_t culledNodes = 0;
+    /** Copies of row ranges towards the GPU (after merging): through the staging ring, or
+     *  straight into a streaming part (one per plane or order written). */
+    std::uint32_t uploadRanges = 0;
     /** Times the upload ring waited for the GPU (stalls): a wrap onto copies not yet done, or
      *  more unsignalled fences than it keeps. A ring that has not reached
      *  RendererDesc::maxStagingBytes grows instead of waiting on its own frame's copies. */
     std::uint64_t uploadWaits = 0;
+    /** Of bytesUploaded, the bytes written straight into streaming parts (UploadMode::Streaming
+     *  batches and particle pools, or Automatic ones that switched; sort orders): shows which
+     *  way a pool or batch is sent. */
+    std::uint64_t bytesStreamed = 0;
     /** Bytes of the upload ring after this frame: RendererDesc::stagingBytes, or what it grew
      *  to (at most RendererDesc::maxStagingBytes). */
     std::uint64_t stagingBytes = 0;
