@@ -1,5 +1,6 @@
 #include "myriad/core/GpuParticles.h"
 
+#include "core/ParticleRules.h"
 #include "core/Validate.h"
 #include "myriad/util/Error.h"
 
@@ -23,39 +24,15 @@ GpuParticleSystem::GpuParticleSystem(std::size_t capacity, ParticleMaterial mate
 }
 
 void GpuParticleSystem::setMaterial(ParticleMaterial material) {
-    // As ParticlePool::setMaterial: the draw is the same.
-    if (material.atlasColumns == 0 || material.atlasRows == 0) {
-        throw InvalidArgument("GpuParticleSystem::setMaterial: the atlas grid has a side of 0 cells");
-    }
-    if (!std::isfinite(material.streakSeconds) || material.streakSeconds < 0.0f) {
-        throw InvalidArgument("GpuParticleSystem::setMaterial: streakSeconds must be finite and >= 0");
-    }
+    detail::checkParticleMaterial(material, "GpuParticleSystem::setMaterial");  // as ParticlePool's: the draw is the same
     m_material = std::move(material);
 }
 
 void GpuParticleSystem::setDesc(EmitterDesc desc) {
-    // ParticleEmitter's checks, plus what the GPU's uniforms hold.
+    // ParticleEmitter's checks, plus the GPU's limit on curve keys.
     const char* function = "GpuParticleSystem::setDesc";
     const EmitterDesc& d = desc;
-    detail::requireFinite(glm::vec4(d.rate, d.lifetimeMin, d.lifetimeMax, d.coneAngle), function,
-                          "rate, lifetime or cone angle");
-    detail::requireFinite(glm::vec4(d.speedMin, d.speedMax, d.drag, d.spinSpeed), function, "speed, drag or spin speed");
-    detail::requireFinite(glm::vec4(d.frameRate, d.frameCount, d.alpha, d.size), function,
-                          "frame rate, frame count, alpha or size");
-    detail::requireFinite(d.position, function, "position");
-    detail::requireFinite(d.spawnExtent, function, "spawnExtent");
-    detail::requireFinite(d.direction, function, "direction");
-    detail::requireFinite(d.gravity, function, "gravity");
-    detail::requireFinite(d.color, function, "color");
-    if (d.lifetimeMin <= 0.0f || d.lifetimeMin > d.lifetimeMax) {
-        throw InvalidArgument(std::string(function) + ": lifetimes must satisfy 0 < lifetimeMin <= lifetimeMax");
-    }
-    if (d.rate < 0.0f || d.size < 0.0f || d.height < 0.0f) {
-        throw InvalidArgument(std::string(function) + ": rate, size and height must be >= 0");
-    }
-    if (d.frameRate > 0.0f && d.frameCount < 1.0f) {
-        throw InvalidArgument(std::string(function) + ": frameCount must be >= 1 when frameRate is above 0");
-    }
+    detail::checkEmitterDesc(d, function);
     const std::size_t keys[] = {d.colorOverLife.keys.size(), d.alphaOverLife.keys.size(), d.sizeOverLife.keys.size()};
     if (std::ranges::max(keys) > maxCurveKeys) {
         throw InvalidArgument(std::string(function) + ": a curve over life has more than " +

@@ -1,6 +1,7 @@
 #include "myriad/core/Particles.h"
 
 #include "core/ParticleRandom.h"
+#include "core/ParticleRules.h"
 #include "core/Validate.h"
 #include "myriad/util/Error.h"
 
@@ -64,12 +65,7 @@ ParticlePool::ParticlePool(std::size_t capacity, ParticleMaterial material, std:
 }
 
 void ParticlePool::setMaterial(ParticleMaterial material) {
-    if (material.atlasColumns == 0 || material.atlasRows == 0) {
-        throw InvalidArgument("ParticlePool::setMaterial: the atlas grid has a side of 0 cells");
-    }
-    if (!std::isfinite(material.streakSeconds) || material.streakSeconds < 0.0f) {
-        throw InvalidArgument("ParticlePool::setMaterial: streakSeconds must be finite and >= 0");
-    }
+    detail::checkParticleMaterial(material, "ParticlePool::setMaterial");
     if (m_curves && material.shape == ParticleShape::Streak) {
         throw InvalidArgument("ParticlePool::setMaterial: '" + name() +
                               "' has curves (a compact upload sends no velocity): a streak needs it; clearCurves() first");
@@ -265,21 +261,48 @@ void ParticlePool::markStreamChanged(std::size_t stream, std::size_t first, std:
 // ---- ParticleEmitter ------------------------------------------------------------------------
 
 ParticleEmitter::ParticleEmitter(EmitterDesc desc, std::uint32_t seed) : m_desc(std::move(desc)), m_seed(seed) {
-    const EmitterDesc& d = m_desc;
-    detail::requireFinite(glm::vec4(d.rate, d.lifetimeMin, d.lifetimeMax, d.coneAngle), "ParticleEmitter",
-                          "rate, lifetime or cone angle");
-    detail::requireFinite(glm::vec4(d.speedMin, d.speedMax, d.drag, d.spinSpeed), "ParticleEmitter",
-                          "speed, drag or spin speed");
-    detail::requireFinite(d.position, "ParticleEmitter", "position");
-    detail::requireFinite(d.direction, "ParticleEmitter", "direction");
-    detail::requireFinite(d.gravity, "ParticleEmitter", "gravity");
+    detail::checkEmitterDesc(m_desc, "ParticleEmitter");
+}
+
+namespace detail {
+
+void checkEmitterDesc(const EmitterDesc& d, const char* function) {
+    requireFinite(glm::vec4(d.rate, d.lifetimeMin, d.lifetimeMax, d.coneAngle), function, "rate, lifetime or cone angle");
+    requireFinite(glm::vec4(d.speedMin, d.speedMax, d.drag, d.spinSpeed), function, "speed, drag or spin speed");
+    requireFinite(glm::vec4(d.frameRate, d.frameCount, d.alpha, d.size), function, "frame rate, frame count, alpha or size");
+    requireFinite(d.position, function, "position");
+    requireFinite(d.spawnExtent, function, "spawnExtent");
+    requireFinite(d.direction, function, "direction");
+    requireFinite(d.gravity, function, "gravity");
+    requireFinite(d.color, function, "color");
     if (d.lifetimeMin <= 0.0f || d.lifetimeMin > d.lifetimeMax) {
-        throw InvalidArgument("ParticleEmitter: lifetimes must satisfy 0 < lifetimeMin <= lifetimeMax");
+        throw InvalidArgument(std::string(function) + ": lifetimes must satisfy 0 < lifetimeMin <= lifetimeMax");
     }
     if (d.rate < 0.0f || d.size < 0.0f || d.height < 0.0f) {
-        throw InvalidArgument("ParticleEmitter: rate, size and height must be >= 0");
+        throw InvalidArgument(std::string(function) + ": rate, size and height must be >= 0");
+    }
+    if (d.frameRate > 0.0f && d.frameCount < 1.0f) {
+        throw InvalidArgument(std::string(function) + ": frameCount must be >= 1 when frameRate is above 0");
     }
 }
+
+void checkParticleMaterial(const ParticleMaterial& material, const char* function) {
+    if (material.atlasColumns == 0 || material.atlasRows == 0) {
+        throw InvalidArgument(std::string(function) + ": the atlas grid has a side of 0 cells");
+    }
+    if (!std::isfinite(material.streakSeconds) || material.streakSeconds < 0.0f) {
+        throw InvalidArgument(std::string(function) + ": streakSeconds must be finite and >= 0");
+    }
+}
+
+ConeBasis coneBasis(const glm::vec3& direction) noexcept {
+    const glm::vec3 axis = glm::length(direction) > 0.0f ? glm::normalize(direction) : glm::vec3(0, 1, 0);
+    const glm::vec3 helper = std::abs(axis.y) < 0.99f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
+    const glm::vec3 u = glm::normalize(glm::cross(helper, axis));
+    return {axis, u, glm::cross(axis, u)};
+}
+
+} // namespace detail
 
 float ParticleEmitter::random(std::uint32_t spawnIndex, std::uint32_t which) const noexcept {
     return detail::particleRandom(m_seed, spawnIndex, which);  // shaders/particle_sim.comp mirrors it
@@ -303,11 +326,8 @@ bool ParticleEmitter::spawnOne(ParticlePool& pool, std::uint32_t spawnIndex, flo
     const float cosAngle = 1.0f - random(spawnIndex, value::ConeCos) * (1.0f - std::cos(d.coneAngle));
     const float sinAngle = std::sqrt(std::max(0.0f, 1.0f - cosAngle * cosAngle));
     const float phi = 2.0f * std::numbers::pi_v<float> * random(spawnIndex, value::ConePhi);
-    const glm::vec3 axis = glm::length(d.direction) > 0.0f ? glm::normalize(d.direction) : glm::vec3(0, 1, 0);
-    const glm::vec3 helper = std::abs(axis.y) < 0.99f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
-    const glm::vec3 u = glm::normalize(glm::cross(helper, axis));
-    const glm::vec3 v = glm::cross(axis, u);
-    const glm::vec3 direction = axis * cosAngle + (u * std::cos(phi) + v * std::sin(phi)) * sinAngle;
+    const detail::ConeBasis cone = detail::coneBasis(d.direction);
+    const glm::vec3 direction = cone.axis * cosAngle + (cone.u * std::cos(phi) + cone.v * std::sin(phi)) * sinAngle;
     const float speed = d.speedMin + (d.speedMax - d.speedMin) * random(spawnIndex, value::Speed);
 
     Particle p;

@@ -2,6 +2,7 @@
 
 #include "gl/Bindings.h"
 #include "renderer/ParticlePass.h"
+#include "core/ParticleRules.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/Material.h"
 #include "myriad/util/Error.h"
@@ -252,13 +253,7 @@ void GpuParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& s
                 continue;
             }
             const auto& system = static_cast<const GpuParticleSystem&>(*node);
-            shaders.request(particleFeatures(pass.view()), system.material().surface);  // waited for by the renderer
-            if (system.material().atlas) {
-                Material atlas;
-                atlas.name = system.material().name;
-                atlas.baseColorTexture = system.material().atlas;
-                (void)resources.texture(atlas);
-            }
+            prepareParticleDraw(pass, shaders, resources, system.material());
             SystemGpu& gpu = m_systems[system.id()];
             if (gpu.alive.expired()) {
                 gpu.alive = system.lifetime();
@@ -339,13 +334,11 @@ void GpuParticlePass::setStepUniforms(const Program& program, const SimUniforms&
     uniformUint(program, u.spawns, step.spawns);
     program.setUniform(u.position, step.position);
     program.setUniform(u.extent, d.spawnExtent);
-    // ParticleEmitter::spawnOne's cone basis, computed once here.
-    const glm::vec3 axis = glm::length(d.direction) > 0.0f ? glm::normalize(d.direction) : glm::vec3(0, 1, 0);
-    const glm::vec3 helper = std::abs(axis.y) < 0.99f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
-    const glm::vec3 axisU = glm::normalize(glm::cross(helper, axis));
-    program.setUniform(u.axis, axis);
-    program.setUniform(u.axisU, axisU);
-    program.setUniform(u.axisV, glm::cross(axis, axisU));
+    // ParticleEmitter::spawnOne's cone basis (the same function), computed once here.
+    const myriad::detail::ConeBasis cone = myriad::detail::coneBasis(d.direction);
+    program.setUniform(u.axis, cone.axis);
+    program.setUniform(u.axisU, cone.u);
+    program.setUniform(u.axisV, cone.v);
     program.setUniform(u.oneMinusCosCone, 1.0f - std::cos(d.coneAngle));
     program.setUniform(u.speedMin, d.speedMin);
     program.setUniform(u.speedMax, d.speedMax);

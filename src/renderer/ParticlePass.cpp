@@ -144,6 +144,21 @@ std::uint32_t particleFeatures(const View& view) {
     return kParticle | outputFeatures(view);
 }
 
+Material atlasMaterial(const ParticleMaterial& material) {
+    Material atlas;
+    atlas.name = material.name;
+    atlas.baseColorTexture = material.atlas;
+    return atlas;
+}
+
+void prepareParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
+                         const ParticleMaterial& material) {
+    shaders.request(particleFeatures(pass.view()), material.surface);  // waited for by the renderer
+    if (material.atlas) {
+        (void)resources.texture(atlasMaterial(material));
+    }
+}
+
 void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
                        const ParticleMaterial& material, const glm::vec4& tint, std::size_t planeTexels, bool compact,
                        bool sorted) {
@@ -180,9 +195,7 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
     program.setUniform(u.particle.round, material.round ? 1 : 0);
     const Texture2D* texture = nullptr;
     if (material.atlas) {
-        Material atlas;
-        atlas.name = material.name;
-        atlas.baseColorTexture = material.atlas;
+        const Material atlas = atlasMaterial(material);
         texture = resources.texture(atlas);
         texture->bind(kParticleAtlasUnit);
         glBindSampler(kParticleAtlasUnit, resources.sampler(atlas));
@@ -218,13 +231,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (pool.count() == 0 || pass.view().depthOnly) {
                     continue;
                 }
-                shaders.request(particleFeatures(pass.view()), pool.material().surface);  // waited for by the renderer
-                if (pool.material().atlas) {
-                    Material atlas;
-                    atlas.name = pool.material().name;
-                    atlas.baseColorTexture = pool.material().atlas;
-                    (void)resources.texture(atlas);
-                }
+                prepareParticleDraw(pass, shaders, resources, pool.material());
                 PoolGpu& gpu = m_pools[pool.id()];
                 if (gpu.uploadedFrame != m_frame) {
                     uploadPool(pool, gpu, resources);
@@ -361,8 +368,10 @@ void ParticlePass::uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResourc
         if (relayout) {
             gpu.streaming.reset();  // remade with the new plane count
         }
-        gpu.buffer = Buffer();  // the staged copy is not used (GPU memory given back)
-        gpu.texture = TextureHandle();
+        if (gpu.buffer.id() != 0) {  // the staged copy is not used: its GPU memory given back
+            gpu.buffer = Buffer();
+            gpu.texture = TextureHandle();
+        }
         uploadPoolStreaming(pool, gpu, resources);
         return;
     }

@@ -19,6 +19,7 @@
 #include "renderer/GpuResources.h"
 #include "renderer/ShaderLibrary.h"
 #include "renderer/ViewPass.h"
+#include "myriad/core/Material.h"
 #include "myriad/core/Particles.h"
 #include "myriad/core/Scatter.h"
 #include "myriad/gl/Buffer.h"
@@ -56,6 +57,15 @@ void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, co
 /** The shader features of a particle program drawn into @p view (kParticle and the view's
  *  output). */
 [[nodiscard]] std::uint32_t particleFeatures(const View& view);
+
+/** A particle material's flipbook atlas as the Material GpuResources::texture() and sampler()
+ *  take (its name and base-colour image; default sampling). */
+[[nodiscard]] Material atlasMaterial(const ParticleMaterial& material);
+
+/** Before any draw of the frame, for a CPU pool and a GPU system alike: requests the particle
+ *  program @p material needs in @p pass (the renderer waits for it) and uploads its atlas. */
+void prepareParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
+                         const ParticleMaterial& material);
 
 /** What a draw of particle.vert and .frag needs before its buffer textures and the draw call,
  *  for a CPU pool and a GPU system alike: blending on with @p material's function, depth mask

@@ -437,8 +437,9 @@ struct ParticleCurves {
  *  desc and seed, advanced by the same steps, spawns the same particles. Thread safety: none. */
 class ParticleEmitter {
 public:
-    /** @throws InvalidArgument if a lifetime is not positive, min > max, or a value is not
-     *  finite. */
+    /** @throws InvalidArgument if a lifetime is not positive, min > max, a value is not finite,
+     *  the rate, size or height is negative, or frameCount < 1 with a frame rate (the checks
+     *  GpuParticleSystem makes too). */
     explicit ParticleEmitter(EmitterDesc desc, std::uint32_t seed = 1);
     /** The emitter's own copy of its description. */
     [[nodiscard]] const EmitterDesc& desc() const noexcept { return m_desc; }
