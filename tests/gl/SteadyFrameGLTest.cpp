@@ -30,6 +30,10 @@ TEST_CASE("a steady frame with every feature on makes no glGet, glGetUniformLoca
     CHECK(stats.views == 2 + renderer.shadowMap().cascadeCount);
     CHECK(stats.particles > 0);
     CHECK(stats.instancesGpuCulled > 0);
+    // The streaming pool wrote a part (two planes: it has curves) and its sorted orders (two
+    // views) in every one of those frames: the fenced path makes no query either.
+    const std::uint64_t live = scene.streamingPool->count();
+    CHECK(stats.bytesStreamed == live * 32 + 2 * live * 4);
 }
 
 TEST_CASE("with preserveState the caller's state is read once per render(), not per view or draw", "[state][steady]") {

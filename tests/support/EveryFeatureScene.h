@@ -2,7 +2,8 @@
 // A scene with every feature of the renderer on, for the steady-frame checks (tests and bench):
 // shadows, a lit morphing MeshNode, a GPU-culled batch, a CPU-culled batch with a LOD chain,
 // a blended batch sorted back to front with lanes, a batch and a MeshNode of two primitives,
-// a sorted particle pool, scatter with wind,
+// a sorted particle pool, a sorted pool that streams (rewritten every frame) with curves on the
+// GPU and draw bounds among the blended meshes, scatter with wind,
 // a GPU population with lanes, drawn into two views side by side. And the GL calls a steady
 // frame must not make: every glGet* variant myriad's sources use (and the rest of the family
 // glad loads), glIsEnabled, glGetUniformLocation, glCheck*FramebufferStatus.
@@ -80,6 +81,7 @@ struct EveryFeatureScene {
     gl::OffscreenTarget target{2 * kWidth, kHeight, "every-feature-target"};
     std::array<gl::View, 2> views;
     ParticlePool* pool = nullptr;
+    ParticlePool* streamingPool = nullptr;  ///< UploadMode::Streaming, curves, draw bounds; rewritten by render()
     GpuParticleSystem* gpuParticles = nullptr;  ///< sorted; steps every render(), its particles still
 
     /** Builds the scene; @p renderer gets the population's buffers. */
@@ -161,6 +163,24 @@ struct EveryFeatureScene {
             pool->spawn(particle);
         }
 
+        streamingPool = &scene.root().emplace<ParticlePool>(64, ParticleMaterial::billboard(), "streaming-smoke");
+        streamingPool->setUploadMode(UploadMode::Streaming);
+        ParticleCurves curves;
+        curves.color = glm::vec3(0.6f);
+        curves.alphaOverLife.keys = {{0.0f, 0.6f}, {1.0f, 0.0f}};
+        curves.sizeOverLife.keys = {{0.0f, 0.2f}, {1.0f, 0.4f}};
+        streamingPool->setCurves(curves);
+        Aabb smokeBox;
+        smokeBox.extend(glm::vec3(-4.0f, 4.0f, -7.0f));
+        smokeBox.extend(glm::vec3(4.0f, 6.0f, 0.0f));
+        streamingPool->setDrawBounds(smokeBox);
+        for (int i = 0; i < 32; ++i) {
+            Particle particle;
+            particle.position = glm::vec3(static_cast<float>(i % 8) - 3.5f, 5.0f, -static_cast<float>(i / 8));
+            particle.age = static_cast<float>(i) / 32.0f;
+            streamingPool->spawn(particle);
+        }
+
         // A GPU particle system, sorted (alpha), stepped by every render(): still particles (no
         // speed, gravity or curves) so every frame draws the same picture; distinct depths.
         EmitterDesc still;
@@ -227,12 +247,17 @@ struct EveryFeatureScene {
         views[1].viewport = {static_cast<std::int32_t>(kWidth), 0, kWidth, kHeight};
     }
 
+    /** Rewrites the streaming pool's rows (the same values: the picture stays): every frame
+     *  writes a streaming part and sorts again. */
+    void touchStreamingPool() { streamingPool->markChanged(); }
     void render(gl::Renderer& renderer) {
+        touchStreamingPool();
         gpuParticles->advance(1.0f / 60.0f);
         renderer.render(scene, std::span<const gl::View>(views));
     }
     /** One view only (the left). */
     void renderOneView(gl::Renderer& renderer) {
+        touchStreamingPool();
         gpuParticles->advance(1.0f / 60.0f);
         renderer.render(scene, views[0]);
     }
