@@ -152,6 +152,10 @@ PackedVertexLayout layoutOf(const MeshData& data) noexcept {
     place(layout.normal, data.encoding.normal, 3, 4);
     place(layout.uv0, data.uv0.empty() ? absent : data.encoding.uv0, 2, 2);
     place(layout.color, data.colors.empty() ? absent : data.encoding.color, 4, 4);
+    if (!data.joints.empty()) {  // a skinned mesh: its own layout (and arena), others unchanged
+        place(layout.joints, VertexStorage::UScaled16, 4, 4);
+        place(layout.weights, VertexStorage::Float32, 4, 4);
+    }
     layout.strideBytes = offset;
     return layout;
 }
@@ -221,6 +225,27 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
     checkSize(data.normals.size(), "normals");
     checkSize(data.uv0.size(), "uv0");
     checkSize(data.colors.size(), "colors");
+    checkSize(data.joints.size(), "joints");
+    checkSize(data.weights.size(), "weights");
+    if (data.joints.size() != data.weights.size()) {
+        throw InvalidArgument(where + ": " + std::to_string(data.joints.size()) + " joints and " +
+                              std::to_string(data.weights.size()) + " weights; a skin needs both, one per vertex");
+    }
+    for (std::size_t i = 0; i < data.weights.size(); ++i) {
+        glm::vec4& w = data.weights[i];
+        const float sum = w.x + w.y + w.z + w.w;
+        if (!detail::allFinite(w) || w.x < 0.0f || w.y < 0.0f || w.z < 0.0f || w.w < 0.0f || !(sum > 0.0f)) {
+            throw InvalidArgument(where + ": vertex " + std::to_string(i) + " has skin weights (" + shortest(w.x) +
+                                  ", " + shortest(w.y) + ", " + shortest(w.z) + ", " + shortest(w.w) +
+                                  "); weights must be finite, >= 0 and not all 0");
+        }
+        w /= sum;  // glTF 3.7.3.3: they must sum to 1; a file's rounding error is taken out here
+        for (glm::length_t k = 0; k < 4; ++k) {
+            if (w[k] > 0.0f) {
+                m_skinJointCount = std::max<std::size_t>(m_skinJointCount, std::size_t{data.joints[i][k]} + 1);
+            }
+        }
+    }
     if (has16) {
         checkIndices(data.indices16, vertexCount, where);
     } else {
@@ -326,6 +351,11 @@ std::vector<std::byte> MeshGeometry::packedVertices() const {
         writeAttribute(vertex + layout.uv0.offsetBytes, m_data.uv0.empty() ? noUv : m_data.uv0[i], layout.uv0);
         writeAttribute(vertex + layout.color.offsetBytes, m_data.colors.empty() ? white : m_data.colors[i],
                        layout.color);
+        if (layout.joints.components != 0) {
+            const glm::vec4 joints(m_data.joints[i]);  // each index fits UScaled16 exactly
+            writeAttribute(vertex + layout.joints.offsetBytes, joints, layout.joints);
+            writeAttribute(vertex + layout.weights.offsetBytes, m_data.weights[i], layout.weights);
+        }
     }
     return bytes;
 }

@@ -4,6 +4,7 @@
 #include "myriad/core/Bounds.h"
 #include "myriad/core/MorphTargets.h"
 
+#include <glm/gtc/type_precision.hpp>  // glm::u16vec4
 #include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
@@ -72,6 +73,14 @@ struct MeshData {
     std::vector<std::uint32_t> indices32;  ///< 32-bit indices
     std::vector<MorphTarget> morphTargets; ///< at most kMaxMorphTargets; empty: no morphing
     std::vector<float> morphWeights;       ///< default weight per target (glTF mesh.weights); 0 if short
+    /** Skin: up to four joints per vertex (glTF JOINTS_0), indices into the Skeleton a node
+     *  skins the mesh with (MeshNode::setSkeleton, docs/skinning.md). Empty: not skinned.
+     *  Set with weights, one per vertex; a joint whose weight is 0 is never read. */
+    std::vector<glm::u16vec4> joints;
+    /** Skin weights (glTF WEIGHTS_0), one per entry of joints: finite, >= 0, not all 0.
+     *  MeshGeometry divides each vertex's by their sum, so they sum to 1 as glTF 3.7.3.3 asks
+     *  (a file's rounding error, or weights given unnormalised, draw as intended). */
+    std::vector<glm::vec4> weights;
     /** How the GPU copy stores each attribute; all Float32 by default. The glTF importer sets
      *  the storage a quantized file used (docs/gltf.md). Morph deltas are always float. */
     VertexEncoding encoding;
@@ -96,7 +105,12 @@ struct PackedVertexLayout {
     Attribute normal;    ///< shader location 1
     Attribute uv0;       ///< shader location 2
     Attribute color;     ///< shader location 3
-    std::uint32_t strideBytes = 0;  ///< bytes per vertex, a multiple of 4: 48 with every attribute Float32
+    /** Skinned meshes only (components 0 otherwise): four 16-bit joint indices, read as
+     *  integers (`in uvec4`, location 9), after colour. storage says UScaled16. */
+    Attribute joints;
+    /** Skinned meshes only (components 0 otherwise): four Float32 weights (location 10). */
+    Attribute weights;
+    std::uint32_t strideBytes = 0;  ///< bytes per vertex, a multiple of 4: 48 with every attribute Float32 (72 skinned)
     /** Equal when every attribute and the stride are. */
     friend bool operator==(const PackedVertexLayout&, const PackedVertexLayout&) = default;
 };
@@ -119,7 +133,8 @@ public:
      *  the index count is not a multiple of 3, a per-vertex array's size is neither 0 nor the
      *  vertex count, a position or morph delta is NaN/Inf, there are more than kMaxMorphTargets
      *  targets, a target's deltas are not one per vertex, or there are more default weights
-     *  than targets. Default weights shorter than the target list are padded with 0.
+     *  than targets, joints and weights are not both empty or both one per vertex, or a
+     *  vertex's weights are NaN, Inf, negative or all 0 (the message names the vertex). Default weights shorter than the target list are padded with 0.
      *  data.encoding (VertexEncoding): a normalized storage rounds the CPU copy to its step, so
      *  what the CPU reads (bounds, picking, LOD) is what the GPU draws; a normal with a component
      *  outside [-1, 1] is made unit length first (its direction kept), others are kept as given.
@@ -160,6 +175,12 @@ public:
     [[nodiscard]] const std::vector<float>& defaultMorphWeights() const noexcept {
         return m_data.morphWeights;
     }
+    /** True when the mesh has a skin (MeshData::joints and weights): a node draws it skinned
+     *  once given a Skeleton (MeshNode::setSkeleton), in its bind pose until then. */
+    [[nodiscard]] bool isSkinned() const noexcept { return !m_data.joints.empty(); }
+    /** 1 + the highest joint index any vertex uses with a weight above 0 (0 unskinned): the
+     *  fewest joints a skeleton for this mesh must have. */
+    [[nodiscard]] std::size_t skinJointCount() const noexcept { return m_skinJointCount; }
     /** The encoding the mesh was built with (MeshData::encoding). */
     [[nodiscard]] const VertexEncoding& encoding() const noexcept { return m_data.encoding; }
     /** Where each attribute sits in one vertex of the GPU copy (PackedVertexLayout), from
@@ -205,6 +226,7 @@ private:
     PackedVertexLayout m_layout;
     Aabb m_bounds;
     std::vector<Aabb> m_morphDeltaBounds;  ///< one per morph target
+    std::size_t m_skinJointCount = 0;
 };
 
 } // namespace myriad
