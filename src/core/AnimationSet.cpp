@@ -115,6 +115,25 @@ std::shared_ptr<const AnimationSet> AnimationSet::bake(std::shared_ptr<const Ske
     return std::make_shared<const AnimationSet>(std::move(skeleton), clips, mesh, options);
 }
 
+Aabb AnimationSet::boundsFor(const MeshGeometry& mesh) const {
+    const SkinBounds skinBounds(mesh, *m_skeleton);
+    const std::size_t joints = jointCount();
+    // modelFromJoint = skin * inverse(inverseBind): the joint matrices, from the baked rows.
+    std::vector<glm::mat4> bindFromJoint(joints);
+    for (std::size_t j = 0; j < joints; ++j) {
+        bindFromJoint[j] = glm::inverse(m_skeleton->joints()[j].inverseBind);
+    }
+    std::vector<glm::mat4> modelFromJoint(joints);
+    Aabb bounds;
+    for (std::size_t frame = 0; frame < m_frameCount; ++frame) {
+        for (std::size_t j = 0; j < joints; ++j) {
+            modelFromJoint[j] = bakedMatrix(m_rows, joints, frame, j) * bindFromJoint[j];
+        }
+        bounds.extend(skinBounds.posedBounds(modelFromJoint));
+    }
+    return bounds;
+}
+
 std::int32_t AnimationSet::findClip(std::string_view name) const noexcept {
     for (std::size_t c = 0; c < m_clips.size(); ++c) {
         if (m_clips[c].name == name) {

@@ -298,6 +298,16 @@ const InstanceStreamDesc kMorphWeights{
     "per-instance morph-target weights; a first weight of -1e30 means the node's weights",
 };
 
+const InstanceStreamDesc kAnimation{
+    "animation",
+    8,
+    StreamBinding::BufferTexture,
+    0,
+    kAnimationUnit,
+    {0, 0, 1, 0, -1, 0, 1, 0},
+    "per-instance clip playback: (clip, start time, speed, fade start), (fade-from clip or -1, its start time, its speed, fade duration)",
+};
+
 namespace {
 /** streams::lanes(count) for count 1..kMaxLanes, built once. */
 constexpr std::array<InstanceStreamDesc, kMaxLanes> makeLaneDescs() {

@@ -377,6 +377,130 @@ void InstancedMeshNode::clearLanes(std::size_t index) {
     }
 }
 
+// ---- skinned crowds --------------------------------------------------------------------------
+
+namespace {
+
+/** InstanceAnimation as its stream row (streams::kAnimation). */
+std::array<float, 8> animationRow(const InstanceAnimation& a) noexcept {
+    const float from = a.fadeFromClip == InstanceAnimation::kNoFade ? -1.0f : static_cast<float>(a.fadeFromClip);
+    return {static_cast<float>(a.clip), a.startTime, a.speed, a.fadeStart, from, a.fadeFromStartTime, a.fadeFromSpeed,
+            a.fadeDuration};
+}
+
+} // namespace
+
+void InstancedMeshNode::checkAnimation(const InstanceAnimation& animation, const char* function) const {
+    if (m_animationSet == nullptr) {
+        throw InvalidArgument(std::string(function) + ": '" + name() + "' plays no AnimationSet (setAnimationSet first)");
+    }
+    const std::size_t clips = m_animationSet->clips().size();
+    if (animation.clip >= clips ||
+        (animation.fadeFromClip != InstanceAnimation::kNoFade && animation.fadeFromClip >= clips)) {
+        throw InvalidArgument(std::string(function) + ": '" + name() + "': clip " + std::to_string(animation.clip) +
+                              (animation.fadeFromClip != InstanceAnimation::kNoFade
+                                   ? " fading from clip " + std::to_string(animation.fadeFromClip)
+                                   : std::string()) +
+                              ", but the set has " + std::to_string(clips) + " clips");
+    }
+    for (float value : {animation.startTime, animation.speed, animation.fadeFromStartTime, animation.fadeFromSpeed,
+                        animation.fadeStart, animation.fadeDuration}) {
+        if (!std::isfinite(value)) {
+            throw InvalidArgument(std::string(function) + ": '" + name() + "': a time, speed or duration is NaN or Inf");
+        }
+    }
+}
+
+void InstancedMeshNode::setAnimationSet(std::shared_ptr<const AnimationSet> set) {
+    refuseIfStatic("InstancedMeshNode::setAnimationSet");
+    InstanceStream& stream = m_streams[InstanceStreamId::Animation];
+    if (set == nullptr) {
+        setAnimationBounds(nullptr);
+        m_animationSet.reset();
+        stream.reshape(streams::kAnimation, {});  // freed; a renderer drops its copy
+        ++m_dataVersion;
+        return;
+    }
+    const std::size_t oldClips = m_animationSet != nullptr ? m_animationSet->clips().size() : 0;
+    const bool keep = stream.allocated() && set->clips().size() >= oldClips;
+    InstanceStream::Storage fresh;
+    if (!keep) {
+        fresh.assign(m_capacity * streams::kAnimation.floatsPerInstance, 0.0f);  // may throw: nothing changed
+        for (std::size_t i = 0; i < m_capacity; ++i) {
+            std::copy_n(streams::kAnimation.defaultRow.begin(), streams::kAnimation.floatsPerInstance,
+                        fresh.begin() + static_cast<std::ptrdiff_t>(i * streams::kAnimation.floatsPerInstance));
+        }
+    }
+    setAnimationBounds(set);  // checks every primitive; throws with nothing changed
+    if (!keep) {
+        stream.reshape(streams::kAnimation, std::move(fresh));
+    }
+    m_animationSet = std::move(set);
+    ++m_dataVersion;
+}
+
+void InstancedMeshNode::setAnimation(std::size_t index, const InstanceAnimation& animation) {
+    refuseIfStatic("InstancedMeshNode::setAnimation");
+    checkIndex(index, "InstancedMeshNode::setAnimation");
+    checkAnimation(animation, "InstancedMeshNode::setAnimation");
+    InstanceStream& stream = m_streams[InstanceStreamId::Animation];
+    const std::array<float, 8> row = animationRow(animation);
+    std::copy(row.begin(), row.end(), stream.row(index).begin());
+    stream.markChanged(index, index + 1);
+    ++m_dataVersion;
+}
+
+void InstancedMeshNode::setAnimation(InstanceHandle handle, const InstanceAnimation& animation) {
+    checkHandle(handle, "InstancedMeshNode::setAnimation");
+    setAnimation(m_handleSlots[handle.slot].index, animation);
+}
+
+void InstancedMeshNode::setAnimations(std::size_t first, std::span<const InstanceAnimation> animations) {
+    refuseIfStatic("InstancedMeshNode::setAnimations");
+    if (first > m_count || animations.size() > m_count - first) {
+        throw OutOfRange("InstancedMeshNode::setAnimations: instances " + std::to_string(first) + ".." +
+                         std::to_string(first + animations.size()) + " pass count " + std::to_string(m_count));
+    }
+    for (const InstanceAnimation& animation : animations) {
+        checkAnimation(animation, "InstancedMeshNode::setAnimations");
+    }
+    if (animations.empty()) {
+        return;
+    }
+    InstanceStream& stream = m_streams[InstanceStreamId::Animation];
+    for (std::size_t i = 0; i < animations.size(); ++i) {
+        const std::array<float, 8> row = animationRow(animations[i]);
+        std::copy(row.begin(), row.end(), stream.row(first + i).begin());
+    }
+    stream.markChanged(first, first + animations.size());
+    ++m_dataVersion;
+}
+
+InstanceAnimation InstancedMeshNode::animation(std::size_t index) const {
+    checkIndex(index, "InstancedMeshNode::animation");
+    if (m_animationSet == nullptr) {
+        throw InvalidArgument("InstancedMeshNode::animation: '" + name() + "' plays no AnimationSet");
+    }
+    const std::span<const float> row = m_streams[InstanceStreamId::Animation].row(index);
+    InstanceAnimation a;
+    a.clip = static_cast<std::uint32_t>(row[0]);
+    a.startTime = row[1];
+    a.speed = row[2];
+    a.fadeStart = row[3];
+    a.fadeFromClip = row[4] < 0.0f ? InstanceAnimation::kNoFade : static_cast<std::uint32_t>(row[4]);
+    a.fadeFromStartTime = row[5];
+    a.fadeFromSpeed = row[6];
+    a.fadeDuration = row[7];
+    return a;
+}
+
+void InstancedMeshNode::setAnimationTime(float seconds) {
+    if (!std::isfinite(seconds)) {
+        throw InvalidArgument("InstancedMeshNode::setAnimationTime: '" + name() + "': time is NaN or Inf");
+    }
+    m_animationTime = seconds;
+}
+
 void InstancedMeshNode::setLane(InstanceHandle handle, std::size_t lane, const glm::vec4& value) {
     checkHandle(handle, "InstancedMeshNode::setLane");
     setLane(m_handleSlots[handle.slot].index, lane, value);

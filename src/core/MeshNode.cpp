@@ -1,11 +1,15 @@
 #include "myriad/core/MeshNode.h"
 
+#include "core/Validate.h"
+#include "myriad/core/AnimationClip.h"
+#include "myriad/core/AnimationSet.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/util/Error.h"
 
 #include <glm/geometric.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -119,15 +123,29 @@ void MeshNode::setMesh(std::shared_ptr<const MeshGeometry> mesh) {
                               std::to_string(mesh->morphTargetCount()) + " morph targets, the node's other primitives " +
                               std::to_string(m_mesh->morphTargetCount()));
     }
-    std::vector<float> weights = mesh->defaultMorphWeights();
-    std::shared_ptr<const MeshGeometry> old = std::exchange(m_mesh, std::move(mesh));
-    Aabb bounds;
-    try {
-        bounds = primitivesBounds(weights, weights);
-    } catch (...) {
-        m_mesh = std::move(old);
-        throw;
+    // Everything that may throw first (the skin's boxes for the new mesh), then the swap.
+    const Skeleton* skeleton = skinningSkeleton();
+    std::optional<SkinBounds> skinBounds;
+    std::optional<Aabb> animated;
+    if (skeleton != nullptr) {
+        checkSkinnable(*mesh, *skeleton, 0, "MeshNode::setMesh");
+        if (m_skin->skeleton) {
+            checkSkinnable(*mesh, *m_skin->skeleton, 0, "MeshNode::setMesh");
+            skinBounds.emplace(*mesh, *m_skin->skeleton);
+        }
+        if (m_skin->animations) {
+            animated = m_skin->animations->boundsFor(*mesh);
+        }
     }
+    std::vector<float> weights = mesh->defaultMorphWeights();
+    m_mesh = std::move(mesh);
+    if (skinBounds) {
+        m_skin->bounds.front() = std::move(*skinBounds);
+    }
+    if (animated) {
+        m_skin->animatedBounds.front() = *animated;
+    }
+    const Aabb bounds = primitivesBounds(weights, weights);  // no throw once the parts are in
     m_morphWeights = std::move(weights);
     m_meshBounds = bounds;
     ++m_meshBoundsVersion;
@@ -144,8 +162,36 @@ void MeshNode::addPrimitive(std::shared_ptr<const MeshGeometry> mesh, Material m
                               std::to_string(m_mesh->morphTargetCount()));
     }
     Aabb bounds = m_meshBounds;
-    bounds.extend(mesh->morphedBounds(m_morphWeights));
-    m_extraPrimitives.push_back({std::move(mesh), std::move(material)});  // may throw: nothing changed
+    if (const Skeleton* skinning = skinningSkeleton(); skinning != nullptr) {
+        // A skinned node's primitives are all skinned by its skeleton (or its batch's clips).
+        const Skeleton& skeleton = *skinning;
+        checkSkinnable(*mesh, skeleton, primitiveCount(), "MeshNode::addPrimitive");
+        std::optional<SkinBounds> skinBounds;
+        if (m_skin->skeleton) {
+            checkSkinnable(*mesh, *m_skin->skeleton, primitiveCount(), "MeshNode::addPrimitive");
+            skinBounds.emplace(*mesh, *m_skin->skeleton);
+        }
+        Aabb animated;
+        if (m_skin->animations) {
+            animated = m_skin->animations->boundsFor(*mesh);
+            bounds.extend(animated);
+        } else if (m_skin->skeleton) {
+            bounds.extend(m_skin->reach > 0.0f ? skinBounds->reachBounds(m_skin->joints, m_skin->reach)
+                                               : skinBounds->posedBounds(m_skin->joints));
+        }
+        m_skin->bounds.reserve(m_skin->bounds.size() + 1);
+        m_skin->animatedBounds.reserve(m_skin->animatedBounds.size() + 1);
+        m_extraPrimitives.push_back({std::move(mesh), std::move(material)});  // may throw: nothing changed
+        if (skinBounds) {
+            m_skin->bounds.push_back(std::move(*skinBounds));
+        }
+        if (m_skin->animations) {
+            m_skin->animatedBounds.push_back(animated);
+        }
+    } else {
+        bounds.extend(mesh->morphedBounds(m_morphWeights));
+        m_extraPrimitives.push_back({std::move(mesh), std::move(material)});  // may throw: nothing changed
+    }
     m_meshBounds = bounds;
     ++m_meshBoundsVersion;
     subtreeChanged();
@@ -173,12 +219,193 @@ Material& MeshNode::primitiveMaterial(std::size_t index) {
     return index == 0 ? m_material : m_extraPrimitives[index - 1].material;
 }
 
+const Skeleton* MeshNode::skinningSkeleton() const noexcept {
+    if (m_skin == nullptr) {
+        return nullptr;
+    }
+    return m_skin->animations ? m_skin->animations->skeleton().get() : m_skin->skeleton.get();
+}
+
 Aabb MeshNode::primitivesBounds(std::span<const float> low, std::span<const float> high) const {
+    if (skinningSkeleton() != nullptr) {
+        Aabb bounds;
+        if (m_skin->animations) {  // a batch playing baked clips: every baked pose
+            for (const Aabb& box : m_skin->animatedBounds) {
+                bounds.extend(box);
+            }
+        } else {
+            for (const SkinBounds& skinBounds : m_skin->bounds) {
+                bounds.extend(m_skin->reach > 0.0f ? skinBounds.reachBounds(m_skin->joints, m_skin->reach)
+                                                   : skinBounds.posedBounds(m_skin->joints));
+            }
+        }
+        return bounds;
+    }
     Aabb bounds = m_mesh->morphedBounds(low, high);
     for (const Primitive& primitive : m_extraPrimitives) {
         bounds.extend(primitive.mesh->morphedBounds(low, high));
     }
     return bounds;
+}
+
+// ---- skinning ------------------------------------------------------------------------------
+
+void MeshNode::checkSkinnable(const MeshGeometry& mesh, const Skeleton& skeleton, std::size_t index,
+                              const char* function) {
+    const std::string which = std::string(function) + ": primitive " + std::to_string(index) + " ('" + mesh.name() + "')";
+    if (!mesh.isSkinned()) {
+        throw InvalidArgument(which + " is not skinned (its MeshData has no joints and weights)");
+    }
+    if (mesh.morphTargetCount() != 0) {
+        throw InvalidArgument(which + " has morph targets; a skinned mesh with morph targets is not supported");
+    }
+    if (mesh.skinJointCount() > skeleton.jointCount()) {
+        throw InvalidArgument(which + " uses joint " + std::to_string(mesh.skinJointCount() - 1) + ", past skeleton '" +
+                              skeleton.name() + "''s " + std::to_string(skeleton.jointCount()) + " joints");
+    }
+}
+
+void MeshNode::refreshMeshBounds() {
+    m_meshBounds = primitivesBounds(m_morphWeights, m_morphWeights);
+    ++m_meshBoundsVersion;
+    subtreeChanged();
+}
+
+void MeshNode::setSkeleton(std::shared_ptr<const Skeleton> skeleton) {
+    if (skeleton == nullptr) {
+        if (m_skin != nullptr && m_skin->animations == nullptr) {
+            m_skin.reset();
+        } else if (m_skin != nullptr) {
+            m_skin->skeleton.reset();
+            m_skin->bounds.clear();
+            m_skin->joints.clear();
+            m_skin->skin.clear();
+            ++m_skin->poseVersion;
+        }
+        refreshMeshBounds();
+        return;
+    }
+    auto state = std::make_unique<SkinState>();
+    for (std::size_t p = 0; p < primitiveCount(); ++p) {
+        const MeshGeometry& mesh = *primitiveMesh(p);
+        checkSkinnable(mesh, *skeleton, p, "MeshNode::setSkeleton");
+        state->bounds.emplace_back(mesh, *skeleton);
+    }
+    state->joints.resize(skeleton->jointCount());
+    state->skin.resize(skeleton->jointCount());
+    skeleton->jointMatrices(skeleton->restPose(), state->joints);
+    skeleton->skinMatrices(state->joints, state->skin);
+    if (m_skin != nullptr) {
+        state->reach = m_skin->reach;
+        state->poseVersion = m_skin->poseVersion + 1;
+        state->animations = m_skin->animations;
+        state->animatedBounds = m_skin->animatedBounds;
+    }
+    state->skeleton = std::move(skeleton);
+    m_skin = std::move(state);
+    refreshMeshBounds();
+}
+
+const std::shared_ptr<const Skeleton>& MeshNode::skeleton() const noexcept {
+    static const std::shared_ptr<const Skeleton> none;
+    return m_skin != nullptr ? m_skin->skeleton : none;
+}
+
+void MeshNode::setPose(std::span<const JointTransform> local) {
+    if (m_skin == nullptr || m_skin->skeleton == nullptr) {
+        throw InvalidArgument("MeshNode::setPose: '" + name() + "' has no skeleton (setSkeleton first)");
+    }
+    const Skeleton& skeleton = *m_skin->skeleton;
+    if (local.size() != skeleton.jointCount()) {
+        throw InvalidArgument("MeshNode::setPose: '" + name() + "': " + std::to_string(local.size()) +
+                              " transforms for skeleton '" + skeleton.name() + "''s " +
+                              std::to_string(skeleton.jointCount()) + " joints");
+    }
+    for (std::size_t j = 0; j < local.size(); ++j) {
+        const JointTransform& t = local[j];
+        if (!detail::allFinite(t.translation) || !detail::allFinite(t.scale) ||
+            !detail::allFinite(glm::vec4(t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w))) {
+            throw InvalidArgument("MeshNode::setPose: '" + name() + "': joint " + std::to_string(j) +
+                                  " has NaN or Inf");
+        }
+    }
+    std::vector<glm::mat4> joints(local.size());
+    std::vector<glm::mat4> skin(local.size());
+    skeleton.jointMatrices(local, joints);
+    skeleton.skinMatrices(joints, skin);
+    for (const glm::mat4& matrix : skin) {
+        if (!detail::allFinite(matrix)) {
+            throw InvalidArgument("MeshNode::setPose: '" + name() + "': the pose overflows to NaN or Inf");
+        }
+    }
+    std::swap(m_skin->joints, joints);
+    std::swap(m_skin->skin, skin);
+    ++m_skin->poseVersion;
+    refreshMeshBounds();
+}
+
+void MeshNode::setPose(const AnimationClip& clip, float seconds) {
+    if (m_skin == nullptr || m_skin->skeleton == nullptr) {
+        throw InvalidArgument("MeshNode::setPose: '" + name() + "' has no skeleton (setSkeleton first)");
+    }
+    std::vector<JointTransform> pose = m_skin->skeleton->restPose();
+    clip.sample(seconds, pose);
+    setPose(pose);
+}
+
+std::span<const glm::mat4> MeshNode::jointMatrices() const noexcept {
+    return m_skin != nullptr ? std::span<const glm::mat4>(m_skin->joints) : std::span<const glm::mat4>();
+}
+
+std::span<const glm::mat4> MeshNode::skinMatrices() const noexcept {
+    return m_skin != nullptr ? std::span<const glm::mat4>(m_skin->skin) : std::span<const glm::mat4>();
+}
+
+std::uint64_t MeshNode::poseVersion() const noexcept { return m_skin != nullptr ? m_skin->poseVersion : 0; }
+
+void MeshNode::setSkinReach(float reach) {
+    if (!std::isfinite(reach) || reach < 0.0f) {
+        throw InvalidArgument("MeshNode::setSkinReach: '" + name() + "': reach " + std::to_string(reach) +
+                              " must be finite and >= 0");
+    }
+    if (m_skin == nullptr) {
+        m_skin = std::make_unique<SkinState>();
+    }
+    m_skin->reach = reach;
+    refreshMeshBounds();
+}
+
+float MeshNode::skinReach() const noexcept { return m_skin != nullptr ? m_skin->reach : 0.0f; }
+
+void MeshNode::setAnimationBounds(std::shared_ptr<const AnimationSet> animations) {
+    if (animations == nullptr) {
+        if (m_skin != nullptr) {
+            m_skin->animations.reset();
+            m_skin->animatedBounds.clear();
+            if (m_skin->skeleton == nullptr && m_skin->reach == 0.0f) {
+                m_skin.reset();
+            }
+        }
+        refreshMeshBounds();
+        return;
+    }
+    std::vector<Aabb> animated;
+    for (std::size_t p = 0; p < primitiveCount(); ++p) {
+        const MeshGeometry& mesh = *primitiveMesh(p);
+        checkSkinnable(mesh, *animations->skeleton(), p, "InstancedMeshNode::setAnimationSet");
+        animated.push_back(animations->boundsFor(mesh));
+    }
+    if (m_skin == nullptr) {
+        m_skin = std::make_unique<SkinState>();
+    }
+    m_skin->animations = std::move(animations);
+    m_skin->animatedBounds = std::move(animated);
+    refreshMeshBounds();
+}
+
+const std::shared_ptr<const AnimationSet>& MeshNode::animationBounds() const noexcept {
+    static const std::shared_ptr<const AnimationSet> none;
+    return m_skin != nullptr ? m_skin->animations : none;
 }
 
 } // namespace myriad

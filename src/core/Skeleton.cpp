@@ -67,6 +67,9 @@ Skeleton::Skeleton(std::vector<Joint> joints, std::string name) : m_name(std::mo
         if (!detail::isAffine(joint.inverseBind)) {
             throw InvalidArgument(which + ": its inverse bind matrix is not affine (bottom row must be 0, 0, 0, 1)");
         }
+        if (!(std::abs(glm::determinant(glm::mat3(joint.inverseBind))) > 0.0f)) {
+            throw InvalidArgument(which + ": its inverse bind matrix is singular (determinant 0)");
+        }
     }
     // Parents before children: repeated passes place each joint once its parent is placed;
     // a pass that places nothing while joints remain means a cycle.

@@ -112,6 +112,11 @@ public:
     /** Every pose of every clip, united: the box per-instance culling takes for the mesh. */
     [[nodiscard]] const Aabb& bounds() const noexcept { return m_bounds; }
 
+    /** The box, in the skeleton's space, around @p mesh in every baked frame
+     *  (SkinBounds::posedBounds of each frame's joint matrices): what a batch drawing @p mesh
+     *  with this set culls by. O(frames x joints).
+     *  @throws InvalidArgument if @p mesh is not skinned or uses a joint past jointCount(). */
+    [[nodiscard]] Aabb boundsFor(const MeshGeometry& mesh) const;
     /** What the vertex stage computes for @p animation at batch time @p batchTime, on the CPU:
      *  the skin matrices of each clip at its local time (the two baked frames around it, blended
      *  linearly), faded as InstanceAnimation says. For tests and for CPU work on the same pose

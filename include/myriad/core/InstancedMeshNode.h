@@ -1,6 +1,7 @@
 #pragma once
 /** @file
  *  One mesh drawn many times in one draw call. */
+#include "myriad/core/AnimationSet.h"
 #include "myriad/core/Bounds.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstanceStream.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -24,7 +26,8 @@ namespace InstanceStreamId {
 inline constexpr std::size_t Record = 0;        ///< streams::kRecord, always allocated
 inline constexpr std::size_t MorphWeights = 1;  ///< streams::kMorphWeights, on first use
 inline constexpr std::size_t Lanes = 2;         ///< streams::lanes(laneCount()), on first setLane()
-inline constexpr std::size_t Count = 3;         ///< number of stream kinds (array size)
+inline constexpr std::size_t Animation = 3;     ///< streams::kAnimation, from setAnimationSet()
+inline constexpr std::size_t Count = 4;         ///< number of stream kinds (array size)
 } // namespace InstanceStreamId
 
 /** A stable name for an instance that comes and goes (a shot, a spark, an invader): it keeps
@@ -296,6 +299,49 @@ public:
      *  setLaneCount(0)). */
     [[nodiscard]] bool hasLanes() const noexcept { return m_streams[InstanceStreamId::Lanes].allocated(); }
 
+    // ---- skinned crowds (docs/skinning.md, "Crowds") -------------------------------------
+    // Each instance plays a clip of an AnimationSet at its own start time and speed, with an
+    // optional cross-fade from another clip, in a per-instance stream of myriad's own (not the
+    // lanes): 32 bytes an instance, written only when an instance changes what it plays. The
+    // batch's clock (setAnimationTime) is a uniform: a crowd where only time passes writes
+    // nothing per instance and uploads nothing per frame.
+
+    /** Plays @p set's clips on this batch: the mesh (every primitive) is skinned by
+     *  set->skeleton() with each instance's skin matrices read from the set's animation texture
+     *  by the vertex stage (the node's own skeleton and pose, if any, are not used while a set
+     *  is on). Every instance starts playing clip 0 from batch time 0 at speed 1 (the default
+     *  InstanceAnimation); instances keep what they were given when the set is replaced by one
+     *  with as many clips or more, and start over otherwise. Bounds (culling, drawBounds())
+     *  become the box of every baked pose (AnimationSet::boundsFor). Null: stop (the stream
+     *  is freed; the mesh draws as setSkeleton() says).
+     *  @throws InvalidArgument naming the primitive if a mesh is not skinned, uses a joint the
+     *  set's skeleton lacks or has morph targets; StateError if the batch is static. Nothing
+     *  changes then. */
+    void setAnimationSet(std::shared_ptr<const AnimationSet> set);
+    /** The set playing, or null. */
+    [[nodiscard]] const std::shared_ptr<const AnimationSet>& animationSet() const noexcept { return m_animationSet; }
+    /** What instance @p index plays (InstanceAnimation has the formulas).
+     *  @throws OutOfRange if index >= count(); InvalidArgument if no set plays, a clip index is
+     *  not below the set's clip count (fadeFromClip may also be kNoFade), or a time, speed or
+     *  duration is NaN or Inf; StateError if the batch is static. Nothing changes then. */
+    void setAnimation(std::size_t index, const InstanceAnimation& animation);
+    /** The same by handle. @throws InvalidArgument for a null, foreign, released or stale
+     *  handle; as above otherwise. */
+    void setAnimation(InstanceHandle handle, const InstanceAnimation& animation);
+    /** Bulk form: instances first .. first + animations.size() - 1, checked whole first.
+     *  @throws as setAnimation(); OutOfRange if the range passes count(). */
+    void setAnimations(std::size_t first, std::span<const InstanceAnimation> animations);
+    /** What instance @p index plays (the default InstanceAnimation until set).
+     *  @throws OutOfRange if index >= count(); InvalidArgument if no set plays. */
+    [[nodiscard]] InstanceAnimation animation(std::size_t index) const;
+    /** The batch clock, seconds (any finite value): the T of InstanceAnimation's formulas.
+     *  Advance it once per frame; nothing per instance is written. Float: restart it (and the
+     *  instances' start times) before it passes a few hours, where a float second loses
+     *  millisecond steps. @throws InvalidArgument if @p seconds is NaN or Inf. */
+    void setAnimationTime(float seconds);
+    /** The batch clock, seconds (0 until set). */
+    [[nodiscard]] float animationTime() const noexcept { return m_animationTime; }
+
     // ---- per-instance shadow casting (docs/shadows.md) ------------------------------------
     // A mask of instances that are drawn but cast no shadow. Not in the record (records stay 64
     // bytes) and never uploaded: one byte per instance on the CPU, allocated by the first
@@ -480,6 +526,7 @@ private:
     [[nodiscard]] Aabb instanceBox(const InstanceRecord& record) const noexcept;
     void refreshInstanceMeshBox() const noexcept;
     void checkIndex(std::size_t index, const char* function) const;
+    void checkAnimation(const InstanceAnimation& animation, const char* function) const;
     void checkLane(std::size_t lane, const char* function) const;
     /** Throws StateError naming @p function when the batch is static. */
     void refuseIfStatic(const char* function) const {
@@ -517,7 +564,9 @@ private:
 
     std::array<InstanceStream, InstanceStreamId::Count> m_streams{
         InstanceStream(streams::kRecord), InstanceStream(streams::kMorphWeights),
-    InstanceStream(streams::kLanes)};
+    InstanceStream(streams::kLanes), InstanceStream(streams::kAnimation)};
+    std::shared_ptr<const AnimationSet> m_animationSet;  ///< baked clips the instances play, or null
+    float m_animationTime = 0.0f;                        ///< the batch clock, seconds
     std::size_t m_capacity = 0;
     std::size_t m_count = 0;
     std::size_t m_drawFirst = 0;

@@ -4,6 +4,7 @@
 #include "myriad/core/Material.h"
 #include "myriad/core/MeshData.h"
 #include "myriad/core/SceneNode.h"
+#include "myriad/core/Skeleton.h"
 
 #include <glm/vec4.hpp>
 
@@ -15,6 +16,9 @@
 #include <vector>
 
 namespace myriad {
+
+class AnimationClip;
+class AnimationSet;
 
 /** A node's morph state at a glance: the mesh's targets and default weights, and the weights
  *  the node draws with now. Views into the mesh and the node; valid until either changes. */
@@ -105,6 +109,51 @@ public:
     /** Puts every lane back to (0, 0, 0, 0). */
     void clearShaderData() noexcept { m_shaderData.fill(glm::vec4(0.0f)); }
 
+    // ---- skinning (docs/skinning.md) -------------------------------------------------------
+
+    /** Skins the node's meshes with @p skeleton (the design card's `skeleton`): each vertex is
+     *  drawn where linear blend skinning with the node's pose puts it (Skeleton's class
+     *  comment), on the GPU, in the node's space (the skeleton's space is the node's). The pose
+     *  starts as the skeleton's rest pose. Null: no skeleton; a skinned mesh then draws in its
+     *  bind pose, as stored. Every primitive's mesh must be skinned (MeshGeometry::isSkinned)
+     *  with joints the skeleton has, and have no morph targets (morphing a skinned mesh is not
+     *  supported, docs/limitations.md). Bounds follow the pose (drawBounds(), setSkinReach()).
+     *  On an InstancedMeshNode every instance draws the node's pose, unless the batch plays an
+     *  AnimationSet (InstancedMeshNode::setAnimationSet), whose skeleton it then uses.
+     *  @throws InvalidArgument naming the primitive if one is not skinned, uses a joint past
+     *  the skeleton's joints or has morph targets; nothing changes then. */
+    void setSkeleton(std::shared_ptr<const Skeleton> skeleton);
+    /** The skeleton set, or null. */
+    [[nodiscard]] const std::shared_ptr<const Skeleton>& skeleton() const noexcept;
+    /** Sets the pose: one local transform per joint (JointTransform, relative to the parent
+     *  joint; rotations normalised), as a clip sample or a game's own IK writes it. Computes
+     *  jointMatrices(), skinMatrices() and the bounds, O(joints + primitives x joints); the
+     *  renderer sends the jointCount() x 48 bytes of matrices in the next frame it draws.
+     *  @throws InvalidArgument if there is no skeleton, @p local's size is not its
+     *  jointCount(), or a value is NaN or Inf; nothing changes then. */
+    void setPose(std::span<const JointTransform> local);
+    /** setPose() of the skeleton's rest pose with @p clip sampled at @p seconds over it
+     *  (AnimationClip::sample: clamped to the clip; use clip.loopTime() to loop). Allocates
+     *  one pose. @throws InvalidArgument as setPose(), or if the clip drives a joint the
+     *  skeleton lacks or @p seconds is NaN; nothing changes then. */
+    void setPose(const AnimationClip& clip, float seconds);
+    /** Each joint's matrix in the node's space for the current pose (Skeleton::jointMatrices):
+     *  where to attach a sword to a hand. Empty without a skeleton. */
+    [[nodiscard]] std::span<const glm::mat4> jointMatrices() const noexcept;
+    /** The matrices the GPU blends, jointMatrices()[j] * inverseBind[j]. Empty without a skeleton. */
+    [[nodiscard]] std::span<const glm::mat4> skinMatrices() const noexcept;
+    /** Bumped by every setPose() and setSkeleton(): a renderer re-sends the matrices when it differs. */
+    [[nodiscard]] std::uint64_t poseVersion() const noexcept;
+    /** The card's `skinReach`: how far, in the mesh's units, the surface reaches from its
+     *  joints. 0 (the default): the bounds are the exact union of each joint's box of vertices
+     *  under its matrix (SkinBounds::posedBounds). Above 0: a sphere of that radius around each
+     *  joint that moves a vertex (SkinBounds::reachBounds), cheaper for many joints and
+     *  looser; too small a reach makes a posed surface leave its bounds and be culled.
+     *  @throws InvalidArgument if @p reach is negative, NaN or Inf; nothing changes then. */
+    void setSkinReach(float reach);
+    /** The reach set, 0 by default. */
+    [[nodiscard]] float skinReach() const noexcept;
+
     /** What this node draws, in node space: for a MeshNode meshBounds(), for an
      *  InstancedMeshNode the union of its instances (InstancedMeshNode::localBounds()).
      *  Always current, with no call to make: setMesh() and setMorphWeights() (the node's, and
@@ -150,8 +199,15 @@ protected:
     [[nodiscard]] std::uint64_t meshBoundsVersion() const noexcept { return m_meshBoundsVersion; }
 
     /** The union over every primitive of its mesh's box morphed by weights in [@p low, @p high]
-     *  per target (MeshGeometry::morphedBounds()), model space. */
+     *  per target (MeshGeometry::morphedBounds()), model space; for a skinned node the box of
+     *  its pose, and for a batch playing an AnimationSet the box of every baked pose. */
     [[nodiscard]] Aabb primitivesBounds(std::span<const float> low, std::span<const float> high) const;
+    /** For InstancedMeshNode::setAnimationSet: the set whose baked poses bound every
+     *  primitive (null: none), after checking each primitive's mesh can play it.
+     *  @throws InvalidArgument as setSkeleton() for the set's skeleton; nothing changes then. */
+    void setAnimationBounds(std::shared_ptr<const AnimationSet> animations);
+    /** The set given to setAnimationBounds(), or null. */
+    [[nodiscard]] const std::shared_ptr<const AnimationSet>& animationBounds() const noexcept;
 
 private:
     struct Primitive {
@@ -159,6 +215,26 @@ private:
         Material material;
     };
     void checkPrimitive(std::size_t index, const char* function) const;
+    /** Checks @p mesh can be skinned by @p skeleton (primitive @p index, for the message). */
+    static void checkSkinnable(const MeshGeometry& mesh, const Skeleton& skeleton, std::size_t index,
+                               const char* function);
+    /** The skeleton that skins the node's meshes: the batch's AnimationSet's, else
+     *  setSkeleton()'s, else null. */
+    [[nodiscard]] const Skeleton* skinningSkeleton() const noexcept;
+    /** m_meshBounds from primitivesBounds() of the node's weights, version bumped. */
+    void refreshMeshBounds();
+
+    /** A skinned node's state; null until setSkeleton() or setAnimationBounds(). */
+    struct SkinState {
+        std::shared_ptr<const Skeleton> skeleton;
+        std::vector<SkinBounds> bounds;  ///< one per primitive (with a skeleton)
+        std::vector<glm::mat4> joints;   ///< jointMatrices()
+        std::vector<glm::mat4> skin;     ///< skinMatrices()
+        float reach = 0.0f;
+        std::uint64_t poseVersion = 1;
+        std::shared_ptr<const AnimationSet> animations;  ///< a batch's baked clips
+        std::vector<Aabb> animatedBounds;                ///< per primitive, every baked pose
+    };
 
     std::vector<Primitive> m_extraPrimitives;  ///< primitives 1..n
     std::shared_ptr<const MeshGeometry> m_mesh;
@@ -167,6 +243,7 @@ private:
     Aabb m_meshBounds;                  ///< m_mesh->morphedBounds(m_morphWeights)
     std::uint64_t m_meshBoundsVersion = 1;
     std::array<glm::vec4, 4> m_shaderData{};  ///< lanes of a plain MeshNode's one draw
+    std::unique_ptr<SkinState> m_skin;        ///< null for an unskinned node
 };
 
 /** @p node as a MeshNode (a MeshNode or an InstancedMeshNode), or null for a group, a

@@ -65,7 +65,7 @@ public:
      *  @throws InvalidArgument if there are no joints or more than kMaxJoints, a parent index is
      *  not -1 and not another joint's index, the parents form a cycle, a transform or inverse
      *  bind matrix has NaN or Inf, a rotation is the zero quaternion (rotations are normalised),
-     *  or an inverse bind matrix is not affine (bottom row 0, 0, 0, 1). */
+     *  or an inverse bind matrix is not affine (bottom row 0, 0, 0, 1) or is singular. */
     explicit Skeleton(std::vector<Joint> joints, std::string name = {});
     /** Convenience: std::make_shared<const Skeleton>(...). @throws as the constructor. */
     [[nodiscard]] static std::shared_ptr<const Skeleton> create(std::vector<Joint> joints, std::string name = {});
