@@ -1,5 +1,7 @@
 #include "gl/Bindings.h"
 
+#include "myriad/core/AnimationSet.h"  // kMaxBakedClips
+
 #include <sstream>
 
 namespace myriad::gl::detail {
@@ -20,6 +22,8 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_DRAW_ROW_RECORD_SLOT " << kDrawRowRecordSlotTexel << "\n"
         << "#define MYRIAD_DRAW_ROW_LANES " << kDrawRowLanesTexel << "\n"
         << "#define MYRIAD_UNIT_LANES " << kLanesUnit << "\n"
+        << "#define MYRIAD_UNIT_SKIN " << kSkinUnit << "\n"
+        << "#define MYRIAD_MAX_BAKED_CLIPS " << kMaxBakedClips << "\n"
         << "#define MYRIAD_MAX_LANES " << streams::kMaxLanes << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_ORDER " << kParticleOrderUnit << "\n"
         << "#define MYRIAD_UNIT_PARTICLE_STREAMS " << kParticleStreamsUnit << "\n"

@@ -28,6 +28,11 @@ inline constexpr std::uint32_t kBaseColorUnit = 0;      ///< sampler2D u_baseCol
 inline constexpr std::uint32_t kMorphTargetUnit = 1;    ///< samplerBuffer u_morphTargets (2 texels per target and vertex)
 inline constexpr std::uint32_t kMorphWeightsUnit = streams::kMorphWeightsUnit;  ///< the morphWeights stream
 inline constexpr std::uint32_t kLanesUnit = streams::kLanesUnit;                ///< the lanes stream
+/** The animation stream of a batch playing an AnimationSet (streams::kAnimation). */
+inline constexpr std::uint32_t kAnimationUnit = streams::kAnimationUnit;
+/** samplerBuffer u_skin: a skinned node's joint palette (3 RGBA32F texels per joint, the rows
+ *  of its 3x4 skin matrix) or a batch's baked AnimationSet (the same per joint and frame). */
+inline constexpr std::uint32_t kSkinUnit = 5;
 inline constexpr std::uint32_t kIndexedRecordUnit = 6;  ///< RGBA32F view of the records (indexed path, GPU culling)
 inline constexpr std::uint32_t kVisibleIndexUnit = 7;   ///< R32UI visible-index list
 inline constexpr std::uint32_t kShadowMapUnit = 8;      ///< sampler2DArrayShadow u_shadowMap (depth compare)
@@ -55,9 +60,9 @@ inline constexpr std::uint32_t kParticleCurvesUnit = kLanesUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 8> kRendererTextureUnits{
-    kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kIndexedRecordUnit, kVisibleIndexUnit,
-    kShadowMapUnit, kDrawTableUnit};
+inline constexpr std::array<std::uint32_t, 10> kRendererTextureUnits{
+    kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kAnimationUnit, kSkinUnit, kIndexedRecordUnit,
+    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 
@@ -104,10 +109,10 @@ inline constexpr std::uint32_t kDrawIdLocation = 8;
 /** Attribute locations a surface program reads: the vertex (InstanceRecord.h location::) and
  *  the record stream's four vec4 rows; a scatter program reads its two rows in the record's
  *  first two places. */
-inline constexpr std::array<std::uint32_t, 9> kSurfaceLocations{
+inline constexpr std::array<std::uint32_t, 11> kSurfaceLocations{
     location::kPosition,     location::kNormal,       location::kUv0,          location::kColor,
     location::kInstanceRow0, location::kInstanceRow1, location::kInstanceRow2, location::kInstanceColor,
-    kDrawIdLocation};
+    kDrawIdLocation,         location::kJoints,       location::kWeights};
 
 // ---- the checks ---------------------------------------------------------------------------------
 

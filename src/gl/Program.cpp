@@ -41,6 +41,8 @@ std::string layoutDefines() {
         << "#define MYRIAD_LOCATION_INSTANCE_ROW1 " << location::kInstanceRow1 << "\n"
         << "#define MYRIAD_LOCATION_INSTANCE_ROW2 " << location::kInstanceRow2 << "\n"
         << "#define MYRIAD_LOCATION_INSTANCE_COLOR " << location::kInstanceColor << "\n"
+        << "#define MYRIAD_LOCATION_JOINTS " << location::kJoints << "\n"
+        << "#define MYRIAD_LOCATION_WEIGHTS " << location::kWeights << "\n"
         << "#define MYRIAD_MAX_MORPH_TARGETS " << kMaxMorphTargets << "\n";
     return out.str();
 }

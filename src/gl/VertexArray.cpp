@@ -30,6 +30,7 @@ FormatInfo formatInfo(AttributeFormat format) noexcept {
     case AttributeFormat::Float4: return {4, GL_FLOAT, GL_FALSE};
     case AttributeFormat::UByte4Normalized: return {4, GL_UNSIGNED_BYTE, GL_TRUE};
     case AttributeFormat::UInt2: return {2, GL_UNSIGNED_INT, GL_FALSE};
+    case AttributeFormat::UInt16x4: return {4, GL_UNSIGNED_SHORT, GL_FALSE};
     case AttributeFormat::UNorm8x2: return {2, GL_UNSIGNED_BYTE, GL_TRUE};
     case AttributeFormat::SNorm8x2: return {2, GL_BYTE, GL_TRUE};
     case AttributeFormat::UScaled8x2: return {2, GL_UNSIGNED_BYTE, GL_FALSE};
@@ -150,7 +151,7 @@ VertexArray::VertexArray(const VertexLayoutDesc& desc) {
     for (const VertexAttribute& attribute : desc.attributes) {
         const FormatInfo info = formatInfo(attribute.format);
         glEnableVertexArrayAttrib(m_id, attribute.location);
-        if (attribute.format == AttributeFormat::UInt2) {
+        if (attribute.format == AttributeFormat::UInt2 || attribute.format == AttributeFormat::UInt16x4) {
             // Integer inputs take the I variant: the plain one would convert them to float.
             glVertexArrayAttribIFormat(m_id, attribute.location, info.components, info.type, attribute.offsetBytes);
         } else {

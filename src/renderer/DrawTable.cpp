@@ -40,6 +40,7 @@ GLenum cullFaceOf(const DrawItem& item, std::uint32_t features) {
  *  dispatch writes the pairs of one row; a CPU list is not). */
 bool tableableNode(const DrawItem& item) {
     return item.visible == nullptr && item.lodLevel == kNoLodLevel && drawnMesh(item)->morphTargetCount() == 0 &&
+           !drawsSkinned(item) &&
            (item.gpuCulled == nullptr || item.node->primitiveCount() == 1);
 }
 

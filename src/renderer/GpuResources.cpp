@@ -1,5 +1,6 @@
 #include "renderer/GpuResources.h"
 
+#include "myriad/core/AnimationSet.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/Material.h"
 #include "myriad/util/Error.h"
@@ -44,6 +45,11 @@ VertexLayoutDesc meshLayout(const PackedVertexLayout& vertex, bool instanced, st
         {location::kUv0, attributeFormat(vertex.uv0), vertex.uv0.offsetBytes, kVertexBinding},
         {location::kColor, attributeFormat(vertex.color), vertex.color.offsetBytes, kVertexBinding},
     };
+    if (vertex.joints.components != 0) {  // a skinned mesh: joints read as integers
+        desc.attributes.push_back({location::kJoints, AttributeFormat::UInt16x4, vertex.joints.offsetBytes, kVertexBinding});
+        desc.attributes.push_back({location::kWeights, attributeFormat(vertex.weights), vertex.weights.offsetBytes,
+                                   kVertexBinding});
+    }
     if (instanced) {
         const InstanceStreamDesc& record = streams::kRecord;
         desc.bindings.push_back({kInstanceBinding, static_cast<std::uint32_t>(record.floatsPerInstance * sizeof(float)), 1});
@@ -298,6 +304,8 @@ void GpuResources::endFrame() noexcept {
                        [&](MeshGpu& copy) { releaseMeshPlace(copy); });
     }
     std::erase_if(m_textures, [](const auto& entry) { return entry.second.image.expired(); });
+    std::erase_if(m_skins, [](const auto& entry) { return entry.second.alive.expired(); });
+    std::erase_if(m_animationSets, [](const auto& entry) { return entry.second.set.expired(); });
 }
 
 void GpuResources::trim() {
@@ -311,6 +319,64 @@ void GpuResources::trim() {
     eraseReleasing(m_nodeSlots, unusedCopy, [&](NodeSlotGpu& slot) { releaseNodeSlot(slot); });
     eraseReleasing(m_meshes, unusedCopy, [&](MeshGpu& copy) { releaseMeshPlace(copy); });
     std::erase_if(m_textures, unused);
+    std::erase_if(m_skins, unused);
+    std::erase_if(m_animationSets, unused);
+}
+
+SkinGpu& GpuResources::skinPalette(const MeshNode& node) {
+    const std::span<const glm::mat4> skin = node.skinMatrices();
+    auto it = m_skins.find(node.id());
+    if (it == m_skins.end() || it->second.joints != skin.size() || it->second.alive.expired()) {
+        requireTextureBufferTexels(m_limits, skin.size() * 3, node, "joint palette (a buffer texture)",
+                                   "use a skeleton with fewer joints");
+        SkinGpu gpu;
+        gpu.alive = node.lifetime();
+        gpu.palette = Buffer({.sizeBytes = std::max<std::size_t>(skin.size(), 1) * 3 * sizeof(glm::vec4),
+                              .label = labelFor(node, "MeshNode.joint-palette")});
+        gpu.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(gpu.texture.id(), GL_RGBA32F, gpu.palette.id());
+        setLabel(GL_TEXTURE, gpu.texture.id(), labelFor(node, "MeshNode.joint-palette-texture"));
+        gpu.joints = skin.size();
+        it = m_skins.insert_or_assign(node.id(), std::move(gpu)).first;
+    }
+    SkinGpu& gpu = it->second;
+    gpu.lastUsedFrame = m_frame;
+    if (gpu.poseVersion != node.poseVersion() && !skin.empty()) {
+        // Through the ring: the palette may still be read by an earlier frame's draws (the
+        // ring's copy runs in GPU order after them; a CPU write into it would not).
+        m_scratchPalette.resize(skin.size() * 3);
+        for (std::size_t j = 0; j < skin.size(); ++j) {
+            const glm::mat4 rows = glm::transpose(skin[j]);
+            m_scratchPalette[3 * j] = rows[0];
+            m_scratchPalette[3 * j + 1] = rows[1];
+            m_scratchPalette[3 * j + 2] = rows[2];
+        }
+        const std::size_t bytes = m_scratchPalette.size() * sizeof(glm::vec4);
+        m_ring.copy(gpu.palette.id(), 0, m_scratchPalette.data(), bytes);
+        m_stats->bytesUploaded += bytes;
+        gpu.poseVersion = node.poseVersion();
+    }
+    return gpu;
+}
+
+AnimationSetGpu& GpuResources::animationSet(const std::shared_ptr<const AnimationSet>& set, const SceneNode& node) {
+    auto it = m_animationSets.find(set->id());
+    if (it == m_animationSets.end()) {
+        const std::span<const glm::vec4> rows = set->rows();
+        requireTextureBufferTexels(m_limits, rows.size(), node, "baked animation set (a buffer texture)",
+                                   "bake at fewer framesPerSecond or fewer clips per set");
+        AnimationSetGpu gpu;
+        gpu.set = set;
+        const std::string label = "AnimationSet#" + std::to_string(set->id());
+        gpu.rows = Buffer({.initialData = std::as_bytes(rows), .label = label + ".frames"});
+        gpu.texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(gpu.texture.id(), GL_RGBA32F, gpu.rows.id());
+        setLabel(GL_TEXTURE, gpu.texture.id(), label + ".frames-texture");
+        m_stats->bytesUploaded += rows.size_bytes();
+        it = m_animationSets.emplace(set->id(), std::move(gpu)).first;
+    }
+    it->second.lastUsedFrame = m_frame;
+    return it->second;
 }
 
 MeshGpu& GpuResources::mesh(const std::shared_ptr<const MeshGeometry>& geometry) {

@@ -194,6 +194,25 @@ struct BatchGpu {
     }
 };
 
+/** A skinned node's joint palette (MeshNode::skinMatrices()): three RGBA32F texels per joint,
+ *  the rows of its 3x4 matrix, re-sent through the staging ring when the pose changes. */
+struct SkinGpu {
+    std::weak_ptr<const void> alive;  // SceneNode::lifetime()
+    Buffer palette;
+    TextureHandle texture;            ///< buffer-texture view of palette (kSkinUnit)
+    std::size_t joints = 0;           ///< joints palette holds
+    std::uint64_t poseVersion = 0;    ///< the MeshNode::poseVersion() it holds
+    std::uint64_t lastUsedFrame = 0;
+};
+
+/** A baked AnimationSet (AnimationSet::rows()): immutable, uploaded once when first drawn. */
+struct AnimationSetGpu {
+    std::weak_ptr<const AnimationSet> set;  // expires with the set
+    Buffer rows;
+    TextureHandle texture;  ///< buffer-texture view of rows (kSkinUnit)
+    std::uint64_t lastUsedFrame = 0;
+};
+
 struct TextureGpu {
     std::weak_ptr<const Image> image;
     Texture2D texture;
@@ -280,6 +299,17 @@ public:
      *  reader of a batch not brought up to date this frame (GPU culling) calls it itself. */
     void noteRecordsRead(BatchGpu& batch) noexcept;
     [[nodiscard]] std::uint64_t stagingWaits() const noexcept { return m_ring.waits(); }
+
+    // ---- skinning (docs/skinning.md) ---------------------------------------------------------
+    /** @p node's joint palette, made on first use, its matrices re-sent through the ring when
+     *  MeshNode::poseVersion() differs from the copy's (a still pose sends nothing).
+     *  @throws CapacityError when the palette needs more texels than GL_MAX_TEXTURE_BUFFER_SIZE. */
+    SkinGpu& skinPalette(const MeshNode& node);
+    /** @p set's animation texture, made and filled on first use (immutable storage with its
+     *  data: nothing is written into it afterwards, so no fence is involved).
+     *  @throws CapacityError naming @p node when the set needs more texels than
+     *  GL_MAX_TEXTURE_BUFFER_SIZE. */
+    AnimationSetGpu& animationSet(const std::shared_ptr<const AnimationSet>& set, const SceneNode& node);
 
     // ---- the table-driven draw path's shared buffers (renderer/DrawTable.h) ----------------
     /** @p geometry's copy with its place in the mesh arena of its vertex layout (made on first
@@ -398,6 +428,9 @@ private:
     RecordArena m_recordArena;
     std::deque<MeshArena> m_meshArenas;
     std::unordered_map<std::uint64_t, NodeSlotGpu> m_nodeSlots;
+    std::unordered_map<std::uint64_t, SkinGpu> m_skins;                ///< by SceneNode::id()
+    std::unordered_map<std::uint64_t, AnimationSetGpu> m_animationSets;  ///< by AnimationSet::id()
+    std::vector<glm::vec4> m_scratchPalette;  // skinPalette: rows of the matrices
     /** Copies used this frame (first use each): endFrame() looks for destroyed ones only when
      *  some copy went unused. */
     struct UsedThisFrame {

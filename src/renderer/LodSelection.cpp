@@ -16,6 +16,15 @@ const std::shared_ptr<const MeshGeometry>& drawnMesh(const DrawItem& item) {
     return static_cast<const InstancedMeshNode&>(*item.node).lodChain().levels[item.lodLevel].mesh;
 }
 
+bool drawsAnimated(const DrawItem& item) {
+    return item.instanced && static_cast<const InstancedMeshNode&>(*item.node).animationSet() != nullptr &&
+           drawnMesh(item)->isSkinned();
+}
+
+bool drawsSkinned(const DrawItem& item) {
+    return drawsAnimated(item) || (item.node->skeleton() != nullptr && drawnMesh(item)->isSkinned());
+}
+
 void LodSelection::endFrame() noexcept {
     std::erase_if(m_entries, [&](const auto& entry) {
         return entry.second.alive.expired() || entry.second.lastUsedFrame + kKeepFrames < m_frame;

@@ -25,6 +25,12 @@ struct DrawItem;
 
 /** The mesh @p item draws: its primitive's, or its LOD level's (levels above 0). */
 [[nodiscard]] const std::shared_ptr<const MeshGeometry>& drawnMesh(const DrawItem& item);
+/** True when @p item draws skinned (docs/skinning.md): its drawn mesh has a skin and the node
+ *  has a skeleton, or is a batch playing an AnimationSet. A skinned mesh on a node with
+ *  neither draws its bind pose, unskinned. */
+[[nodiscard]] bool drawsSkinned(const DrawItem& item);
+/** True when @p item is a batch whose instances play its AnimationSet (drawsSkinned() too). */
+[[nodiscard]] bool drawsAnimated(const DrawItem& item);
 
 class LodSelection {
 public:

@@ -19,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 15> kFeatureNames{{
+constexpr std::array<FeatureName, 17> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -35,6 +35,8 @@ constexpr std::array<FeatureName, 15> kFeatureNames{{
     {kShadowReceive, "MYRIAD_SHADOW_RECEIVE"},  // shadows
     {kEncodeSrgb, "MYRIAD_ENCODE_SRGB"},
     {kTabled, "MYRIAD_TABLED"},
+    {kSkin, "MYRIAD_SKIN"},
+    {kSkinAnimated, "MYRIAD_SKIN_ANIMATED"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -98,7 +100,10 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       shadowCascadeEnds(program.uniformLocation("u_shadowCascadeEnds")),
       shadowViewForward(program.uniformLocation("u_shadowViewForward")),
       eyeHigh(program.uniformLocation("u_eyeHigh")),
-      eyeLow(program.uniformLocation("u_eyeLow")) {
+      eyeLow(program.uniformLocation("u_eyeLow")),
+      jointCount(program.uniformLocation("u_jointCount")),
+      animationTime(program.uniformLocation("u_animationTime")),
+      clips(program.uniformLocation("u_clips")) {
     if ((features & kScatter) != 0) {
         wind = {.meshHeight = program.uniformLocation("u_meshHeight"),
                 .time = program.uniformLocation("u_windTime"),
@@ -165,6 +170,9 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
         text += (features & kIndexed) != 0 ? declareIndexed(streams::kRecord) : declare(streams::kRecord);
         if ((features & kInstanceMorphWeights) != 0) {
             text += declare(streams::kMorphWeights);
+        }
+        if ((features & kSkinAnimated) != 0) {
+            text += declare(streams::kAnimation);
         }
     }
     if ((features & kScatter) != 0) {  // particles and scatter; particle.vert reads its own planes

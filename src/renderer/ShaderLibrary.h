@@ -46,6 +46,13 @@ enum ShaderFeature : std::uint32_t {
      *  arena, the draw's constants from its draw-table row, found through the (row, instance)
      *  attribute; always with kInstanced. */
     kTabled = 1u << 14,
+    /** MYRIAD_SKIN: linear blend skinning (docs/skinning.md) with the joints and weights
+     *  attributes and the matrices on kSkinUnit: the node's palette, or with kSkinAnimated the
+     *  batch's baked AnimationSet read per instance. */
+    kSkin = 1u << 15,
+    /** MYRIAD_SKIN_ANIMATED: with kSkin and kInstanced, each instance's skin matrices from the
+     *  baked clips at its own time (the animation stream, unit kAnimationUnit). */
+    kSkinAnimated = 1u << 16,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm
@@ -100,6 +107,9 @@ struct SurfaceUniforms {
     int shadowViewForward = -1;   ///< u_shadowViewForward (kShadowReceive)
     int eyeHigh = -1;             ///< u_eyeHigh (kTabled)
     int eyeLow = -1;              ///< u_eyeLow (kTabled)
+    int jointCount = -1;          ///< u_jointCount (kSkin)
+    int animationTime = -1;       ///< u_animationTime (kSkinAnimated)
+    int clips = -1;               ///< u_clips[0] (kSkinAnimated): per clip (first frame, frames, duration, loops)
     /** scatter.vert's wind (kScatter); -1 in other variants. */
     struct Wind {
         int meshHeight = -1, time = -1, direction = -1, strength = -1, gustStrength = -1, gustScale = -1,

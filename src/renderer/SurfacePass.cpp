@@ -48,6 +48,11 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const View& view) co
     if (item.instanced && static_cast<const InstancedMeshNode&>(node).hasLanes()) {
         features |= kInstanceLanes;
     }
+    if (drawsAnimated(item)) {  // docs/skinning.md
+        features |= kSkin | kSkinAnimated;
+    } else if (drawsSkinned(item)) {
+        features |= kSkin;
+    }
     features |= shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
     return features | m_parts.shadow.receiveFeatures(features, &node, view);  // shadows
 }
@@ -155,6 +160,26 @@ void SurfacePass::setUniformLanes(const SurfaceProgram& chosen, const std::array
     }
 }
 
+/** A batch playing an AnimationSet: its baked frames, its animation stream, the clock and the
+ *  clip table (docs/skinning.md, "Crowds"). */
+void SurfacePass::bindAnimation(const SurfaceProgram& chosen, const InstancedMeshNode& batchNode, BatchGpu& batch) {
+    const AnimationSet& set = *batchNode.animationSet();
+    glBindTextureUnit(kSkinUnit, m_parts.resources.animationSet(batchNode.animationSet(), batchNode).texture.id());
+    glBindTextureUnit(kAnimationUnit, batch.streams[InstanceStreamId::Animation].texture.id());
+    const SurfaceUniforms& u = chosen.uniforms;
+    chosen.program.setUniform(u.jointCount, static_cast<int>(set.jointCount()));
+    chosen.program.setUniform(u.animationTime, batchNode.animationTime());
+    if (u.clips >= 0) {
+        std::array<glm::vec4, kMaxBakedClips> clips{};
+        for (std::size_t c = 0; c < set.clips().size(); ++c) {
+            const BakedClip& clip = set.clips()[c];
+            clips[c] = glm::vec4(static_cast<float>(clip.firstFrame), static_cast<float>(clip.frameCount), clip.duration,
+                                 clip.loops ? 1.0f : 0.0f);
+        }
+        glProgramUniform4fv(chosen.program.id(), u.clips, static_cast<GLsizei>(set.clips().size()), &clips[0][0]);
+    }
+}
+
 void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& scene) {
     const MeshNode& node = *item.node;
     const Material& material = node.primitiveMaterial(item.primitive);
@@ -172,6 +197,9 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         program.setUniform(u.morphTargetCount, static_cast<int>(geometry.morphTargetCount()));
         program.setUniform(u.vertexCount, static_cast<int>(geometry.vertexCount()));
         program.setUniform(u.morphWeights, node.morphWeights());
+    }
+    if ((features & kSkin) != 0 && (features & kSkinAnimated) == 0) {
+        glBindTextureUnit(kSkinUnit, m_parts.resources.skinPalette(node).texture.id());
     }
     setMaterial(chosen, material);
     glm::mat4 model(node.worldLinear());
@@ -191,6 +219,9 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         m_parts.resources.syncVertexArrays(batch);  // its mesh and where its records are now
         if ((features & kInstanceMorphWeights) != 0) {
             glBindTextureUnit(kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
+        }
+        if ((features & kSkinAnimated) != 0) {
+            bindAnimation(chosen, batchNode, batch);
         }
         if ((features & kInstanceLanes) != 0) {
             glBindTextureUnit(kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());

@@ -38,6 +38,8 @@ inline constexpr std::uint32_t kInstanceRow0 = 4; ///< vec4, per instance (divis
 inline constexpr std::uint32_t kInstanceRow1 = 5; ///< vec4, per instance
 inline constexpr std::uint32_t kInstanceRow2 = 6; ///< vec4, per instance
 inline constexpr std::uint32_t kInstanceColor = 7;///< vec4, per instance
+inline constexpr std::uint32_t kJoints = 9;       ///< uvec4, per vertex: a skinned mesh's joint indices (8 is the draw table's pair)
+inline constexpr std::uint32_t kWeights = 10;     ///< vec4, per vertex: a skinned mesh's joint weights
 } // namespace location
 
 } // namespace myriad

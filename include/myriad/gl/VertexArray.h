@@ -36,6 +36,9 @@ enum class AttributeFormat : std::uint8_t {
      *  GL 4.5 section 10.3.2), never converted to float: indices, such as the renderer's
      *  per-instance (draw row, instance) pair. */
     UInt2,
+    /** Four 16-bit unsigned integers read as integers (`in uvec4`, glVertexArrayAttribIFormat):
+     *  a skinned vertex's joint indices (glTF JOINTS_0). */
+    UInt16x4,
     UNorm8x4 = UByte4Normalized,  ///< the same format under its VkFormat name
 };
 
