@@ -82,6 +82,45 @@ else
     echo "myriad: Ogre peer not run (MYRIAD_SKIP_OGRE=1, or no $peer): Ogre's figures are the ones typed in (not measured here)"
 fi
 
+# ---- Ogre 1.12 skeletal instancing (HWInstancingVTF, ...), the Fox crowd, in this run -----------
+# bench/ogre-crowd (see its README): built once into $build/ogre-crowd, run for N=1000 and 10000 in
+# every mode; its RESULT lines go to $build/ogre-crowd-results.txt. Same conditions as the peer above.
+crowd_src=bench/ogre-crowd
+if ! wants 1; then
+    echo "myriad: Ogre crowd not run: it runs with section 1, which --only $only leaves out"
+elif [ "${MYRIAD_SKIP_OGRE:-0}" != 1 ] && [ -f "$crowd_src/ogre_crowd_bench.cpp" ]; then
+    missing=()
+    dpkg -s libogre-1.12-dev >/dev/null 2>&1 || missing+=(libogre-1.12-dev)
+    command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb xauth)
+    dpkg -s libgl-dev >/dev/null 2>&1 || missing+=(libgl-dev)
+    dpkg -s libtinygltf-dev >/dev/null 2>&1 || missing+=(libtinygltf-dev)
+    dpkg -s nlohmann-json3-dev >/dev/null 2>&1 || missing+=(nlohmann-json3-dev)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "myriad: installing ${missing[*]} for the Ogre crowd"
+        sudo_cmd=()
+        [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+        "${sudo_cmd[@]}" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+    cmake -S "$crowd_src" -B "$build/ogre-crowd" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+    cmake --build "$build/ogre-crowd" -j "$(nproc 2>/dev/null || echo 2)"
+    crowd_bin="$(pwd)/$build/ogre-crowd/ogre_crowd_bench"
+    crowd_results="$(pwd)/$build/ogre-crowd-results.txt"
+    mkdir -p "$build/ogre-crowd-run"   # Ogre writes its log into the working folder
+    : > "$crowd_results"
+    for n in 1000 10000; do
+        case $n in 1000) frames="--warmup 5 --frames 30" ;; *) frames="--warmup 2 --frames 10" ;; esac
+        for mode in hwvtf hwvtf-lut vtf naive; do
+            # shellcheck disable=SC2086
+            (cd "$build/ogre-crowd-run" && xvfb-run -a -s "-screen 0 640x480x24" "$crowd_bin" --mode "$mode" \
+                -n "$n" $frames 2>&1 | grep "^RESULT" >> "$crowd_results") || echo "myriad: the Ogre crowd failed at N=$n $mode"
+        done
+    done
+    echo "myriad: Ogre crowd figures in $crowd_results"
+else
+    echo "myriad: Ogre crowd not run (MYRIAD_SKIP_OGRE=1, or no $crowd_src)"
+fi
+
 "$build/bench/myriad_suite" "$@" "${ogre_args[@]}" --out bench-results.md --plot-data "$build/bench-plot.dat"
 
 if ! wants 2; then
