@@ -1,6 +1,7 @@
 #pragma once
 /** @file
  *  glTF 2.0 import (.gltf with external or embedded buffers, and .glb), via tinygltf. */
+#include "myriad/core/AnimationClip.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Material.h"
@@ -8,6 +9,7 @@
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/MorphAnimation.h"
 #include "myriad/core/SceneNode.h"
+#include "myriad/core/Skeleton.h"
 
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
@@ -20,12 +22,52 @@
 
 namespace myriad::gltf {
 
+/** A glTF skin (glTF 2.0 section 3.7.3) as a myriad Skeleton, where it sits, and the
+ *  animations that move its joints. Shared by every primitive or node that uses the skin.
+ *
+ *  Joints: one per entry of the glTF skin's `joints`, in that order, so a JOINTS_0 value is a
+ *  joint index. Joint::name is the node's name ("node<index>" when it has none); Joint::parent
+ *  the nearest ancestor node that is a joint of the same skin (-1 for a root joint);
+ *  Joint::rest the node's TRS (a matrix decomposed into TRS, a shear dropped with a warning);
+ *  Joint::inverseBind the skin's inverseBindMatrices (identity for each when the skin has none,
+ *  3.7.3.1).
+ *
+ *  Space: the skeleton's space is the space of the root joints' parent node, and `placement`
+ *  puts it in the model (importModel) or scene (importScene). When root joints have different
+ *  parents, the space is that of their deepest common ancestor (the scene if none), and each
+ *  root joint's rest holds the transforms of the nodes between that ancestor and the joint
+ *  (multiplied, then decomposed into TRS), so the rest pose is where the file puts it; those
+ *  in-between nodes are then no longer animated with the skeleton. */
+struct ImportedSkin {
+    std::string name;  ///< the glTF skin's name, or "skin<index>"
+    /** The joints, rest pose and inverse binds (see above). Never null. */
+    std::shared_ptr<const Skeleton> skeleton;
+    /** Model (importModel) or scene (importScene) from skeleton space: the world matrix of the
+     *  root joints' (common) parent node; identity when the root joints are scene roots. */
+    glm::mat4 placement{1.0f};
+    /** One clip per glTF animation with translation, rotation or scale channels on joints of
+     *  this skin, in file order: name the animation's (or "animation<index>"), channels only
+     *  those on this skin's joints, AnimationChannel::target a joint index, targetNames the
+     *  joint names. Play with MeshNode::setPose(clip, seconds). Channels of the same animation
+     *  on other nodes are not in it (importScene(): ImportedScene::nodeAnimations). */
+    std::vector<std::shared_ptr<const AnimationClip>> clips;
+};
+
 /** One drawable piece of a model: a glTF mesh primitive with the world transform of the node
- *  that holds it already applied to its positions and normals ("flattened"), and its material. */
+ *  that holds it already applied to its positions and normals ("flattened"), and its material.
+ *  A skinned primitive (`skin` >= 0) is the exception: glTF 2.0 3.7.3.2 says the transform of
+ *  a skinned mesh's node MUST be ignored, so its data stays in the skin's bind space, with
+ *  MeshData::joints and weights; it is drawn with its skin's skeleton, placed by
+ *  ImportedSkin::placement. */
 struct ImportedPrimitive {
-    std::shared_ptr<const MeshGeometry> mesh;  ///< positions in model (scene) space
+    /** Positions in model (scene) space; a skinned primitive's in its skin's bind space. */
+    std::shared_ptr<const MeshGeometry> mesh;
     Material material;                         ///< base colour factor, texture, alpha mode
     std::string name;                          ///< "<node name>/<mesh name>#<primitive index>"
+    /** Index into ImportedModel::skins of the skin of the node that draws it; -1 when that node
+     *  has no skin. Every joint the mesh uses with a weight above 0 is below that skin's
+     *  joint count (checked on import). */
+    int skin = -1;
 };
 
 /** A whole model: every triangle primitive of the default scene (or of scene 0, or of every
@@ -36,6 +78,9 @@ struct ImportedModel {
     Aabb bounds;  ///< union of every primitive's local bounds, model space
     /** Every animation channel that drives morph weights ("weights" path) of a drawn mesh. */
     std::vector<MorphAnimation> morphAnimations;
+    /** The skins of the drawn skinned nodes, in the order first used (ImportedPrimitive::skin
+     *  indexes it), each with its clips. Skins no drawn node uses are not read. */
+    std::vector<ImportedSkin> skins;
 };
 
 /** Limits that protect a game from hostile files. Defaults in field order. */
@@ -121,6 +166,19 @@ struct SceneMorphAnimation {
     std::vector<MeshNode*> nodes;
 };
 
+/** A glTF animation's translation, rotation and scale channels on nodes that are not joints of
+ *  an imported skin (Kenney's character walks this way: each part is a node), as a clip over
+ *  the myriad nodes of an ImportedScene. Play it with `applyClip(*a.clip, t, a.targets)`. */
+struct ImportedNodeAnimation {
+    /** Targets numbered 0..n-1 in the order the channels first name them; targetNames are the
+     *  myriad nodes' names. Name: the glTF animation's, or "animation<index>". Never null. */
+    std::shared_ptr<const AnimationClip> clip;
+    /** Non-owning, inside ImportedScene::root: targets[i] is the node made for target i.
+     *  Valid while the nodes live (moving ImportedScene::root, or adding it under another
+     *  node, keeps them). */
+    std::vector<SceneNode*> targets;
+};
+
 /** How a glTF camera projects (glTF 2.0 section 3.10.2, camera.type). */
 enum class CameraProjection : std::uint8_t {
     Perspective,   ///< "perspective": yfov, aspectRatio, znear, zfar
@@ -193,6 +251,12 @@ struct ImportedScene {
      *  turns one into a myriad Camera). Cameras of the file no node of the scene uses are not
      *  listed. */
     std::vector<ImportedCamera> cameras;
+    /** The skins of the scene's skinned nodes, as ImportedModel::skins; each skinned MeshNode
+     *  has its skin's skeleton set (MeshNode::skeleton()). */
+    std::vector<ImportedSkin> skins;
+    /** One per glTF animation with translation, rotation or scale channels on nodes of the scene
+     *  that are not joints of a skin in `skins`, in file order. */
+    std::vector<ImportedNodeAnimation> nodeAnimations;
 };
 
 /** Loads @p path (.gltf or .glb) as a node tree: what importModel() reads, but with nothing
