@@ -97,6 +97,11 @@ struct ImportOptions {
  *  float, normalized unsigned byte or short), indices (u8, u16, u32; generated when absent),
  *  morph targets (POSITION and NORMAL deltas, transformed with the node) and mesh.weights,
  *  animation channels whose path is "weights" (as MorphAnimation),
+ *  skins of drawn nodes (ImportedModel::skins: joints, inverseBindMatrices, JOINTS_0 and
+ *  WEIGHTS_0 into MeshData::joints and weights, a JOINTS_1/WEIGHTS_1 set merged into the four
+ *  largest influences; the skinned primitives stay in bind space, ImportedPrimitive) and the
+ *  translation / rotation / scale animation channels on their joints (ImportedSkin::clips:
+ *  LINEAR, STEP, CUBICSPLINE),
  *  KHR_mesh_quantization (integer POSITION, NORMAL, TEXCOORD_0 and morph deltas, dequantized
  *  by glTF's normalization rules into the float CPU copy; the node transform beside them applies
  *  as any; MeshData::encoding keeps the file's storage, so the GPU copy holds the integers as
@@ -112,12 +117,16 @@ struct ImportOptions {
  *  wrapS and wrapT (Material::sampler; absent filters: Linear and LinearMipmapLinear, absent
  *  wraps: Repeat), alphaMode, alphaCutoff, doubleSided. Cameras are not read (importScene()
  *  reads them).
- *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data.
+ *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data,
+ *  except on skinned nodes (3.7.3.2). Weights that do not sum to 1 are renormalised
+ *  (MeshGeometry); a joint index whose weight is 0 is set to 0.
  *  Primitives that are not triangle lists (points, lines, strips, fans) are skipped with a
- *  warning through myriad::log. Also warned about, and otherwise ignored: skins (the mesh is
- *  drawn in its bind pose), animation channels of node translation / rotation / scale,
- *  extensions in extensionsUsed that are not understood, and EXT_mesh_gpu_instancing (this flat
- *  list draws one copy per node: use importScene() to get the instances).
+ *  warning through myriad::log. Also warned about, and otherwise ignored: animation channels
+ *  of node translation / rotation / scale on nodes that are not joints of a read skin (this
+ *  flat list cannot move nodes: importScene() plays them), a JOINTS_1/WEIGHTS_1 set that
+ *  drops a weight above 0, joint sets past the second, extensions in extensionsUsed that are
+ *  not understood, and EXT_mesh_gpu_instancing (this flat list draws one copy per node: use
+ *  importScene() to get the instances).
  *
  *  @throws ImportError, the message starting with the path, when the file is missing or
  *  unreadable, the JSON is malformed, a primitive has no POSITION, an accessor (offset + count
@@ -126,7 +135,15 @@ struct ImportOptions {
  *  @p options, an image is corrupt or too large, a base colour texture's sampler has a
  *  magFilter, minFilter, wrapS or wrapT value glTF does not list (the message names the
  *  sampler and the field), a KHR_texture_transform is malformed (naming the material), an
- *  EXT_meshopt_compression buffer view is malformed or does not decode (naming the view), or
+ *  EXT_meshopt_compression buffer view is malformed or does not decode (naming the view), a
+ *  skinned primitive uses a joint (weight above 0) past its skin's joints, has a vertex whose
+ *  weights are all 0, negative or not finite, or lacks JOINTS_0/WEIGHTS_0 (naming the
+ *  primitive and the vertex), a skin has no joints, more than kMaxJoints, a joint out of range
+ *  or twice, inverseBindMatrices that are not float MAT4, one per joint, or not affine and
+ *  invertible (naming the skin), an animation channel's node or sampler is out of range, or a
+ *  translation / rotation / scale sampler has an unknown interpolation, keyframe times that
+ *  are not strictly increasing, or an output count that is not one (CUBICSPLINE: three) per
+ *  keyframe (naming the animation and channel or sampler), or
  *  extensionsRequired lists an extension
  *  this function does not implement (the message names it; EXT_mesh_gpu_instancing is
  *  implemented by importScene() only). Nothing is returned then. */
@@ -286,15 +303,25 @@ struct ImportedScene {
  *  '_' go to ImportedScene::instancing (logged at Info level), not drawn; any other name is
  *  refused.
  *
- *  Skinned nodes (3.7.3.2: their own transform MUST be ignored): the mesh is drawn in its bind
- *  pose at identity. A skinned node that is a scene root without children becomes a MeshNode
- *  at identity in place; otherwise its place in the tree is a group with its transform (for its
- *  children) and its mesh nodes are added under `root`, named "<node> (bind pose)".
+ *  Skinned nodes (3.7.3.2: their own transform MUST be ignored): the node's MeshNode gets its
+ *  skin's skeleton (MeshNode::setSkeleton, ImportedScene::skins) and goes, at identity, under
+ *  the myriad node made for the root joints' parent, so its world matrix is
+ *  ImportedSkin::placement (under `root` at identity when the root joints are scene roots, or
+ *  with the placement as its transform when that parent is not in the scene). It carries the
+ *  glTF node's name when that node has no children and no camera; otherwise the glTF node
+ *  stays in place as a group with its transform (for its children and camera) and the mesh
+ *  node is named "<node> (skinned)". A skinned mesh with morph targets is not skinned (the
+ *  core does not morph skinned meshes): drawn in its bind pose, with a warning.
+ *  Node animations: translation / rotation / scale channels on scene nodes that are not joints
+ *  of a skin in ImportedScene::skins become ImportedScene::nodeAnimations (a channel on a node
+ *  outside the scene, or on a skinned mesh node, is dropped with a warning naming the
+ *  animation and the node).
  *  Cameras (3.10): every node of the scene with a camera adds an ImportedCamera to
  *  ImportedScene::cameras, in node order, pointing at the node made for it.
  *
- *  Warnings (myriad::log, Warning): as importModel(), minus the instancing one, plus a node
- *  matrix with shear and an orthographic camera with a negative xmag or ymag. docs/gltf.md has
+ *  Warnings (myriad::log, Warning): as importModel(), minus the instancing and node-animation
+ *  ones, plus a node matrix with shear, an orthographic camera with a negative xmag or ymag,
+ *  dropped animation channels and an unskinned skinned mesh with morph targets (above). docs/gltf.md has
  *  the tables.
  *
  *  @throws ImportError, the message starting with the path, for everything importModel()
