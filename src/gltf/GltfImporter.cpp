@@ -56,8 +56,11 @@
  *    implementations MUST calculate flat normals"): an indexed primitive is de-indexed first, so
  *    its vertex count becomes its index count.
  *  - A skinned node's own transform is ignored (3.7.3.2 Joint Hierarchy: "the transform of the
- *    skinned mesh node MUST be ignored"); with the skin ignored too, the mesh is drawn in its
- *    bind pose, as stored.
+ *    skinned mesh node MUST be ignored"): its mesh stays in bind space, and its skin's skeleton
+ *    is placed by the world matrix of the root joints' parent (ImportedSkin::placement).
+ *  - A skin's joints, inverse bind matrices and animation keyframes are read through the same
+ *    checked accessors; JOINTS_0 values with a weight above 0 must be below the skin's joint
+ *    count, and those with weight 0 are set to 0 (never read, and always a valid index).
  *  - Only images used as a base colour texture are decoded; others (normal maps...) are never
  *    touched, so a corrupt unused image is not an error.
  *  - A file listing an extension in extensionsRequired that is not supported is refused (3.12).
@@ -81,6 +84,7 @@ constexpr int kScalar = TINYGLTF_TYPE_SCALAR;
 constexpr int kVec2 = TINYGLTF_TYPE_VEC2;
 constexpr int kVec3 = TINYGLTF_TYPE_VEC3;
 constexpr int kVec4 = TINYGLTF_TYPE_VEC4;
+constexpr int kMat4 = TINYGLTF_TYPE_MAT4;
 
 constexpr std::string_view kInstancingExtension = "EXT_mesh_gpu_instancing";
 constexpr std::string_view kUnlitExtension = "KHR_materials_unlit";
@@ -271,6 +275,17 @@ std::vector<glm::vec<N, float>> readVectors(const ElementView& view, glm::vec<N,
     return out;
 }
 
+/** Every element of a float MAT4 accessor (column-major, as glm). */
+std::vector<glm::mat4> readMatrices(const ElementView& view) {
+    std::vector<glm::mat4> out(view.count, glm::mat4(0.0f));  // no view: all zeros (3.6.2.3)
+    if (const std::uint8_t* base = view.data(); base != nullptr) {
+        for (std::uint64_t i = 0; i < view.count; ++i) {
+            std::memcpy(glm::value_ptr(out[i]), base + i * view.stride, sizeof(glm::mat4));
+        }
+    }
+    return out;
+}
+
 /** The tinygltf image callback. It keeps the encoded bytes (as_is) instead of decoding, so that
  *  only images actually used are decoded, after their size was checked against
  *  ImportOptions::maxImageSide. @p userData is the tinygltf::Model being filled. */
@@ -441,6 +456,23 @@ const AccessorRule kWeightsOutputRule{
     kTypesScalar, kFloatOrAnyInt, true,
     "float, normalized (unsigned) byte or normalized (unsigned) short SCALAR (animation "
     "outputs of weights, 3.11)"};
+// 3.7.3.3 Skinned Mesh Attributes.
+constexpr std::array kJointComponents{kUnsignedByte, kUnsignedShort};
+const AccessorRule kJointsRule{kTypesVec4, kJointComponents, false,
+                               "unsigned byte or unsigned short VEC4 (3.7.3.3)"};
+const AccessorRule kSkinWeightsRule{
+    kTypesVec4, kFloatOrNormalized, true,
+    "float, normalized unsigned byte or normalized unsigned short VEC4 (3.7.3.3)"};
+// 3.7.3.1: inverseBindMatrices is a float MAT4 accessor.
+constexpr std::array kTypesMat4{kMat4};
+const AccessorRule kInverseBindRule{kTypesMat4, kFloatOnly, false, "float MAT4 (3.7.3.1)"};
+// 3.11 Animations, the sampler output table for translation, rotation and scale.
+const AccessorRule kTranslationOutputRule{
+    kTypesVec3, kFloatOnly, false, "float VEC3 (animation outputs of translation and scale, 3.11)"};
+const AccessorRule kRotationOutputRule{
+    kTypesVec4, kFloatOrAnyInt, true,
+    "float, normalized (unsigned) byte or normalized (unsigned) short VEC4 (animation outputs "
+    "of rotation, 3.11)"};
 const AccessorRule kIndexRule{kTypesScalar, kIndexTypes, false,
                               "unsigned byte, unsigned short or unsigned int SCALAR"};
 
@@ -464,11 +496,9 @@ public:
                 return;
             }
             const tinygltf::Mesh& mesh = meshOfNode(nodeIndex);
-            if (node.skin >= 0) {
-                warnQuantizedSkin(nodeIndex, mesh);
-            }
             // 3.7.3.2: the transform of a skinned mesh node MUST be ignored; only its joints
-            // place it, and with skins ignored that leaves the bind pose, as stored.
+            // place it, so its data stays in bind space (the skin's placement puts it).
+            const int skin = node.skin >= 0 ? static_cast<int>(skinSlot(nodeIndex)) : -1;
             const glm::dmat4 placement = node.skin >= 0 ? glm::dmat4(1.0) : world;
             m_targetNames = targetNames(mesh);
             for (std::size_t i = 0; i < mesh.primitives.size(); ++i) {
@@ -478,6 +508,11 @@ public:
                                        std::to_string(i));
                 if (!primitive) {
                     continue;
+                }
+                if (skin >= 0) {
+                    checkSkinned(*primitive->mesh, static_cast<std::size_t>(skin), nodeIndex,
+                                 primitiveContext(node.mesh, static_cast<int>(i)));
+                    primitive->skin = skin;
                 }
                 if (const std::size_t targets = primitive->mesh->morphTargetCount(); targets > 0) {
                     m_primitivesOfNode[nodeIndex].push_back(result.primitives.size());
@@ -490,12 +525,35 @@ public:
             fail("no triangle primitive in the scene (nothing to draw)");
         }
         for (const ImportedPrimitive& primitive : result.primitives) {
-            result.bounds.extend(primitive.mesh->localBounds());
+            // A skinned primitive's bind pose sits where its skin's placement puts it.
+            const glm::mat4 placement = primitive.skin < 0
+                                            ? glm::mat4(1.0f)
+                                            : m_skins[static_cast<std::size_t>(primitive.skin)].placement;
+            result.bounds.extend(placement == glm::mat4(1.0f)
+                                     ? primitive.mesh->localBounds()
+                                     : primitive.mesh->localBounds().transformed(placement));
         }
         readMorphAnimations([&](int node, MorphAnimation&& animation) {
             animation.primitives = m_primitivesOfNode[node];
             result.morphAnimations.push_back(std::move(animation));
         });
+        // Node TRS channels other than the skins' joints: this flat list has no nodes to move.
+        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
+            std::size_t nodeChannels = 0;
+            for (const tinygltf::AnimationChannel& channel : m_model.animations[a].channels) {
+                nodeChannels += isTrsPath(channel.target_path) && channel.target_node >= 0 &&
+                                        !m_jointNodes.contains(channel.target_node)
+                                    ? 1
+                                    : 0;
+            }
+            if (nodeChannels > 0) {
+                warn(describeAnimation(a) + ": " + std::to_string(nodeChannels) +
+                     " channel(s) animate node translation, rotation or scale, which importModel() "
+                     "cannot play (it flattens the nodes); importScene() imports them as "
+                     "ImportedScene::nodeAnimations");
+            }
+        }
+        result.skins = std::move(m_skins);
         return result;
     }
 
@@ -511,12 +569,14 @@ public:
         result.root = std::make_unique<SceneNode>(sceneName);
         SceneNode& root = *result.root;
         std::vector<SceneNode*> placeOf(m_model.nodes.size(), nullptr);
+        std::vector<bool> inScene(m_model.nodes.size(), false);
         std::size_t drawn = 0;
         traverseScene([&](int index, int parent, const glm::dmat4& /*world*/) {
-            // Parents are visited first, so placeOf[parent] is set.
+            // Parents are visited first, so placeOf[parent] is set (a node with children always
+            // has a place).
             SceneNode& parentNode = parent < 0 ? root : *placeOf[static_cast<std::size_t>(parent)];
-            placeOf[static_cast<std::size_t>(index)] =
-                &buildNode(index, parentNode, root, result, drawn);
+            inScene[static_cast<std::size_t>(index)] = true;
+            placeOf[static_cast<std::size_t>(index)] = buildNode(index, parentNode, result, drawn);
             // 3.10: a camera rides on its node, looking down the node's -Z.
             if (const int camera = m_model.nodes[static_cast<std::size_t>(index)].camera; camera >= 0) {
                 if (!validIndex(camera, m_model.cameras)) {
@@ -533,10 +593,85 @@ public:
         if (drawn == 0) {
             fail("no triangle primitive in the scene (nothing to draw)");
         }
+        placeSkinnedNodes(root, placeOf);
         readMorphAnimations([&](int node, MorphAnimation&& animation) {
             result.morphAnimations.push_back({std::move(animation), m_morphNodesOfNode[node]});
         });
+        readNodeAnimations(placeOf, inScene, result);
+        result.skins = std::move(m_skins);
         return result;
+    }
+
+    /** Each skinned mesh node goes under the node made for its skeleton's space, at identity
+     *  (so its world matrix is ImportedSkin::placement); under @p root at identity when the
+     *  root joints are scene roots; under @p root with placement as its transform when that
+     *  node is not part of the scene. */
+    void placeSkinnedNodes(SceneNode& root, const std::vector<SceneNode*>& placeOf) {
+        for (SkinnedAside& aside : m_skinnedAside) {
+            const int space = m_skinSpaceNodes[aside.skin];
+            SceneNode* parent = space < 0 ? &root : placeOf[static_cast<std::size_t>(space)];
+            if (parent == nullptr) {
+                parent = &root;
+                const detail::Trs trs = detail::decomposeAffine(glm::dmat4(m_skins[aside.skin].placement));
+                if (trs.lossy) {
+                    warn("skin '" + m_skins[aside.skin].name + "': the placement of its skeleton "
+                         "has shear, which is dropped");
+                }
+                try {
+                    aside.node->setPosition(trs.translation);
+                    aside.node->setRotation(glm::quat(trs.rotation));
+                    aside.node->setScale(glm::vec3(trs.scale));
+                } catch (const InvalidArgument& e) {
+                    fail("skin '" + m_skins[aside.skin].name + "': " + e.what());
+                }
+            }
+            parent->add(std::move(aside.node));
+        }
+        m_skinnedAside.clear();
+    }
+
+    /** ImportedScene::nodeAnimations: per animation, its translation, rotation and scale
+     *  channels on scene nodes that are not joints of an imported skin, as one clip over the
+     *  nodes made for them. A channel on a node outside the scene is dropped with a warning
+     *  (once per animation and node), as is one on a skinned mesh node (3.7.3.2). */
+    void readNodeAnimations(const std::vector<SceneNode*>& placeOf, const std::vector<bool>& inScene,
+                            ImportedScene& result) {
+        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
+            const auto& channels = m_model.animations[a].channels;
+            std::vector<AnimationChannel> clipChannels;
+            std::map<int, std::uint32_t> targetOf;
+            std::set<int> warned;
+            ImportedNodeAnimation animation;
+            std::vector<std::string> names;
+            for (std::size_t c = 0; c < channels.size(); ++c) {
+                const int node = channels[c].target_node;
+                if (node < 0 || !isTrsPath(channels[c].target_path) || m_jointNodes.contains(node)) {
+                    continue;
+                }
+                SceneNode* target = placeOf[static_cast<std::size_t>(node)];
+                if (target == nullptr) {
+                    if (warned.insert(node).second) {
+                        warn(describeAnimation(a) + ": channels on " + describeNode(node) +
+                             (inScene[static_cast<std::size_t>(node)]
+                                  ? ", a skinned mesh node whose transform glTF ignores (3.7.3.2)"
+                                  : ", which is not in the imported scene") +
+                             ", are dropped");
+                    }
+                    continue;
+                }
+                const auto [it, added] =
+                    targetOf.try_emplace(node, static_cast<std::uint32_t>(animation.targets.size()));
+                if (added) {
+                    animation.targets.push_back(target);
+                    names.push_back(target->name());
+                }
+                clipChannels.push_back(readTrsChannel(a, c, it->second));
+            }
+            if (!clipChannels.empty()) {
+                animation.clip = makeClip(a, std::move(clipChannels), std::move(names));
+                result.nodeAnimations.push_back(std::move(animation));
+            }
+        }
     }
 
 private:
@@ -590,6 +725,7 @@ private:
         m_quantized = std::find(m_model.extensionsUsed.begin(), m_model.extensionsUsed.end(),
                                 kQuantizationExtension) != m_model.extensionsUsed.end();
         warnUnsupported();
+        checkAnimationTargets();
         m_materials.resize(m_model.materials.size());
         m_images.resize(m_model.images.size());
     }
@@ -604,24 +740,6 @@ private:
         }
         if (!unknown.empty()) {
             warn("extensions used but not supported, ignored: " + unknown);
-        }
-        if (!m_model.skins.empty()) {
-            warn(std::to_string(m_model.skins.size()) +
-                 " skin(s) ignored: skinned meshes are drawn in their bind pose");
-        }
-        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
-            const tinygltf::Animation& animation = m_model.animations[a];
-            std::size_t nodeChannels = 0;
-            for (const tinygltf::AnimationChannel& channel : animation.channels) {
-                nodeChannels += channel.target_path != "weights" ? 1 : 0;
-            }
-            if (nodeChannels > 0) {
-                warn("animation '" +
-                     (animation.name.empty() ? "animation" + std::to_string(a) : animation.name) +
-                     "': " + std::to_string(nodeChannels) +
-                     " channel(s) animate node translation, rotation or scale, which is not "
-                     "imported (only morph weights are)");
-            }
         }
     }
 
@@ -908,7 +1026,7 @@ private:
         ElementView view;
         view.count = accessor.count;
         view.componentType = accessor.componentType;
-        view.components = componentCount(accessor.type);
+        view.components = accessor.type == kMat4 ? 16 : componentCount(accessor.type);
         view.normalized = accessor.normalized;
         const std::uint64_t elementSize =
             componentSize(accessor.componentType) * static_cast<std::uint64_t>(view.components);
@@ -1237,6 +1355,7 @@ private:
         }
         data.colors = optionalAttribute<4>(primitive, "COLOR_0", kColorRule, vertexCount,
                                            glm::vec4(1.0f), where, data.encoding.color);
+        readSkinAttributes(primitive, vertexCount, data, where);
         readMorphTargets(mesh, primitive, vertexCount, data, where);
 
         bool smallIndices = true;  // source indices fit 16 bits (u8, u16, or generated)
@@ -1326,6 +1445,449 @@ private:
         (void)primitive;
         (void)where;
 #endif
+    }
+
+    // ---- skins and animations (3.7.3, 3.11) ------------------------------------------------
+
+    static bool isTrsPath(const std::string& path) {
+        return path == "translation" || path == "rotation" || path == "scale";
+    }
+
+    /** "animation 2 ('Walk')", for messages. */
+    std::string describeAnimation(std::size_t index) const {
+        const std::string& name = m_model.animations[index].name;
+        return "animation " + std::to_string(index) + (name.empty() ? "" : " ('" + name + "')");
+    }
+    /** The name a clip gets: the animation's, or "animation<index>". */
+    std::string animationName(std::size_t index) const {
+        const std::string& name = m_model.animations[index].name;
+        return name.empty() ? "animation" + std::to_string(index) : name;
+    }
+
+    /** Every channel's target node is absent (-1: ignored, 3.11) or a node of the file. */
+    void checkAnimationTargets() const {
+        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
+            const auto& channels = m_model.animations[a].channels;
+            for (std::size_t c = 0; c < channels.size(); ++c) {
+                const int node = channels[c].target_node;
+                if (node < -1 || node >= static_cast<int>(m_model.nodes.size())) {
+                    fail(describeAnimation(a) + " channel " + std::to_string(c) + ": target node " +
+                         std::to_string(node) + " is out of range (" +
+                         std::to_string(m_model.nodes.size()) + " nodes)");
+                }
+            }
+        }
+    }
+
+    /** Parent node of every node (-1 for none), from the children lists; made once. A node
+     *  listed as the child of two nodes is an ImportError (3.5.2: disjoint strict trees). */
+    const std::vector<int>& nodeParents() {
+        if (m_nodeParents.size() != m_model.nodes.size()) {
+            m_nodeParents.assign(m_model.nodes.size(), -1);
+            for (std::size_t p = 0; p < m_model.nodes.size(); ++p) {
+                for (const int child : m_model.nodes[p].children) {
+                    if (!validIndex(child, m_model.nodes)) {
+                        continue;  // traverseScene() refuses it where it matters
+                    }
+                    int& parent = m_nodeParents[static_cast<std::size_t>(child)];
+                    if (parent != -1 && parent != static_cast<int>(p)) {
+                        fail(describeNode(child) + " is the child of nodes " + std::to_string(parent) +
+                             " and " + std::to_string(p) + ": the node hierarchy must be a set of "
+                             "disjoint trees");
+                    }
+                    parent = static_cast<int>(p);
+                }
+            }
+        }
+        return m_nodeParents;
+    }
+
+    /** @p index and its ancestors, nearest first; a cycle is an ImportError. */
+    std::vector<int> ancestry(int index) {
+        const std::vector<int>& parents = nodeParents();
+        std::vector<int> chain;
+        for (int n = index; n != -1; n = parents[static_cast<std::size_t>(n)]) {
+            if (chain.size() > parents.size()) {
+                fail(describeNode(index) + ": its ancestors form a cycle");
+            }
+            chain.push_back(n);
+        }
+        return chain;
+    }
+
+    /** Node @p index's local matrix (3.5.3), checked. */
+    glm::dmat4 localMatrix(int index) const {
+        std::string error;
+        const std::optional<glm::dmat4> local =
+            localTransform(m_model.nodes[static_cast<std::size_t>(index)], error);
+        if (!local) {
+            fail("node " + std::to_string(index) + ": " + error);
+        }
+        return *local;
+    }
+
+    /** The world matrix of node @p index (identity for -1): its ancestors' locals, root first. */
+    glm::dmat4 worldMatrix(int index) {
+        glm::dmat4 world(1.0);
+        if (index < 0) {
+            return world;
+        }
+        for (const int n : ancestry(index)) {  // nearest first: world = parent * ... * local
+            world = localMatrix(n) * world;
+        }
+        return world;
+    }
+
+    /** Node @p index's local transform as TRS: TRS as stored, or its matrix split into TRS
+     *  (3.5.3: a matrix MUST be decomposable; shear is dropped with a warning, once a node). */
+    detail::Trs nodeTrs(int index) {
+        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(index)];
+        detail::Trs trs;
+        if (!node.matrix.empty()) {
+            if (node.matrix.size() != 16) {
+                fail(describeNode(index) + ": matrix has " + std::to_string(node.matrix.size()) +
+                     " values, expected 16");
+            }
+            const glm::dmat4 matrix = glm::make_mat4(node.matrix.data());
+            for (int c = 0; c < 4; ++c) {
+                if (!allFinite(matrix[c])) {
+                    fail(describeNode(index) + ": matrix has NaN or infinite values");
+                }
+            }
+            trs = detail::decomposeAffine(matrix);
+            if (trs.lossy && m_shearWarned.insert(index).second) {
+                warn(describeNode(index) + ": matrix is not translation * rotation * scale "
+                     "(shear or a projective row); the shear is dropped");
+            }
+            return trs;
+        }
+        std::string error;
+        if (!localTransform(node, error)) {  // checks the sizes and the rotation
+            fail(describeNode(index) + ": " + error);
+        }
+        if (!node.translation.empty()) {
+            trs.translation = glm::dvec3(node.translation[0], node.translation[1], node.translation[2]);
+        }
+        if (!node.rotation.empty()) {
+            trs.rotation = glm::dquat(node.rotation[3], node.rotation[0], node.rotation[1],
+                                      node.rotation[2]);
+        }
+        if (!node.scale.empty()) {
+            trs.scale = glm::dvec3(node.scale[0], node.scale[1], node.scale[2]);
+        }
+        return trs;
+    }
+
+    static JointTransform jointTransform(const detail::Trs& trs) {
+        JointTransform out;
+        out.translation = glm::vec3(trs.translation);
+        out.rotation = glm::quat(glm::normalize(trs.rotation));
+        out.scale = glm::vec3(trs.scale);
+        return out;
+    }
+
+    /** Index into m_skins of the skin of node @p nodeIndex (which has one), read on first use. */
+    std::size_t skinSlot(int nodeIndex) {
+        const int skin = m_model.nodes[static_cast<std::size_t>(nodeIndex)].skin;
+        if (!validIndex(skin, m_model.skins)) {
+            fail(describeNode(nodeIndex) + ": skin " + std::to_string(skin) + " is out of range (" +
+                 std::to_string(m_model.skins.size()) + " skins)");
+        }
+        if (const auto it = m_skinSlots.find(skin); it != m_skinSlots.end()) {
+            return it->second;
+        }
+        readSkin(skin);
+        return m_skinSlots.emplace(skin, m_skins.size() - 1).first->second;
+    }
+
+    /** Skin @p index as an ImportedSkin (see its comment), appended to m_skins with the glTF
+     *  node of its skeleton space in m_skinSpaceNodes, its joints added to m_jointNodes. */
+    void readSkin(int index) {
+        const tinygltf::Skin& source = m_model.skins[static_cast<std::size_t>(index)];
+        const std::string what = "skin " + std::to_string(index) +
+                                 (source.name.empty() ? "" : " ('" + source.name + "')");
+        if (source.joints.empty()) {
+            fail(what + " has no joints");
+        }
+        if (source.joints.size() > kMaxJoints) {
+            fail(what + " has " + std::to_string(source.joints.size()) +
+                 " joints, more than kMaxJoints (" + std::to_string(kMaxJoints) + ")");
+        }
+        std::map<int, std::int32_t> jointOfNode;
+        for (std::size_t j = 0; j < source.joints.size(); ++j) {
+            const int node = source.joints[j];
+            if (!validIndex(node, m_model.nodes)) {
+                fail(what + ": joint " + std::to_string(j) + " is node " + std::to_string(node) +
+                     ", out of range (" + std::to_string(m_model.nodes.size()) + " nodes)");
+            }
+            if (!jointOfNode.emplace(node, static_cast<std::int32_t>(j)).second) {
+                fail(what + ": " + describeNode(node) + " is listed twice in joints");
+            }
+        }
+        // Parents: the nearest ancestor that is a joint too. Root joints remember their chain.
+        std::vector<Joint> joints(source.joints.size());
+        std::vector<std::vector<int>> rootChains;  // per root joint: its ancestors, nearest first
+        std::vector<std::size_t> roots;
+        for (std::size_t j = 0; j < joints.size(); ++j) {
+            const int node = source.joints[j];
+            joints[j].name = nodeName(node);
+            std::vector<int> chain = ancestry(node);
+            chain.erase(chain.begin());  // the node itself
+            const auto parent = std::find_if(chain.begin(), chain.end(),
+                                             [&](int n) { return jointOfNode.contains(n); });
+            if (parent != chain.end()) {
+                joints[j].parent = jointOfNode.at(*parent);
+                joints[j].rest = jointTransform(nodeTrs(node));
+            } else {
+                roots.push_back(j);
+                rootChains.push_back(std::move(chain));
+            }
+        }
+        // The skeleton's space: the deepest node that is an ancestor of every root joint (-1:
+        // the scene's). Usually the root joints' one parent.
+        int space = -1;
+        if (!rootChains.front().empty()) {
+            for (const int candidate : rootChains.front()) {  // nearest first: the deepest wins
+                const bool common = std::all_of(rootChains.begin(), rootChains.end(), [&](const auto& chain) {
+                    return std::find(chain.begin(), chain.end(), candidate) != chain.end();
+                });
+                if (common) {
+                    space = candidate;
+                    break;
+                }
+            }
+        }
+        for (std::size_t r = 0; r < roots.size(); ++r) {
+            const int node = source.joints[roots[r]];
+            const std::vector<int>& chain = rootChains[r];
+            if (chain.empty() || chain.front() == space) {
+                joints[roots[r]].rest = jointTransform(nodeTrs(node));
+                continue;
+            }
+            // Bake the nodes between the space and the joint into the joint's rest.
+            glm::dmat4 between(1.0);
+            for (const int n : chain) {
+                if (n == space) {
+                    break;
+                }
+                between = localMatrix(n) * between;
+            }
+            const detail::Trs trs = detail::decomposeAffine(between * localMatrix(node));
+            if (trs.lossy) {
+                warn(what + ": the nodes above root joint " + describeNode(node) +
+                     " shear it; the shear is dropped from its rest transform");
+            }
+            joints[roots[r]].rest = jointTransform(trs);
+        }
+        // 3.7.3.1: one float MAT4 per joint; identity for all when absent.
+        if (source.inverseBindMatrices >= 0) {
+            const ElementView view =
+                readAccessor(source.inverseBindMatrices, "inverseBindMatrices", kInverseBindRule,
+                             m_options.maxIndices, "maxIndices", false, what);
+            if (view.count != joints.size()) {
+                fail(what + ": inverseBindMatrices (accessor " +
+                     std::to_string(source.inverseBindMatrices) + ") has " +
+                     std::to_string(view.count) + " matrices for " + std::to_string(joints.size()) +
+                     " joints; it must have one per joint");
+            }
+            const std::vector<glm::mat4> matrices = readMatrices(view);
+            for (std::size_t j = 0; j < joints.size(); ++j) {
+                joints[j].inverseBind = matrices[j];
+            }
+        }
+        ImportedSkin skin;
+        skin.name = source.name.empty() ? "skin" + std::to_string(index) : source.name;
+        try {
+            skin.skeleton = Skeleton::create(std::move(joints), skin.name);
+        } catch (const InvalidArgument& e) {
+            fail(what + ": " + e.what());
+        }
+        skin.placement = glm::mat4(worldMatrix(space));
+        // One clip per animation that moves these joints.
+        std::vector<std::string> names;
+        for (const Joint& joint : skin.skeleton->joints()) {
+            names.push_back(joint.name);
+        }
+        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
+            const auto& channels = m_model.animations[a].channels;
+            std::vector<AnimationChannel> clipChannels;
+            for (std::size_t c = 0; c < channels.size(); ++c) {
+                const auto joint = jointOfNode.find(channels[c].target_node);
+                if (joint != jointOfNode.end() && isTrsPath(channels[c].target_path)) {
+                    clipChannels.push_back(
+                        readTrsChannel(a, c, static_cast<std::uint32_t>(joint->second)));
+                }
+            }
+            if (!clipChannels.empty()) {
+                skin.clips.push_back(makeClip(a, std::move(clipChannels), names));
+            }
+        }
+        for (const auto& [node, joint] : jointOfNode) {
+            m_jointNodes.insert(node);
+        }
+        m_skins.push_back(std::move(skin));
+        m_skinSpaceNodes.push_back(space);
+    }
+
+    std::shared_ptr<const AnimationClip> makeClip(std::size_t animation,
+                                                  std::vector<AnimationChannel> channels,
+                                                  std::vector<std::string> targetNames) const {
+        try {
+            return AnimationClip::create(animationName(animation), std::move(channels),
+                                         std::move(targetNames));
+        } catch (const InvalidArgument& e) {
+            fail(describeAnimation(animation) + ": " + e.what());
+        }
+    }
+
+    /** Channel @p c of animation @p a (a translation, rotation or scale path) with its
+     *  sampler's keyframes, driving target @p target. Times: float SCALAR, strictly
+     *  increasing; values: one per keyframe (three for CUBICSPLINE), float VEC3 for
+     *  translation and scale, float or normalized integer VEC4 for rotation (3.11). */
+    AnimationChannel readTrsChannel(std::size_t a, std::size_t c, std::uint32_t target) const {
+        const tinygltf::Animation& animation = m_model.animations[a];
+        const tinygltf::AnimationChannel& channel = animation.channels[c];
+        std::string where = describeAnimation(a) + " channel " + std::to_string(c);
+        if (!validIndex(channel.sampler, animation.samplers)) {
+            fail(where + ": sampler " + std::to_string(channel.sampler) + " is out of range (" +
+                 std::to_string(animation.samplers.size()) + " samplers)");
+        }
+        where = describeAnimation(a) + " sampler " + std::to_string(channel.sampler);
+        const tinygltf::AnimationSampler& sampler =
+            animation.samplers[static_cast<std::size_t>(channel.sampler)];
+        AnimationChannel out;
+        out.target = target;
+        out.property = channel.target_path == "translation" ? AnimatedProperty::Translation
+                       : channel.target_path == "rotation"  ? AnimatedProperty::Rotation
+                                                            : AnimatedProperty::Scale;
+        if (sampler.interpolation.empty() || sampler.interpolation == "LINEAR") {
+            out.interpolation = Interpolation::Linear;
+        } else if (sampler.interpolation == "STEP") {
+            out.interpolation = Interpolation::Step;
+        } else if (sampler.interpolation == "CUBICSPLINE") {
+            out.interpolation = Interpolation::CubicSpline;
+        } else {
+            fail(where + ": interpolation '" + sampler.interpolation +
+                 "' is not LINEAR, STEP or CUBICSPLINE");
+        }
+        const ElementView input = readAccessor(sampler.input, "input", kTimeRule,
+                                               m_options.maxIndices, "maxIndices", false, where);
+        for (const glm::vec1& t : readVectors<1>(input, glm::vec1(0.0f))) {
+            if (!std::isfinite(t.x) || (!out.times.empty() && !(t.x > out.times.back()))) {
+                fail(where + ": keyframe time " + std::to_string(out.times.size()) +
+                     " is not finite or not after the one before (times must be strictly increasing)");
+            }
+            out.times.push_back(t.x);
+        }
+        const bool rotation = out.property == AnimatedProperty::Rotation;
+        const ElementView output =
+            readAccessor(sampler.output, "output", rotation ? kRotationOutputRule : kTranslationOutputRule,
+                         m_options.maxIndices, "maxIndices", false, where);
+        const std::uint64_t perKey = out.interpolation == Interpolation::CubicSpline ? 3 : 1;
+        if (output.count != input.count * perKey) {
+            fail(where + ": output (accessor " + std::to_string(sampler.output) + ") has " +
+                 std::to_string(output.count) + " values for " + std::to_string(input.count) +
+                 " keyframes; " + sampler.interpolation + " needs " +
+                 (perKey == 3 ? "three (in-tangent, value, out-tangent)" : "one") + " per keyframe");
+        }
+        out.values = readVectors<4>(output, glm::vec4(0.0f));
+        return out;
+    }
+
+    /** A skinned node's primitive: skinned (JOINTS_0 and WEIGHTS_0, 3.7.3.3), with every joint
+     *  of weight above 0 inside skin @p slot (the "joint past the palette" check). */
+    void checkSkinned(const MeshGeometry& mesh, std::size_t slot, int nodeIndex,
+                      const std::string& where) const {
+        const Skeleton& skeleton = *m_skins[slot].skeleton;
+        if (!mesh.isSkinned()) {
+            fail(where + ": " + describeNode(nodeIndex) + " has skin '" + m_skins[slot].name +
+                 "' but the primitive has no JOINTS_0 and WEIGHTS_0");
+        }
+        if (mesh.skinJointCount() <= skeleton.jointCount()) {
+            return;
+        }
+        const MeshData& data = mesh.data();
+        for (std::size_t v = 0; v < data.joints.size(); ++v) {
+            for (glm::length_t k = 0; k < 4; ++k) {
+                if (data.weights[v][k] > 0.0f && data.joints[v][k] >= skeleton.jointCount()) {
+                    fail(where + ": vertex " + std::to_string(v) + " uses joint " +
+                         std::to_string(data.joints[v][k]) + " (JOINTS_0), past the " +
+                         std::to_string(skeleton.jointCount()) + " joints of skin '" +
+                         m_skins[slot].name + "' (" + describeNode(nodeIndex) + ")");
+                }
+            }
+        }
+    }
+
+    /** JOINTS_0 and WEIGHTS_0 (3.7.3.3) into @p data. A second set (JOINTS_1, WEIGHTS_1) is
+     *  merged: each vertex keeps its four largest weights of the eight (MeshGeometry
+     *  renormalises them), with a warning when that drops a weight above 0. Sets past the
+     *  second are ignored with a warning. A joint whose weight is 0 is set to 0. */
+    void readSkinAttributes(const tinygltf::Primitive& primitive, std::uint64_t vertexCount,
+                            MeshData& data, const std::string& where) const {
+        auto has = [&](const char* semantic) { return primitive.attributes.contains(semantic); };
+        auto readSet = [&](int set, std::vector<glm::vec4>& joints, std::vector<glm::vec4>& weights) {
+            const std::string j = "JOINTS_" + std::to_string(set);
+            const std::string w = "WEIGHTS_" + std::to_string(set);
+            if (has(j.c_str()) != has(w.c_str())) {
+                fail(where + ": has " + (has(j.c_str()) ? j + " without " + w : w + " without " + j) +
+                     "; a skin needs both (3.7.3.3)");
+            }
+            if (!has(j.c_str())) {
+                return false;
+            }
+            VertexStorage unused = VertexStorage::Float32;
+            joints = optionalAttribute<4>(primitive, j.c_str(), kJointsRule, vertexCount,
+                                          glm::vec4(0.0f), where, unused);
+            weights = optionalAttribute<4>(primitive, w.c_str(), kSkinWeightsRule, vertexCount,
+                                           glm::vec4(0.0f), where, unused);
+            return true;
+        };
+        std::vector<glm::vec4> joints0;
+        std::vector<glm::vec4> weights0;
+        if (!readSet(0, joints0, weights0)) {
+            if (has("JOINTS_1") || has("WEIGHTS_1")) {
+                fail(where + ": has JOINTS_1 or WEIGHTS_1 without JOINTS_0 and WEIGHTS_0");
+            }
+            return;
+        }
+        std::vector<glm::vec4> joints1;
+        std::vector<glm::vec4> weights1;
+        const bool second = readSet(1, joints1, weights1);
+        for (const auto& [semantic, accessor] : primitive.attributes) {
+            if ((semantic.starts_with("JOINTS_") || semantic.starts_with("WEIGHTS_")) &&
+                semantic != "JOINTS_0" && semantic != "WEIGHTS_0" && semantic != "JOINTS_1" &&
+                semantic != "WEIGHTS_1") {
+                warn(where + ": " + semantic + " ignored (the four largest of the first two "
+                     "sets of influences are kept)");
+            }
+        }
+        data.joints.resize(vertexCount);
+        data.weights.resize(vertexCount);
+        std::uint64_t dropped = 0;
+        for (std::uint64_t v = 0; v < vertexCount; ++v) {
+            std::array<std::pair<float, float>, 8> influences{};  // (weight, joint)
+            for (glm::length_t k = 0; k < 4; ++k) {
+                influences[static_cast<std::size_t>(k)] = {weights0[v][k], joints0[v][k]};
+                if (second) {
+                    influences[static_cast<std::size_t>(k) + 4] = {weights1[v][k], joints1[v][k]};
+                }
+            }
+            if (second) {  // the four largest first; ties keep the file's order
+                std::stable_sort(influences.begin(), influences.end(),
+                                 [](const auto& x, const auto& y) { return x.first > y.first; });
+                dropped += influences[4].first > 0.0f ? 1 : 0;
+            }
+            for (glm::length_t k = 0; k < 4; ++k) {
+                const auto [weight, joint] = influences[static_cast<std::size_t>(k)];
+                data.weights[v][k] = weight;
+                data.joints[v][k] = weight > 0.0f ? static_cast<std::uint16_t>(joint) : std::uint16_t{0};
+            }
+        }
+        if (dropped > 0) {
+            warn(where + ": " + std::to_string(dropped) + " vertices have more than four joint "
+                 "influences (JOINTS_1, WEIGHTS_1); each keeps its four largest, renormalised");
+        }
     }
 
     // ---- importScene: nodes, shared meshes, instances -------------------------------------
@@ -1467,54 +2029,28 @@ private:
         return set;
     }
 
-    /** Gives @p target node @p index's local transform: TRS as stored, or its matrix split
-     *  into TRS (3.5.3: a matrix MUST be decomposable; shear is dropped with a warning). */
-    void applyNodeTransform(int index, SceneNode& target) const {
-        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(index)];
-        glm::dvec3 translation(0.0);
-        glm::dquat rotation(1.0, 0.0, 0.0, 0.0);
-        glm::dvec3 scale(1.0);
-        if (!node.matrix.empty()) {  // 16 values: traverseScene() checked
-            const glm::dmat4 matrix = glm::make_mat4(node.matrix.data());
-            for (int c = 0; c < 4; ++c) {
-                if (!allFinite(matrix[c])) {
-                    fail(describeNode(index) + ": matrix has NaN or infinite values");
-                }
-            }
-            const detail::Trs trs = detail::decomposeAffine(matrix);
-            if (trs.lossy) {
-                warn(describeNode(index) + ": matrix is not translation * rotation * scale "
-                     "(shear or a projective row); the shear is dropped");
-            }
-            translation = trs.translation;
-            rotation = trs.rotation;
-            scale = trs.scale;
-        } else {  // sizes checked by traverseScene()
-            if (!node.translation.empty()) {
-                translation = glm::dvec3(node.translation[0], node.translation[1],
-                                         node.translation[2]);
-            }
-            if (!node.rotation.empty()) {
-                rotation = glm::dquat(node.rotation[3], node.rotation[0], node.rotation[1],
-                                      node.rotation[2]);
-            }
-            if (!node.scale.empty()) {
-                scale = glm::dvec3(node.scale[0], node.scale[1], node.scale[2]);
-            }
-        }
+    /** Gives @p target node @p index's local transform (nodeTrs()). */
+    void applyNodeTransform(int index, SceneNode& target) {
+        const detail::Trs trs = nodeTrs(index);
         try {
-            target.setPosition(translation);
-            target.setRotation(glm::quat(rotation));
-            target.setScale(glm::vec3(scale));
+            target.setPosition(trs.translation);
+            target.setRotation(glm::quat(trs.rotation));
+            target.setScale(glm::vec3(trs.scale));
         } catch (const InvalidArgument& e) {
             fail(describeNode(index) + ": " + e.what());
         }
     }
 
+    /** A skinned node's MeshNode, added under its skeleton's space once every node is made. */
+    struct SkinnedAside {
+        std::unique_ptr<SceneNode> node;
+        std::size_t skin = 0;  ///< index into m_skins
+    };
+
     /** Builds glTF node @p index (see importScene()), adds it under @p parent and returns it,
-     *  the place for its glTF children. */
-    SceneNode& buildNode(int index, SceneNode& parent, SceneNode& root, ImportedScene& result,
-                         std::size_t& drawn) {
+     *  the place for its glTF children; null when nothing of it stays in place (a childless
+     *  skinned node without a camera, whose mesh node waits in m_skinnedAside). */
+    SceneNode* buildNode(int index, SceneNode& parent, ImportedScene& result, std::size_t& drawn) {
         const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(index)];
         const std::string name = nodeName(index);
         std::vector<const ScenePrimitive*> pieces;
@@ -1535,15 +2071,18 @@ private:
                 instances = readInstances(index, it->second);
             }
         }
-        // 3.7.3.2: a skinned node's own transform MUST be ignored, and with the skin ignored the
-        // mesh is drawn in its bind pose at identity. A childless scene root can be that node;
-        // elsewhere the node keeps its transform for its children and the mesh goes to root.
+        // 3.7.3.2: a skinned node's own transform MUST be ignored: its mesh node goes under the
+        // node of its skeleton's space (runScene()), at identity. The glTF node keeps its place
+        // (a group with its transform) only for its children or its camera.
         const bool skinned = node.skin >= 0 && !pieces.empty();
+        std::size_t skin = 0;
         if (skinned) {
-            warnQuantizedSkin(index, m_model.meshes[static_cast<std::size_t>(node.mesh)]);
+            skin = skinSlot(index);
+            for (const ScenePrimitive* piece : pieces) {
+                checkSkinned(*piece->mesh, skin, index, primitiveContext(node.mesh, piece->index));
+            }
         }
-        const bool skinnedInPlace = skinned && &parent == &root && node.children.empty();
-        const bool skinnedAside = skinned && !skinnedInPlace;
+        const bool groupInPlace = !skinned || !node.children.empty() || node.camera >= 0;
 
         std::vector<MeshNode*> drawNodes;
         std::vector<InstancedMeshNode*> batches;
@@ -1584,15 +2123,27 @@ private:
             return drawNode;
         };
         std::unique_ptr<SceneNode> made;
-        if (!pieces.empty() && !skinnedAside) {
-            made = makeAllPrimitives(name);
-        } else {
-            made = std::make_unique<SceneNode>(name);
-            if (skinnedAside) {
-                root.add(makeAllPrimitives(name + " (bind pose)"));
+        if (skinned) {
+            std::unique_ptr<SceneNode> skinnedNode =
+                makeAllPrimitives(groupInPlace ? name + " (skinned)" : name);
+            const bool morphs = std::any_of(pieces.begin(), pieces.end(), [](const ScenePrimitive* p) {
+                return p->mesh->morphTargetCount() > 0;
+            });
+            if (morphs) {  // MeshNode::setSkeleton refuses them (docs/limitations.md)
+                warn(describeNode(index) + ": a skinned mesh with morph targets is not supported; "
+                     "drawn in its bind pose, not skinned");
+            } else {
+                try {
+                    static_cast<MeshNode&>(*skinnedNode).setSkeleton(m_skins[skin].skeleton);
+                } catch (const InvalidArgument& e) {
+                    fail(describeNode(index) + ": " + e.what());
+                }
             }
+            m_skinnedAside.push_back({std::move(skinnedNode), skin});
         }
-        if (!skinnedInPlace) {
+        if (groupInPlace) {
+            made = !pieces.empty() && !skinned ? makeAllPrimitives(name)
+                                               : std::make_unique<SceneNode>(name);
             applyNodeTransform(index, *made);
         }
         drawn += drawNodes.size();
@@ -1604,7 +2155,7 @@ private:
             m_targetCountOfNode.try_emplace(index, pieces.front()->mesh->morphTargetCount());
             m_morphNodesOfNode[index] = drawNodes;
         }
-        return parent.add(std::move(made));
+        return made ? &parent.add(std::move(made)) : nullptr;
     }
 
     /** Expands every attribute through @p indices so no vertex is shared, then makes the
@@ -1624,6 +2175,8 @@ private:
         expand(data.positions);
         expand(data.uv0);
         expand(data.colors);
+        expand(data.joints);
+        expand(data.weights);
         for (MorphTarget& target : data.morphTargets) {
             expand(target.positionDeltas);
             expand(target.normalDeltas);
@@ -1753,22 +2306,6 @@ private:
         result.wrapS = wrap("wrapS", source.wrapS);
         result.wrapT = wrap("wrapT", source.wrapT);
         return result;
-    }
-
-    /** gltfpack and other quantizers fold a skinned mesh's dequantization into the skin's
-     *  inverse bind matrices (the node transform of a skinned mesh MUST be ignored, 3.7.3.2).
-     *  Skins are not read, so such a bind pose comes out in quantized units: said once per node. */
-    void warnQuantizedSkin(int nodeIndex, const tinygltf::Mesh& mesh) const {
-        for (const tinygltf::Primitive& primitive : mesh.primitives) {
-            const auto it = primitive.attributes.find("POSITION");
-            if (it != primitive.attributes.end() && validIndex(it->second, m_model.accessors) &&
-                m_model.accessors[static_cast<std::size_t>(it->second)].componentType != kFloat) {
-                warn(describeNode(nodeIndex) + ": skinned mesh with integer (KHR_mesh_quantization) "
-                     "positions: their dequantization is in the skin's inverse bind matrices, which "
-                     "are not read, so the bind pose is drawn in quantized units");
-                return;
-            }
-        }
     }
 
     /** KHR_texture_transform on the base colour texture of material @p index, applied to
@@ -1960,6 +2497,7 @@ private:
     std::string m_loadWarnings;
     std::vector<std::optional<Material>> m_materials;
     std::vector<std::shared_ptr<const Image>> m_images;
+    std::vector<SkinnedAside> m_skinnedAside;  ///< importScene: skinned mesh nodes to place
     std::vector<std::string> m_targetNames;  ///< of the mesh being imported
     /** KHR_mesh_quantization is in extensionsUsed: integer positions, normals, texture
      *  coordinates, morph deltas and instance transforms are allowed (the kQuantized rules). */
@@ -1978,6 +2516,12 @@ private:
     std::map<int, std::size_t> m_targetCountOfNode;  ///< morph targets of a node's mesh, if any
     std::map<int, std::vector<MeshNode*>> m_morphNodesOfNode;  ///< importScene: morphing nodes
     std::map<std::pair<int, int>, std::optional<ScenePrimitive>> m_scenePrimitives;
+    std::vector<ImportedSkin> m_skins;        ///< the skins read, in the order first used
+    std::vector<int> m_skinSpaceNodes;        ///< per m_skins entry: its space's node, or -1
+    std::map<int, std::size_t> m_skinSlots;   ///< glTF skin index -> index into m_skins
+    std::set<int> m_jointNodes;               ///< nodes that are joints of a skin in m_skins
+    std::vector<int> m_nodeParents;           ///< nodeParents()
+    std::set<int> m_shearWarned;              ///< nodes whose shear was warned about
 };
 
 } // namespace

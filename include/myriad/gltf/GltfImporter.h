@@ -1,6 +1,7 @@
 #pragma once
 /** @file
  *  glTF 2.0 import (.gltf with external or embedded buffers, and .glb), via tinygltf. */
+#include "myriad/core/AnimationClip.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Material.h"
@@ -8,6 +9,7 @@
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/MorphAnimation.h"
 #include "myriad/core/SceneNode.h"
+#include "myriad/core/Skeleton.h"
 
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
@@ -20,12 +22,52 @@
 
 namespace myriad::gltf {
 
+/** A glTF skin (glTF 2.0 section 3.7.3) as a myriad Skeleton, where it sits, and the
+ *  animations that move its joints. Shared by every primitive or node that uses the skin.
+ *
+ *  Joints: one per entry of the glTF skin's `joints`, in that order, so a JOINTS_0 value is a
+ *  joint index. Joint::name is the node's name ("node<index>" when it has none); Joint::parent
+ *  the nearest ancestor node that is a joint of the same skin (-1 for a root joint);
+ *  Joint::rest the node's TRS (a matrix decomposed into TRS, a shear dropped with a warning);
+ *  Joint::inverseBind the skin's inverseBindMatrices (identity for each when the skin has none,
+ *  3.7.3.1).
+ *
+ *  Space: the skeleton's space is the space of the root joints' parent node, and `placement`
+ *  puts it in the model (importModel) or scene (importScene). When root joints have different
+ *  parents, the space is that of their deepest common ancestor (the scene if none), and each
+ *  root joint's rest holds the transforms of the nodes between that ancestor and the joint
+ *  (multiplied, then decomposed into TRS), so the rest pose is where the file puts it; those
+ *  in-between nodes are then no longer animated with the skeleton. */
+struct ImportedSkin {
+    std::string name;  ///< the glTF skin's name, or "skin<index>"
+    /** The joints, rest pose and inverse binds (see above). Never null. */
+    std::shared_ptr<const Skeleton> skeleton;
+    /** Model (importModel) or scene (importScene) from skeleton space: the world matrix of the
+     *  root joints' (common) parent node; identity when the root joints are scene roots. */
+    glm::mat4 placement{1.0f};
+    /** One clip per glTF animation with translation, rotation or scale channels on joints of
+     *  this skin, in file order: name the animation's (or "animation<index>"), channels only
+     *  those on this skin's joints, AnimationChannel::target a joint index, targetNames the
+     *  joint names. Play with MeshNode::setPose(clip, seconds). Channels of the same animation
+     *  on other nodes are not in it (importScene(): ImportedScene::nodeAnimations). */
+    std::vector<std::shared_ptr<const AnimationClip>> clips;
+};
+
 /** One drawable piece of a model: a glTF mesh primitive with the world transform of the node
- *  that holds it already applied to its positions and normals ("flattened"), and its material. */
+ *  that holds it already applied to its positions and normals ("flattened"), and its material.
+ *  A skinned primitive (`skin` >= 0) is the exception: glTF 2.0 3.7.3.2 says the transform of
+ *  a skinned mesh's node MUST be ignored, so its data stays in the skin's bind space, with
+ *  MeshData::joints and weights; it is drawn with its skin's skeleton, placed by
+ *  ImportedSkin::placement. */
 struct ImportedPrimitive {
-    std::shared_ptr<const MeshGeometry> mesh;  ///< positions in model (scene) space
+    /** Positions in model (scene) space; a skinned primitive's in its skin's bind space. */
+    std::shared_ptr<const MeshGeometry> mesh;
     Material material;                         ///< base colour factor, texture, alpha mode
     std::string name;                          ///< "<node name>/<mesh name>#<primitive index>"
+    /** Index into ImportedModel::skins of the skin of the node that draws it; -1 when that node
+     *  has no skin. Every joint the mesh uses with a weight above 0 is below that skin's
+     *  joint count (checked on import). */
+    int skin = -1;
 };
 
 /** A whole model: every triangle primitive of the default scene (or of scene 0, or of every
@@ -36,6 +78,9 @@ struct ImportedModel {
     Aabb bounds;  ///< union of every primitive's local bounds, model space
     /** Every animation channel that drives morph weights ("weights" path) of a drawn mesh. */
     std::vector<MorphAnimation> morphAnimations;
+    /** The skins of the drawn skinned nodes, in the order first used (ImportedPrimitive::skin
+     *  indexes it), each with its clips. Skins no drawn node uses are not read. */
+    std::vector<ImportedSkin> skins;
 };
 
 /** Limits that protect a game from hostile files. Defaults in field order. */
@@ -52,6 +97,11 @@ struct ImportOptions {
  *  float, normalized unsigned byte or short), indices (u8, u16, u32; generated when absent),
  *  morph targets (POSITION and NORMAL deltas, transformed with the node) and mesh.weights,
  *  animation channels whose path is "weights" (as MorphAnimation),
+ *  skins of drawn nodes (ImportedModel::skins: joints, inverseBindMatrices, JOINTS_0 and
+ *  WEIGHTS_0 into MeshData::joints and weights, a JOINTS_1/WEIGHTS_1 set merged into the four
+ *  largest influences; the skinned primitives stay in bind space, ImportedPrimitive) and the
+ *  translation / rotation / scale animation channels on their joints (ImportedSkin::clips:
+ *  LINEAR, STEP, CUBICSPLINE),
  *  KHR_mesh_quantization (integer POSITION, NORMAL, TEXCOORD_0 and morph deltas, dequantized
  *  by glTF's normalization rules into the float CPU copy; the node transform beside them applies
  *  as any; MeshData::encoding keeps the file's storage, so the GPU copy holds the integers as
@@ -67,12 +117,16 @@ struct ImportOptions {
  *  wrapS and wrapT (Material::sampler; absent filters: Linear and LinearMipmapLinear, absent
  *  wraps: Repeat), alphaMode, alphaCutoff, doubleSided. Cameras are not read (importScene()
  *  reads them).
- *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data.
+ *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data,
+ *  except on skinned nodes (3.7.3.2). Weights that do not sum to 1 are renormalised
+ *  (MeshGeometry); a joint index whose weight is 0 is set to 0.
  *  Primitives that are not triangle lists (points, lines, strips, fans) are skipped with a
- *  warning through myriad::log. Also warned about, and otherwise ignored: skins (the mesh is
- *  drawn in its bind pose), animation channels of node translation / rotation / scale,
- *  extensions in extensionsUsed that are not understood, and EXT_mesh_gpu_instancing (this flat
- *  list draws one copy per node: use importScene() to get the instances).
+ *  warning through myriad::log. Also warned about, and otherwise ignored: animation channels
+ *  of node translation / rotation / scale on nodes that are not joints of a read skin (this
+ *  flat list cannot move nodes: importScene() plays them), a JOINTS_1/WEIGHTS_1 set that
+ *  drops a weight above 0, joint sets past the second, extensions in extensionsUsed that are
+ *  not understood, and EXT_mesh_gpu_instancing (this flat list draws one copy per node: use
+ *  importScene() to get the instances).
  *
  *  @throws ImportError, the message starting with the path, when the file is missing or
  *  unreadable, the JSON is malformed, a primitive has no POSITION, an accessor (offset + count
@@ -81,7 +135,15 @@ struct ImportOptions {
  *  @p options, an image is corrupt or too large, a base colour texture's sampler has a
  *  magFilter, minFilter, wrapS or wrapT value glTF does not list (the message names the
  *  sampler and the field), a KHR_texture_transform is malformed (naming the material), an
- *  EXT_meshopt_compression buffer view is malformed or does not decode (naming the view), or
+ *  EXT_meshopt_compression buffer view is malformed or does not decode (naming the view), a
+ *  skinned primitive uses a joint (weight above 0) past its skin's joints, has a vertex whose
+ *  weights are all 0, negative or not finite, or lacks JOINTS_0/WEIGHTS_0 (naming the
+ *  primitive and the vertex), a skin has no joints, more than kMaxJoints, a joint out of range
+ *  or twice, inverseBindMatrices that are not float MAT4, one per joint, or not affine and
+ *  invertible (naming the skin), an animation channel's node or sampler is out of range, or a
+ *  translation / rotation / scale sampler has an unknown interpolation, keyframe times that
+ *  are not strictly increasing, or an output count that is not one (CUBICSPLINE: three) per
+ *  keyframe (naming the animation and channel or sampler), or
  *  extensionsRequired lists an extension
  *  this function does not implement (the message names it; EXT_mesh_gpu_instancing is
  *  implemented by importScene() only). Nothing is returned then. */
@@ -119,6 +181,19 @@ struct SceneMorphAnimation {
     /** Non-owning, inside ImportedScene::root: one per glTF node the channel drives (the node
      *  drawing all of its mesh's primitives). */
     std::vector<MeshNode*> nodes;
+};
+
+/** A glTF animation's translation, rotation and scale channels on nodes that are not joints of
+ *  an imported skin (Kenney's character walks this way: each part is a node), as a clip over
+ *  the myriad nodes of an ImportedScene. Play it with `applyClip(*a.clip, t, a.targets)`. */
+struct ImportedNodeAnimation {
+    /** Targets numbered 0..n-1 in the order the channels first name them; targetNames are the
+     *  myriad nodes' names. Name: the glTF animation's, or "animation<index>". Never null. */
+    std::shared_ptr<const AnimationClip> clip;
+    /** Non-owning, inside ImportedScene::root: targets[i] is the node made for target i.
+     *  Valid while the nodes live (moving ImportedScene::root, or adding it under another
+     *  node, keeps them). */
+    std::vector<SceneNode*> targets;
 };
 
 /** How a glTF camera projects (glTF 2.0 section 3.10.2, camera.type). */
@@ -193,6 +268,12 @@ struct ImportedScene {
      *  turns one into a myriad Camera). Cameras of the file no node of the scene uses are not
      *  listed. */
     std::vector<ImportedCamera> cameras;
+    /** The skins of the scene's skinned nodes, as ImportedModel::skins; each skinned MeshNode
+     *  has its skin's skeleton set (MeshNode::skeleton()). */
+    std::vector<ImportedSkin> skins;
+    /** One per glTF animation with translation, rotation or scale channels on nodes of the scene
+     *  that are not joints of a skin in `skins`, in file order. */
+    std::vector<ImportedNodeAnimation> nodeAnimations;
 };
 
 /** Loads @p path (.gltf or .glb) as a node tree: what importModel() reads, but with nothing
@@ -222,15 +303,25 @@ struct ImportedScene {
  *  '_' go to ImportedScene::instancing (logged at Info level), not drawn; any other name is
  *  refused.
  *
- *  Skinned nodes (3.7.3.2: their own transform MUST be ignored): the mesh is drawn in its bind
- *  pose at identity. A skinned node that is a scene root without children becomes a MeshNode
- *  at identity in place; otherwise its place in the tree is a group with its transform (for its
- *  children) and its mesh nodes are added under `root`, named "<node> (bind pose)".
+ *  Skinned nodes (3.7.3.2: their own transform MUST be ignored): the node's MeshNode gets its
+ *  skin's skeleton (MeshNode::setSkeleton, ImportedScene::skins) and goes, at identity, under
+ *  the myriad node made for the root joints' parent, so its world matrix is
+ *  ImportedSkin::placement (under `root` at identity when the root joints are scene roots, or
+ *  with the placement as its transform when that parent is not in the scene). It carries the
+ *  glTF node's name when that node has no children and no camera; otherwise the glTF node
+ *  stays in place as a group with its transform (for its children and camera) and the mesh
+ *  node is named "<node> (skinned)". A skinned mesh with morph targets is not skinned (the
+ *  core does not morph skinned meshes): drawn in its bind pose, with a warning.
+ *  Node animations: translation / rotation / scale channels on scene nodes that are not joints
+ *  of a skin in ImportedScene::skins become ImportedScene::nodeAnimations (a channel on a node
+ *  outside the scene, or on a skinned mesh node, is dropped with a warning naming the
+ *  animation and the node).
  *  Cameras (3.10): every node of the scene with a camera adds an ImportedCamera to
  *  ImportedScene::cameras, in node order, pointing at the node made for it.
  *
- *  Warnings (myriad::log, Warning): as importModel(), minus the instancing one, plus a node
- *  matrix with shear and an orthographic camera with a negative xmag or ymag. docs/gltf.md has
+ *  Warnings (myriad::log, Warning): as importModel(), minus the instancing and node-animation
+ *  ones, plus a node matrix with shear, an orthographic camera with a negative xmag or ymag,
+ *  dropped animation channels and an unskinned skinned mesh with morph targets (above). docs/gltf.md has
  *  the tables.
  *
  *  @throws ImportError, the message starting with the path, for everything importModel()
