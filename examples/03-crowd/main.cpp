@@ -1,16 +1,20 @@
-// 03-crowd: a morphing glTF model drawn --count times (default 2,000) on a plaza, each copy
-// with its own morph weights animated at its own phase and its own colour: a crowd with
-// faces, not one face repeated.
+// 03-crowd: Fox (../shared/assets, a skinned glTF character with Survey, Walk and Run clips)
+// drawn --count times (default 10,000) on a plaza, walking and running, each at its own phase
+// and speed, some cross-fading between walk and run, casting shadows: one draw, with every
+// clip baked once into an animation texture and time advanced in the vertex stage, so a frame
+// where only time passes writes nothing per fox (docs/skinning.md, "Crowds").
 //
-// Shows: per-instance morph weights (InstancedMeshNode::setMorphWeights, every copy's weights
-// in one call, a texture read by instance id), sampling a glTF weights animation
-// (MorphAnimation::sample), bytes uploaded per frame, the light's shadow map (--shadows
-// on|off, default on: every copy casts its own shadow on the plaza from the one instanced
-// draw). --model PATH (default AnimatedMorphSphere; any model with morph targets).
+// Shows: importing a skin and its clips (gltf::importModel, ImportedSkin), AnimationSet::bake,
+// InstancedMeshNode::setAnimationSet / setAnimations / setAnimationTime, cross-fades written
+// only for the foxes that change, bytes uploaded per frame (0 once warm, but for the fades), the
+// light's shadow map (--shadows on|off). A --model with morph targets and no skin (e.g.
+// AnimatedMorphSphere) gets the earlier crowd instead: per-instance morph weights sampled on the
+// CPU at each copy's phase (docs/morph.md).
 // Controls: orbit / fly camera (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
 
+#include "myriad/core/AnimationSet.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/gltf/GltfImporter.h"
@@ -26,17 +30,123 @@
 
 using namespace myriad;
 
+namespace {
+
+/** The skinned crowd: every fox one instance of one batch per primitive, playing the skin's
+ *  clips baked into one AnimationSet. */
+int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, bool shadows, examples::ExampleRunner& runner) {
+    const gltf::ImportedSkin& skin = model.skins.at(static_cast<std::size_t>(model.primitives.front().skin));
+    const auto set = AnimationSet::bake(skin.skeleton, skin.clips, *model.primitives.front().mesh);
+    // Walk and Run when the file names them (Fox does), else its first two clips.
+    const std::int32_t walk = set->findClip("Walk") >= 0 ? set->findClip("Walk") : 0;
+    const std::int32_t run = set->findClip("Run") >= 0 ? set->findClip("Run")
+                                                        : static_cast<std::int32_t>(set->clips().size() > 1 ? 1 : 0);
+    std::printf("03-crowd: skin '%s', %zu joints, clips", skin.name.c_str(), set->jointCount());
+    for (const BakedClip& clip : set->clips()) {
+        std::printf(" '%s' (%.2f s)", clip.name.c_str(), static_cast<double>(clip.duration));
+    }
+    std::printf("; baked at %.0f frames/s into %zu bytes; %zu foxes\n", static_cast<double>(set->framesPerSecond()),
+                set->byteSize(), count);
+
+    Scene scene;
+    scene.clearColor = glm::vec4(0.55f, 0.62f, 0.72f, 1.0f);
+    scene.ambient = glm::vec3(0.4f);
+    scene.light.direction = glm::vec3(0.6f, -0.9f, -0.25f);
+    scene.light.color = glm::vec3(1.0f, 0.95f, 0.85f);
+    scene.light.shadow.enabled = shadows;
+    // The posed fox's size in its own units (every baked pose), scaled to about 1.4 m long.
+    const Aabb box = set->bounds();
+    const float length = std::max({box.max.x - box.min.x, box.max.z - box.min.z, 1e-3f});
+    const float scale = 1.4f / length;
+    const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(count))));
+    const float spacing = 2.0f;
+    const float half = static_cast<float>(side) * spacing * 0.5f;
+    std::vector<InstancedMeshNode*> batches;
+    for (const auto& primitive : model.primitives) {
+        auto& batch = scene.root().emplace<InstancedMeshNode>(primitive.mesh, primitive.material, count,
+                                                              "crowd/" + primitive.name);
+        batch.setLocalMatrix(glm::scale(glm::mat4(1.0f), glm::vec3(scale)) * skin.placement);
+        batch.setAnimationSet(set);
+        batches.push_back(&batch);
+    }
+    std::mt19937 random(2026u);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    std::vector<InstanceAnimation> plays(count);
+    const glm::mat4 fromWorld = glm::inverse(batches.front()->localMatrix());
+    for (std::size_t i = 0; i < count; ++i) {
+        const float x = (static_cast<float>(i % side) + 0.5f) * spacing - half + (unit(random) - 0.5f) * 0.8f;
+        const float z = (static_cast<float>(i / side) + 0.5f) * spacing - half + (unit(random) - 0.5f) * 0.8f;
+        // Placed in world units, stored in the batch's (scaled) space.
+        const glm::mat4 world = glm::rotate(glm::translate(glm::mat4(1.0f), glm::vec3(x, -box.min.y * scale, z)),
+                                            unit(random) * 6.2832f, glm::vec3(0, 1, 0)) *
+                                glm::scale(glm::mat4(1.0f), glm::vec3(scale));
+        const glm::vec4 colour(0.8f + 0.2f * unit(random), 0.8f + 0.2f * unit(random), 0.8f + 0.2f * unit(random), 1.0f);
+        for (InstancedMeshNode* batch : batches) {
+            batch->addInstance(fromWorld * world, colour);
+        }
+        const bool running = unit(random) < 0.35f;
+        plays[i] = {.clip = static_cast<std::uint32_t>(running ? run : walk), .startTime = -unit(random) * 3.0f,
+                    .speed = 0.8f + 0.4f * unit(random)};
+    }
+    for (InstancedMeshNode* batch : batches) {
+        batch->setAnimations(0, plays);
+    }
+    Material ground;
+    ground.baseColor = glm::vec4(0.36f, 0.45f, 0.28f, 1.0f);
+    auto& plaza = scene.root().emplace<MeshNode>(
+        MeshGeometry::create(shapes::quad(2.0f * half + 4.0f, 2.0f * half + 4.0f), "meadow"), ground, "meadow");
+    plaza.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
+    scene.light.shadow.distance = std::min(half * 2.0f + 10.0f, 120.0f);
+    scene.light.shadow.cascades = 3;
+
+    Camera camera;
+    examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 40.0f);
+    const float viewDistance = std::min(half, 30.0f);
+    controller.lookAt(glm::vec3(viewDistance * 0.35f, viewDistance * 0.3f + 1.5f, viewDistance * 0.6f + 3.0f),
+                      glm::vec3(0.0f, 0.4f, 0.0f));
+    runner.setCameraController(&controller);
+
+    // ---- Update: the clock, and a few foxes a second switching between walk and run ----
+    std::size_t nextSwitch = 0;
+    double lastSwitch = 0.0;
+    examples::FrameCallbacks callbacks;
+    callbacks.update = [&, walk, run](int frame, double /*seconds*/) {
+        const float t = static_cast<float>(frame) / 30.0f;  // 30 frames per animated second
+        for (InstancedMeshNode* batch : batches) {
+            batch->setAnimationTime(t);
+        }
+        if (t - lastSwitch >= 0.5) {  // every half second, 2 % of them change gait over 0.6 s
+            lastSwitch = t;
+            const std::size_t switches = std::max<std::size_t>(count / 50, 1);
+            for (std::size_t k = 0; k < switches; ++k) {
+                const std::size_t i = (nextSwitch++ * 7919) % count;
+                InstanceAnimation& play = plays[i];
+                const bool running = play.clip == static_cast<std::uint32_t>(run);
+                play = {.clip = static_cast<std::uint32_t>(running ? walk : run), .startTime = t, .speed = play.speed,
+                        .fadeFromClip = play.clip, .fadeFromStartTime = play.startTime, .fadeFromSpeed = play.speed,
+                        .fadeStart = t, .fadeDuration = 0.6f};
+                for (InstancedMeshNode* batch : batches) {
+                    batch->setAnimation(i, play);
+                }
+            }
+        }
+    };
+    return runner.run(scene, camera, callbacks);
+}
+
+} // namespace
+
 int main(int argc, char** argv) try {
     // ---- Init ----
     const examples::ExampleSpec spec{
         .name = "03-crowd",
-        .summary = "a morphing glTF model drawn many times, each copy with its own morph weights "
-                   "(sampled from the model's animation at its own phase) and its own colour",
-        .flags = {{"--model", "PATH", "a .gltf or .glb with morph targets",
-                   std::string(MYRIAD_ASSETS_DIR) + "/AnimatedMorphSphere/AnimatedMorphSphere.gltf",
-                   examples::FlagKind::Text, {}, 0, 0},
-                  // Every copy's weights are sampled on the CPU each frame: past this it is a slideshow.
-                  {"--count", "N", "copies in the crowd", "2000", examples::FlagKind::Number, {}, 1, 200'000},
+        .summary = "a skinned glTF character (default Fox) drawn many times, walking and running, each copy at "
+                   "its own phase and speed, some cross-fading, in one draw with time advanced in the shader "
+                   "(a morph-only model: a crowd of per-instance morph weights instead)",
+        .flags = {{"--model", "PATH", "a .gltf or .glb with a skin and clips (or morph targets)",
+                   std::string(MYRIAD_ASSETS_DIR) + "/Fox/Fox.glb", examples::FlagKind::Text, {}, 0, 0},
+                  // A morph-only model's weights are sampled on the CPU each frame: past this it is a slideshow.
+                  {"--count", "N", "copies in the crowd", "10000", examples::FlagKind::Number, {}, 1, 200'000},
                   {"--shadows", "on|off", "the light's shadow map (docs/shadows.md)", "on", examples::FlagKind::Choice,
                    {"on", "off"}, 0, 0}},
         .controls = {},
@@ -51,12 +161,16 @@ int main(int argc, char** argv) try {
     examples::ExampleRunner runner(options, spec);
 
     const gltf::ImportedModel model = gltf::importModel(modelPath);
+    if (!model.primitives.empty() && model.primitives.front().skin >= 0 &&
+        !model.skins.at(static_cast<std::size_t>(model.primitives.front().skin)).clips.empty()) {
+        return skinnedCrowd(model, count, options.text("--shadows") == "on", runner);
+    }
     std::size_t targets = 0;
     for (const auto& primitive : model.primitives) {
         targets = std::max(targets, primitive.mesh->morphTargetCount());
     }
     if (targets == 0) {
-        std::fprintf(stderr, "03-crowd: %s has no morph targets\n", modelPath.c_str());
+        std::fprintf(stderr, "03-crowd: %s has neither a skin with clips nor morph targets\n", modelPath.c_str());
         return 1;
     }
     // The model's own weights animation when it has one; else a sine per target.

@@ -70,6 +70,19 @@ void InstancedMeshNode::setLodChain(LodChain chain) {
             throw InvalidArgument(name + " ('" + geometry.name() + "') has " + std::to_string(geometry.morphTargetCount()) +
                                   " morph targets, level 0 " + std::to_string(base.morphTargetCount()));
         }
+        if (geometry.isSkinned() != base.isSkinned()) {
+            throw InvalidArgument(name + " ('" + geometry.name() + "') is " + (geometry.isSkinned() ? "" : "not ") +
+                                  "skinned and level 0 is " + (base.isSkinned() ? "" : "not") +
+                                  ": every level of a chain is skinned alike (docs/skinning.md)");
+        }
+        const std::size_t joints = animationSet() != nullptr ? animationSet()->jointCount()
+                                   : skeleton() != nullptr   ? skeleton()->jointCount()
+                                                             : SIZE_MAX;
+        if (geometry.skinJointCount() > joints) {
+            throw InvalidArgument(name + " ('" + geometry.name() + "') uses joint " +
+                                  std::to_string(geometry.skinJointCount() - 1) + ", past the skeleton's " +
+                                  std::to_string(joints) + " joints");
+        }
         bool inside = boxInside(geometry.localBounds(), base.localBounds());
         for (std::size_t t = 0; inside && t < base.morphTargetCount(); ++t) {
             inside = boxInside(geometry.morphTargetDeltaBounds()[t], base.morphTargetDeltaBounds()[t]);

@@ -219,6 +219,9 @@ private:
         }
         const MeshGeometry& mesh = *batch.mesh();
         const bool morphs = mesh.morphTargetCount() > 0;
+        // A skinned batch (its pose, or baked clips per instance) draws triangles the CPU does
+        // not have: each instance is picked by the box of every pose it may take.
+        const bool skinned = mesh.isSkinned() && (batch.animationSet() != nullptr || batch.skeleton() != nullptr);
         const IndexRange drawn = batch.drawnInstances();
         for (std::size_t i = drawn.begin; i < drawn.end; ++i) {
             const InstanceRecord& record = batch.record(i);
@@ -231,9 +234,13 @@ private:
                 continue;
             }
             const std::span<const float> weights = morphs ? batch.morphWeightsOf(i) : std::span<const float>();
-            const Aabb box = morphs ? mesh.morphedBounds(weights) : mesh.localBounds();
+            const Aabb box = skinned ? batch.meshBounds() : morphs ? mesh.morphedBounds(weights) : mesh.localBounds();
             const auto enter = enterBox(*ray, box);
             if (!enter || *enter > limit()) {
+                continue;
+            }
+            if (skinned) {  // posed on the GPU: picked by the box of its poses (docs/skinning.md)
+                add(PickHit{&batch, i, batch.handleAt(i), *enter, {}});
                 continue;
             }
             if (const auto t = hitMesh(*ray, mesh, weights, limit())) {

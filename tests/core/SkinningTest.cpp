@@ -243,7 +243,7 @@ TEST_CASE("SkinBounds: posed bounds hold every skinned vertex of random poses", 
     CHECK_THROWS_WITH(SkinBounds(mesh, oneJoint), Catch::Contains("joint 1"));
 }
 
-TEST_CASE("AnimationSet: baked frames give the clip's pose; time, loops and fades as documented", "[skinning]") {
+TEST_CASE("AnimationSet: baked frames give the clip's pose, and time, loops and fades work as documented", "[skinning]") {
     const auto skeleton = twoJointChain();
     const MeshGeometry mesh(strip(), "strip");
     // 'bend' turns the elbow from 0 to 90 degrees over 1 s; 'wave' turns the root about y.

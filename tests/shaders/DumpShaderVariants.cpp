@@ -69,12 +69,16 @@ std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
 std::set<std::uint32_t> reachableFeatureSets() {
     std::set<std::uint32_t> sets;
     // MeshNode and InstancedMeshNode: instancing switches, morphing, then shading.
-    std::vector<std::uint32_t> geometry = {0, kMorph};  // a MeshNode
+    // A MeshNode: morphing, or skinned by its palette (never both: setSkeleton refuses it).
+    std::vector<std::uint32_t> geometry = {0, kMorph, kSkin};
     for (const std::uint32_t indexed : {0u, static_cast<std::uint32_t>(kIndexed)}) {
         for (const std::uint32_t mirroring : {0u, static_cast<std::uint32_t>(kMixedMirroring)}) {
             for (const std::uint32_t lanes : {0u, static_cast<std::uint32_t>(kInstanceLanes)}) {
+                // Morphing, or skinned (the node's pose, or baked clips per instance), or neither.
                 for (const std::uint32_t morph : {0u, static_cast<std::uint32_t>(kMorph),
-                                                  static_cast<std::uint32_t>(kMorph | kInstanceMorphWeights)}) {
+                                                  static_cast<std::uint32_t>(kMorph | kInstanceMorphWeights),
+                                                  static_cast<std::uint32_t>(kSkin),
+                                                  static_cast<std::uint32_t>(kSkin | kSkinAnimated)}) {
                     geometry.push_back(kInstanced | indexed | mirroring | lanes | morph);
                 }
             }
