@@ -41,7 +41,7 @@ launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=OFF \
     -DMYRIAD_BUILD_BENCHMARKS=ON "${launcher[@]}"
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite myriad_crowd_bench
 
 # ---- Ogre 1.12 InstanceManager (HWInstancingBasic), the same scene, in this run ----------------
 ogre_args=()
@@ -122,6 +122,16 @@ else
 fi
 
 "$build/bench/myriad_suite" "$@" "${ogre_args[@]}" --out bench-results.md --plot-data "$build/bench-plot.dat"
+
+# Skinned crowds (issue 21): Fox x N as one animated batch and as N skinned MeshNodes, with the
+# Ogre crowd's RESULT lines of this run beside them; appended to bench-results.md.
+crowd_args=()
+[ -s "$build/ogre-crowd-results.txt" ] && crowd_args=(--ogre "$build/ogre-crowd-results.txt")
+case " $* " in *" --quick "*) crowd_args+=(--counts 1000) ;; esac
+if wants 1; then
+    "$build/bench/myriad_crowd_bench" "${crowd_args[@]}" --out "$build/crowd-results.md"
+    { echo; cat "$build/crowd-results.md"; } >> bench-results.md
+fi
 
 if ! wants 2; then
     echo "wrote bench-results.md (no plot: it draws section 2, which --only $only leaves out)"
