@@ -4,6 +4,7 @@
 // the clock changes and nothing is uploaded.
 #include "renderer/ShaderLibrary.h"
 #include "support/GlTest.h"
+#include "support/TransformFeedback.h"
 
 #include <glad/gl.h>
 
@@ -104,25 +105,8 @@ bool lit(const Image& image, float x, float y) {
     return pixelAt(image, pixelX(x, kSize), pixelY(y, kSize))[0] > 128;
 }
 
-/** Runs @p draw with rasterisation off and returns what transform feedback captured. */
 std::vector<float> capture(std::size_t floats, const std::function<void()>& draw) {
-    gl::OffscreenTarget target(4, 4, "capture-target");
-    gl::bindDrawTarget(target.framebufferId(), 0, 0, 4, 4);
-    GLuint buffer = 0;
-    glCreateBuffers(1, &buffer);
-    glNamedBufferStorage(buffer, static_cast<GLsizeiptr>(floats * sizeof(float)), nullptr, 0);
-    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
-    glEnable(GL_RASTERIZER_DISCARD);
-    glBeginTransformFeedback(GL_POINTS);
-    draw();
-    glEndTransformFeedback();
-    glDisable(GL_RASTERIZER_DISCARD);
-    std::vector<float> out(floats);
-    glGetNamedBufferSubData(buffer, 0, static_cast<GLsizeiptr>(floats * sizeof(float)), out.data());
-    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
-    glDeleteBuffers(1, &buffer);
-    gl::bindDrawTarget(0, 0, 0, 4, 4);
-    return out;
+    return captureTransformFeedback(floats, draw);
 }
 
 /** A buffer texture of @p texels RGBA32F texels, bound on @p unit; deleted with the object. */
