@@ -71,8 +71,8 @@ struct InstanceAnimation {
 /** The clips of one skeleton, baked: frameCount() frames of jointCount() skin matrices
  *  (Skeleton::skinMatrices of the clip's pose, rest pose where a clip drives no channel), each
  *  stored as its three top rows (12 floats, 48 bytes; the fourth row of an affine matrix is
- *  0, 0, 0, 1). Immutable, shared by every batch that plays it (std::shared_ptr<const
- *  AnimationSet>); a renderer uploads it once. Thread safety: immutable after construction. */
+ *  0, 0, 0, 1). Immutable, shared by every batch that plays it
+ *  (std::shared_ptr<const AnimationSet>); a renderer uploads it once. Thread safety: immutable after construction. */
 class AnimationSet {
 public:
     /** Bakes @p clips for @p mesh on @p skeleton. @p mesh is what the batch draws (its skin
