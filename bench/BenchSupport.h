@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -99,5 +101,30 @@ inline std::string driverLine(const egl::HeadlessContext& context) {
 }
 
 inline const char* verdict(bool pass) { return pass ? "PASS" : "MISS"; }
+
+/** The `key=value` fields of every line of @p path that starts with "RESULT" (the Ogre peers'
+ *  machine-readable lines, ../shared/peers/ogre and bench/ogre-crowd), in file order. A file
+ *  that cannot be read gives none. */
+inline std::vector<std::map<std::string, std::string>> readResultLines(const std::string& path) {
+    std::vector<std::map<std::string, std::string>> lines;
+    std::ifstream file(path);
+    std::string line;
+    while (std::getline(file, line)) {
+        if (line.rfind("RESULT", 0) != 0) {
+            continue;
+        }
+        std::map<std::string, std::string> fields;
+        std::istringstream words(line.substr(6));
+        std::string word;
+        while (words >> word) {
+            const std::size_t equals = word.find('=');
+            if (equals != std::string::npos) {
+                fields[word.substr(0, equals)] = word.substr(equals + 1);
+            }
+        }
+        lines.push_back(std::move(fields));
+    }
+    return lines;
+}
 
 } // namespace myriad::bench

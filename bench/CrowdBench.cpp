@@ -22,7 +22,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -112,27 +111,13 @@ Timing timeFrames(gl::Renderer& renderer, const Scene& scene, const Camera& came
     return result;
 }
 
-/** mode -> N -> the Ogre program's RESULT fields (medians over its runs are its README's job:
- *  here the last line per mode and N is shown). */
+/** (mode, N) -> the Ogre crowd program's RESULT fields; the last line of each wins (medians
+ *  over its repetitions are its README's job). */
 std::map<std::pair<std::string, std::size_t>, std::map<std::string, std::string>> readOgre(const std::string& path) {
     std::map<std::pair<std::string, std::size_t>, std::map<std::string, std::string>> runs;
-    std::ifstream file(path);
-    std::string line;
-    while (std::getline(file, line)) {
-        if (line.rfind("RESULT", 0) != 0) {
-            continue;
-        }
-        std::map<std::string, std::string> fields;
-        std::istringstream words(line.substr(6));
-        std::string word;
-        while (words >> word) {
-            const auto equals = word.find('=');
-            if (equals != std::string::npos) {
-                fields[word.substr(0, equals)] = word.substr(equals + 1);
-            }
-        }
+    for (std::map<std::string, std::string>& fields : readResultLines(path)) {
         if (fields.count("mode") != 0 && fields.count("n") != 0) {
-            runs[{fields["mode"], std::stoul(fields["n"])}] = fields;
+            runs[{fields["mode"], std::stoul(fields["n"])}] = std::move(fields);
         }
     }
     return runs;

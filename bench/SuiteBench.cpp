@@ -56,22 +56,7 @@ struct OgreRun {
 /** (motion, N) -> run, from the file scripts/bench.sh writes. */
 std::map<std::pair<std::string, std::size_t>, OgreRun> readOgre(const std::string& path) {
     std::map<std::pair<std::string, std::size_t>, OgreRun> runs;
-    std::ifstream file(path);
-    std::string line;
-    while (std::getline(file, line)) {
-        if (line.rfind("RESULT", 0) != 0) {
-            continue;
-        }
-        std::map<std::string, std::string> fields;
-        std::size_t at = 0;
-        while ((at = line.find(' ', at)) != std::string::npos) {
-            ++at;
-            const std::size_t equals = line.find('=', at);
-            const std::size_t end = line.find(' ', at);
-            if (equals != std::string::npos && equals < end) {
-                fields[line.substr(at, equals - at)] = line.substr(equals + 1, end == std::string::npos ? std::string::npos : end - equals - 1);
-            }
-        }
+    for (std::map<std::string, std::string>& fields : readResultLines(path)) {
         auto number = [&](const char* key) { return fields.count(key) != 0 ? std::stod(fields[key]) : 0.0; };
         OgreRun run{number("update_ms"), number("pre_ms"), number("cull_ms"), number("draw_ms"), number("finish_ms"), number("mean_ms")};
         runs[{fields["motion"], static_cast<std::size_t>(number("n"))}] = run;

@@ -27,6 +27,23 @@ for ((i = 0; i < ${#args[@]}; ++i)); do
     esac
 done
 wants() { [ -z "$only" ] || [[ $only == *"$1"* ]]; }
+# install_missing WHAT PACKAGE...: apt-installs the packages not yet installed, and xvfb-run's
+# (xvfb, xauth) when it is missing, saying what they are for.
+install_missing() {
+    local what=$1 missing=() package
+    shift
+    for package in "$@"; do
+        dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    done
+    command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb xauth)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "myriad: installing ${missing[*]} for $what"
+        local sudo_cmd=()
+        [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+        "${sudo_cmd[@]}" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+}
 scripts/install-deps.sh
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "myriad: installing gnuplot-nox for the plot"
@@ -49,17 +66,7 @@ peer=${MYRIAD_OGRE_PEER:-../shared/peers/ogre}
 if ! wants 1; then
     echo "myriad: Ogre peer not run: it is compared with section 1, which --only $only leaves out"
 elif [ "${MYRIAD_SKIP_OGRE:-0}" != 1 ] && [ -f "$peer/ogre_inst_bench.cpp" ]; then
-    missing=()
-    dpkg -s libogre-1.12-dev >/dev/null 2>&1 || missing+=(libogre-1.12-dev)
-    command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb xauth)
-    dpkg -s libgl-dev >/dev/null 2>&1 || missing+=(libgl-dev)
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "myriad: installing ${missing[*]} for the Ogre peer"
-        sudo_cmd=()
-        [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-        "${sudo_cmd[@]}" apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-    fi
+    install_missing "the Ogre peer" libogre-1.12-dev libgl-dev
     # Built once into our own build folder (the peer's folder is read-only); cmake skips it after.
     cmake -S "$peer" -B "$build/ogre-peer" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
     cmake --build "$build/ogre-peer" -j "$(nproc 2>/dev/null || echo 2)"
@@ -89,19 +96,7 @@ crowd_src=bench/ogre-crowd
 if ! wants 1; then
     echo "myriad: Ogre crowd not run: it runs with section 1, which --only $only leaves out"
 elif [ "${MYRIAD_SKIP_OGRE:-0}" != 1 ] && [ -f "$crowd_src/ogre_crowd_bench.cpp" ]; then
-    missing=()
-    dpkg -s libogre-1.12-dev >/dev/null 2>&1 || missing+=(libogre-1.12-dev)
-    command -v xvfb-run >/dev/null 2>&1 || missing+=(xvfb xauth)
-    dpkg -s libgl-dev >/dev/null 2>&1 || missing+=(libgl-dev)
-    dpkg -s libtinygltf-dev >/dev/null 2>&1 || missing+=(libtinygltf-dev)
-    dpkg -s nlohmann-json3-dev >/dev/null 2>&1 || missing+=(nlohmann-json3-dev)
-    if [ ${#missing[@]} -gt 0 ]; then
-        echo "myriad: installing ${missing[*]} for the Ogre crowd"
-        sudo_cmd=()
-        [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-        "${sudo_cmd[@]}" apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-    fi
+    install_missing "the Ogre crowd" libogre-1.12-dev libgl-dev libtinygltf-dev nlohmann-json3-dev
     cmake -S "$crowd_src" -B "$build/ogre-crowd" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
     cmake --build "$build/ogre-crowd" -j "$(nproc 2>/dev/null || echo 2)"
     crowd_bin="$(pwd)/$build/ogre-crowd/ogre_crowd_bench"

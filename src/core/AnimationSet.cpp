@@ -73,6 +73,7 @@ AnimationSet::AnimationSet(std::shared_ptr<const Skeleton> skeleton,
                               " joints pass 2^31 floats; bake at fewer framesPerSecond");
     }
     m_frameCount = static_cast<std::uint32_t>(totalFrames);
+    m_bakedMeshId = mesh.id();
     m_rows.resize(totalFrames * joints * 3);
 
     std::vector<JointTransform> pose;
@@ -116,6 +117,9 @@ std::shared_ptr<const AnimationSet> AnimationSet::bake(std::shared_ptr<const Ske
 }
 
 Aabb AnimationSet::boundsFor(const MeshGeometry& mesh) const {
+    if (mesh.id() == m_bakedMeshId) {
+        return m_bounds;  // baked for this mesh: the same boxes, already united
+    }
     const SkinBounds skinBounds(mesh, *m_skeleton);
     const std::size_t joints = jointCount();
     // modelFromJoint = skin * inverse(inverseBind): the joint matrices, from the baked rows.

@@ -271,38 +271,36 @@ void MeshNode::refreshMeshBounds() {
     subtreeChanged();
 }
 
+MeshNode::SkinState& MeshNode::skinState() {
+    if (m_skin == nullptr) {
+        m_skin = std::make_unique<SkinState>();
+    }
+    return *m_skin;
+}
+
 void MeshNode::setSkeleton(std::shared_ptr<const Skeleton> skeleton) {
-    if (skeleton == nullptr) {
-        if (m_skin != nullptr && m_skin->animations == nullptr) {
-            m_skin.reset();
-        } else if (m_skin != nullptr) {
-            m_skin->skeleton.reset();
-            m_skin->bounds.clear();
-            m_skin->joints.clear();
-            m_skin->skin.clear();
-            ++m_skin->poseVersion;
+    // The new boxes and rest-pose matrices first (the checks and allocations may throw), then
+    // swapped in: a refused skeleton changes nothing.
+    std::vector<SkinBounds> bounds;
+    std::vector<glm::mat4> joints;
+    std::vector<glm::mat4> skin;
+    if (skeleton != nullptr) {
+        for (std::size_t p = 0; p < primitiveCount(); ++p) {
+            const MeshGeometry& mesh = *primitiveMesh(p);
+            checkSkinnable(mesh, *skeleton, p, "MeshNode::setSkeleton");
+            bounds.emplace_back(mesh, *skeleton);
         }
-        refreshMeshBounds();
-        return;
+        joints.resize(skeleton->jointCount());
+        skin.resize(skeleton->jointCount());
+        skeleton->jointMatrices(skeleton->restPose(), joints);
+        skeleton->skinMatrices(joints, skin);
     }
-    auto state = std::make_unique<SkinState>();
-    for (std::size_t p = 0; p < primitiveCount(); ++p) {
-        const MeshGeometry& mesh = *primitiveMesh(p);
-        checkSkinnable(mesh, *skeleton, p, "MeshNode::setSkeleton");
-        state->bounds.emplace_back(mesh, *skeleton);
-    }
-    state->joints.resize(skeleton->jointCount());
-    state->skin.resize(skeleton->jointCount());
-    skeleton->jointMatrices(skeleton->restPose(), state->joints);
-    skeleton->skinMatrices(state->joints, state->skin);
-    if (m_skin != nullptr) {
-        state->reach = m_skin->reach;
-        state->poseVersion = m_skin->poseVersion + 1;
-        state->animations = m_skin->animations;
-        state->animatedBounds = m_skin->animatedBounds;
-    }
-    state->skeleton = std::move(skeleton);
-    m_skin = std::move(state);
+    SkinState& state = skinState();
+    state.skeleton = std::move(skeleton);
+    state.bounds = std::move(bounds);
+    state.joints = std::move(joints);
+    state.skin = std::move(skin);
+    ++state.poseVersion;
     refreshMeshBounds();
 }
 
@@ -329,17 +327,20 @@ void MeshNode::setPose(std::span<const JointTransform> local) {
                                   " has NaN or Inf");
         }
     }
-    std::vector<glm::mat4> joints(local.size());
-    std::vector<glm::mat4> skin(local.size());
-    skeleton.jointMatrices(local, joints);
-    skeleton.skinMatrices(joints, skin);
-    for (const glm::mat4& matrix : skin) {
+    // Into the state's spare matrices, swapped in once they are known to be finite: no
+    // allocation per pose once warm (a crowd of MeshNodes poses every node every frame).
+    SkinState& state = *m_skin;
+    state.nextJoints.resize(local.size());
+    state.nextSkin.resize(local.size());
+    skeleton.jointMatrices(local, state.nextJoints);
+    skeleton.skinMatrices(state.nextJoints, state.nextSkin);
+    for (const glm::mat4& matrix : state.nextSkin) {
         if (!detail::allFinite(matrix)) {
             throw InvalidArgument("MeshNode::setPose: '" + name() + "': the pose overflows to NaN or Inf");
         }
     }
-    std::swap(m_skin->joints, joints);
-    std::swap(m_skin->skin, skin);
+    std::swap(state.joints, state.nextJoints);
+    std::swap(state.skin, state.nextSkin);
     ++m_skin->poseVersion;
     refreshMeshBounds();
 }
@@ -348,7 +349,12 @@ void MeshNode::setPose(const AnimationClip& clip, float seconds) {
     if (m_skin == nullptr || m_skin->skeleton == nullptr) {
         throw InvalidArgument("MeshNode::setPose: '" + name() + "' has no skeleton (setSkeleton first)");
     }
-    std::vector<JointTransform> pose = m_skin->skeleton->restPose();
+    // The rest pose into the state's spare pose (no allocation once warm), the clip over it.
+    std::vector<JointTransform>& pose = m_skin->pose;
+    pose.clear();
+    for (const Joint& joint : m_skin->skeleton->joints()) {
+        pose.push_back(joint.rest);
+    }
     clip.sample(seconds, pose);
     setPose(pose);
 }
@@ -368,38 +374,24 @@ void MeshNode::setSkinReach(float reach) {
         throw InvalidArgument("MeshNode::setSkinReach: '" + name() + "': reach " + std::to_string(reach) +
                               " must be finite and >= 0");
     }
-    if (m_skin == nullptr) {
-        m_skin = std::make_unique<SkinState>();
-    }
-    m_skin->reach = reach;
+    skinState().reach = reach;
     refreshMeshBounds();
 }
 
 float MeshNode::skinReach() const noexcept { return m_skin != nullptr ? m_skin->reach : 0.0f; }
 
 void MeshNode::setAnimationBounds(std::shared_ptr<const AnimationSet> animations) {
-    if (animations == nullptr) {
-        if (m_skin != nullptr) {
-            m_skin->animations.reset();
-            m_skin->animatedBounds.clear();
-            if (m_skin->skeleton == nullptr && m_skin->reach == 0.0f) {
-                m_skin.reset();
-            }
-        }
-        refreshMeshBounds();
-        return;
-    }
     std::vector<Aabb> animated;
-    for (std::size_t p = 0; p < primitiveCount(); ++p) {
-        const MeshGeometry& mesh = *primitiveMesh(p);
-        checkSkinnable(mesh, *animations->skeleton(), p, "InstancedMeshNode::setAnimationSet");
-        animated.push_back(animations->boundsFor(mesh));
+    if (animations != nullptr) {
+        for (std::size_t p = 0; p < primitiveCount(); ++p) {
+            const MeshGeometry& mesh = *primitiveMesh(p);
+            checkSkinnable(mesh, *animations->skeleton(), p, "InstancedMeshNode::setAnimationSet");
+            animated.push_back(animations->boundsFor(mesh));
+        }
     }
-    if (m_skin == nullptr) {
-        m_skin = std::make_unique<SkinState>();
-    }
-    m_skin->animations = std::move(animations);
-    m_skin->animatedBounds = std::move(animated);
+    SkinState& state = skinState();
+    state.animations = std::move(animations);
+    state.animatedBounds = std::move(animated);
     refreshMeshBounds();
 }
 

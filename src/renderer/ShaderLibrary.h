@@ -129,6 +129,7 @@ struct SurfaceProgram {
     Program program;
     SurfaceUniforms uniforms;
     std::uint64_t viewSerial = 0;  ///< the view whose camera and light uniforms it holds
+    std::uint64_t animationSetId = 0;  ///< the AnimationSet whose clip table and joint count it holds (kSkinAnimated)
     std::weak_ptr<const SurfaceShader> surface;  ///< expires with the user's surface
     SurfaceProgram(Program p, std::uint32_t features) : program(std::move(p)), uniforms(program, features) {}
 };

@@ -162,13 +162,17 @@ void SurfacePass::setUniformLanes(const SurfaceProgram& chosen, const std::array
 
 /** A batch playing an AnimationSet: its baked frames, its animation stream, the clock and the
  *  clip table (docs/skinning.md, "Crowds"). */
-void SurfacePass::bindAnimation(const SurfaceProgram& chosen, const InstancedMeshNode& batchNode, BatchGpu& batch) {
+void SurfacePass::bindAnimation(SurfaceProgram& chosen, const InstancedMeshNode& batchNode, BatchGpu& batch) {
     const AnimationSet& set = *batchNode.animationSet();
     glBindTextureUnit(kSkinUnit, m_parts.resources.animationSet(batchNode.animationSet(), batchNode).texture.id());
     glBindTextureUnit(kAnimationUnit, batch.streams[InstanceStreamId::Animation].texture.id());
     const SurfaceUniforms& u = chosen.uniforms;
-    chosen.program.setUniform(u.jointCount, static_cast<int>(set.jointCount()));
     chosen.program.setUniform(u.animationTime, batchNode.animationTime());
+    if (chosen.animationSetId == set.id()) {
+        return;  // the program holds this set's joint count and clip table already
+    }
+    chosen.animationSetId = set.id();
+    chosen.program.setUniform(u.jointCount, static_cast<int>(set.jointCount()));
     if (u.clips >= 0) {
         std::array<glm::vec4, kMaxBakedClips> clips{};
         for (std::size_t c = 0; c < set.clips().size(); ++c) {

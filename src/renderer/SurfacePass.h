@@ -106,7 +106,7 @@ private:
     void useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene);
     void setMaterial(const SurfaceProgram& chosen, const Material& material);
     static void setUniformLanes(const SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes);
-    void bindAnimation(const SurfaceProgram& chosen, const InstancedMeshNode& batchNode, BatchGpu& batch);
+    void bindAnimation(SurfaceProgram& chosen, const InstancedMeshNode& batchNode, BatchGpu& batch);
     void draw(const DrawItem& item, const ViewPass& pass, const Scene& scene);
     void drawTableGroups(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
     void drawPopulation(Population& population, const ViewPass& pass, const Scene& scene);

@@ -7,6 +7,8 @@
 #include "myriad/core/Skeleton.h"
 #include "myriad/util/Error.h"
 
+#include "support/CoreTest.h"
+
 #include <catch2/catch.hpp>
 #include <glm/gtc/quaternion.hpp>
 
@@ -16,6 +18,7 @@
 #include <random>
 
 using namespace myriad;
+using myriad::test::skinnedPosition;
 
 namespace {
 
@@ -36,33 +39,7 @@ std::shared_ptr<const Skeleton> twoJointChain() {
 
 /** A strip from x = 0 to x = 2, 0.2 high, in four quads; vertices with x <= 1 follow joint 0,
  *  those with x > 1 joint 1. */
-MeshData strip() {
-    MeshData data;
-    for (int column = 0; column <= 4; ++column) {
-        const float x = 0.5f * static_cast<float>(column);
-        for (float y : {0.0f, 0.2f}) {
-            data.positions.emplace_back(x, y, 0.0f);
-            data.joints.emplace_back(x <= 1.0f ? 0 : 1, 0, 0, 0);
-            data.weights.emplace_back(1.0f, 0.0f, 0.0f, 0.0f);
-        }
-    }
-    for (std::uint16_t quad = 0; quad < 4; ++quad) {
-        const auto a = static_cast<std::uint16_t>(2 * quad);
-        data.indices16.insert(data.indices16.end(), {a, static_cast<std::uint16_t>(a + 2), static_cast<std::uint16_t>(a + 1),
-                                                     static_cast<std::uint16_t>(a + 1), static_cast<std::uint16_t>(a + 2),
-                                                     static_cast<std::uint16_t>(a + 3)});
-    }
-    return data;
-}
-
-/** The skinning equation on the CPU (Skeleton's class comment). */
-glm::vec3 skinned(const MeshData& data, std::size_t v, std::span<const glm::mat4> skin) {
-    glm::vec4 sum(0.0f);
-    for (int k = 0; k < 4; ++k) {
-        sum += data.weights[v][k] * (skin[data.joints[v][k]] * glm::vec4(data.positions[v], 1.0f));
-    }
-    return glm::vec3(sum);
-}
+MeshData strip() { return myriad::test::skinnedStrip(0.0f, 2.0f, 4, 1.0f, 0.0f, 0.2f); }
 
 AnimationChannel rotationChannel(std::uint32_t target, std::vector<float> times, std::vector<glm::quat> rotations) {
     AnimationChannel channel;
@@ -222,7 +199,7 @@ TEST_CASE("SkinBounds: posed bounds hold every skinned vertex of random poses", 
         skeleton->skinMatrices(joints, skin);
         const Aabb box = bounds.posedBounds(joints);
         for (std::size_t v = 0; v < data.positions.size(); ++v) {
-            const glm::vec3 p = skinned(data, v, skin);
+            const glm::vec3 p = skinnedPosition(data, v, skin);
             Aabb point;
             point.extend(p);
             // A hair of slack for float rounding between the two routes.
@@ -235,7 +212,7 @@ TEST_CASE("SkinBounds: posed bounds hold every skinned vertex of random poses", 
         Aabb reach = bounds.reachBounds(joints, 1.6f);
         for (std::size_t v = 0; v < data.positions.size(); ++v) {
             Aabb point;
-            point.extend(skinned(data, v, skin));
+            point.extend(skinnedPosition(data, v, skin));
             REQUIRE(reach.contains(point));
         }
     }

@@ -55,23 +55,7 @@ std::shared_ptr<const Skeleton> armSkeleton() {
 /** A strip 0.2 high from x = -0.8 to x = 0.4, in six columns of quads; vertices at x <= kElbow
  *  follow the shoulder, the rest the elbow (rigid weights). */
 std::shared_ptr<const MeshGeometry> armStrip() {
-    MeshData data;
-    for (int column = 0; column <= 6; ++column) {
-        const float x = -0.8f + 0.2f * static_cast<float>(column);
-        for (float y : {-0.1f, 0.1f}) {
-            data.positions.emplace_back(x, y, 0.0f);
-            data.joints.emplace_back(x <= kElbow + 1e-4f ? 0 : 1, 0, 0, 0);
-            data.weights.emplace_back(1.0f, 0.0f, 0.0f, 0.0f);
-        }
-    }
-    for (std::uint16_t quad = 0; quad < 6; ++quad) {
-        const auto a = static_cast<std::uint16_t>(2 * quad);
-        data.indices16.insert(data.indices16.end(),
-                              {a, static_cast<std::uint16_t>(a + 2), static_cast<std::uint16_t>(a + 1),
-                               static_cast<std::uint16_t>(a + 1), static_cast<std::uint16_t>(a + 2),
-                               static_cast<std::uint16_t>(a + 3)});
-    }
-    return MeshGeometry::create(std::move(data), "arm-strip");
+    return MeshGeometry::create(skinnedStrip(-0.8f, 0.4f, 6, kElbow, -0.1f, 0.1f), "arm-strip");
 }
 
 std::vector<JointTransform> bentPose(const Skeleton& skeleton, float angle) {
@@ -157,14 +141,6 @@ std::vector<glm::vec4> paletteRows(std::span<const glm::mat4> skin) {
     return rows;
 }
 
-glm::vec3 cpuSkinned(const MeshData& data, std::size_t v, std::span<const glm::mat4> skin) {
-    glm::vec4 sum(0.0f);
-    for (int k = 0; k < 4; ++k) {
-        sum += data.weights[v][k] * (skin[data.joints[v][k]] * glm::vec4(data.positions[v], 1.0f));
-    }
-    return glm::vec3(sum);
-}
-
 } // namespace
 
 TEST_CASE("A two-joint strip bent 90 degrees is drawn where its matrices put it", "[skinning][pixels]") {
@@ -224,7 +200,7 @@ TEST_CASE("Skinned positions read back by transform feedback equal the CPU's ski
         gl::drawArraysInstanced(layout, gl::PrimitiveMode::Points, 0, static_cast<std::uint32_t>(count), 1);
     });
     for (std::size_t v = 0; v < count; ++v) {
-        const glm::vec3 expected = cpuSkinned(mesh->data(), v, skin);
+        const glm::vec3 expected = skinnedPosition(mesh->data(), v, skin);
         INFO("vertex " << v);
         CHECK(out[4 * v] == Approx(expected.x).margin(1e-5));
         CHECK(out[4 * v + 1] == Approx(expected.y).margin(1e-5));
@@ -289,7 +265,7 @@ TEST_CASE("Instances of one clip at t and t + 0.5 s, and a cross-fade, match the
         set->skinMatricesAt(plays[instance], time, baked);
         for (std::size_t v = 0; v < count; ++v) {
             const std::size_t at = 4 * (instance * count + v);
-            const glm::vec3 expected = cpuSkinned(mesh->data(), v, baked);
+            const glm::vec3 expected = skinnedPosition(mesh->data(), v, baked);
             INFO("instance " << instance << ", vertex " << v);
             CHECK(out[at] == Approx(expected.x).margin(1e-4));
             CHECK(out[at + 1] == Approx(expected.y).margin(1e-4));
@@ -303,7 +279,7 @@ TEST_CASE("Instances of one clip at t and t + 0.5 s, and a cross-fade, match the
         skeleton->jointMatrices(pose, joints);
         skeleton->skinMatrices(joints, exact);
         const std::size_t tip = count - 1;  // (0.4, 0.1): the forearm's far corner
-        const glm::vec3 expected = cpuSkinned(mesh->data(), tip, exact);
+        const glm::vec3 expected = skinnedPosition(mesh->data(), tip, exact);
         const std::size_t at = 4 * (static_cast<std::size_t>(instance) * count + tip);
         CHECK(out[at] == Approx(expected.x).margin(2e-3));
         CHECK(out[at + 1] == Approx(expected.y).margin(2e-3));
@@ -313,7 +289,7 @@ TEST_CASE("Instances of one clip at t and t + 0.5 s, and a cross-fade, match the
     set->skinMatricesAt({.clip = 0}, time, bendNow);
     set->skinMatricesAt({.clip = 1}, time, liftNow);
     const std::size_t tip = count - 1;
-    const glm::vec3 midpoint = 0.5f * (cpuSkinned(mesh->data(), tip, bendNow) + cpuSkinned(mesh->data(), tip, liftNow));
+    const glm::vec3 midpoint = 0.5f * (skinnedPosition(mesh->data(), tip, bendNow) + skinnedPosition(mesh->data(), tip, liftNow));
     CHECK(out[4 * (2 * count + tip)] == Approx(midpoint.x).margin(1e-4));
     CHECK(out[4 * (2 * count + tip) + 1] == Approx(midpoint.y).margin(1e-4));
 }

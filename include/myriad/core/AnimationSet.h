@@ -114,7 +114,7 @@ public:
 
     /** The box, in the skeleton's space, around @p mesh in every baked frame
      *  (SkinBounds::posedBounds of each frame's joint matrices): what a batch drawing @p mesh
-     *  with this set culls by. O(frames x joints).
+     *  with this set culls by: bounds() for the mesh it was baked with, else O(frames x joints).
      *  @throws InvalidArgument if @p mesh is not skinned or uses a joint past jointCount(). */
     [[nodiscard]] Aabb boundsFor(const MeshGeometry& mesh) const;
     /** What the vertex stage computes for @p animation at batch time @p batchTime, on the CPU:
@@ -136,6 +136,7 @@ private:
     float m_framesPerSecond = 30.0f;
     std::uint32_t m_frameCount = 0;
     Aabb m_bounds;
+    std::uint64_t m_bakedMeshId = 0;  ///< the mesh m_bounds is of (MeshGeometry::id())
 };
 
 } // namespace myriad

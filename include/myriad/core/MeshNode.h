@@ -234,7 +234,15 @@ private:
         std::uint64_t poseVersion = 1;
         std::shared_ptr<const AnimationSet> animations;  ///< a batch's baked clips
         std::vector<Aabb> animatedBounds;                ///< per primitive, every baked pose
+        // Spares setPose() computes into and swaps with joints and skin, and the pose
+        // setPose(clip, seconds) samples into: no allocation per pose once warm.
+        std::vector<glm::mat4> nextJoints;
+        std::vector<glm::mat4> nextSkin;
+        std::vector<JointTransform> pose;
     };
+    /** The skin state, made on first use; kept once made (an unskinned state costs nothing
+     *  but its allocation: every check goes through skinningSkeleton()). */
+    SkinState& skinState();
 
     std::vector<Primitive> m_extraPrimitives;  ///< primitives 1..n
     std::shared_ptr<const MeshGeometry> m_mesh;
@@ -243,7 +251,7 @@ private:
     Aabb m_meshBounds;                  ///< m_mesh->morphedBounds(m_morphWeights)
     std::uint64_t m_meshBoundsVersion = 1;
     std::array<glm::vec4, 4> m_shaderData{};  ///< lanes of a plain MeshNode's one draw
-    std::unique_ptr<SkinState> m_skin;        ///< null for an unskinned node
+    std::unique_ptr<SkinState> m_skin;        ///< null until skinning is first asked for
 };
 
 /** @p node as a MeshNode (a MeshNode or an InstancedMeshNode), or null for a group, a
