@@ -736,8 +736,10 @@ void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::v
 }
 
 bool InstancedMeshNode::hasSideRows() const noexcept {
-    return !m_shadowMask.empty() || m_streams[InstanceStreamId::MorphWeights].allocated() ||
-           m_streams[InstanceStreamId::Lanes].allocated();
+    // Every stream past the record, whatever its kind: one listed by name here was forgotten
+    // once (the animation stream), and its rows stayed behind when release() moved a record.
+    return !m_shadowMask.empty() || std::any_of(m_streams.begin() + InstanceStreamId::Record + 1, m_streams.end(),
+                                                [](const InstanceStream& stream) { return stream.allocated(); });
 }
 
 void InstancedMeshNode::noteMovedFrom(const Aabb& oldBox, const Aabb& newBox) noexcept {

@@ -10,6 +10,7 @@
 // Units are per program: a surface program and a particle program may give unit 1 different
 // meanings, since one draw binds one program. What must not overlap is listed per program
 // below and checked by static_assert.
+#include "myriad/core/AnimationSet.h"  // kMaxBakedClips
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstanceStream.h"
 
@@ -150,6 +151,10 @@ static_assert(allDistinct(std::array<std::uint32_t, 3>{kVertexBinding, kInstance
 static_assert(std::ranges::max(kRendererTextureUnits) < 16, "a texture unit past GL 4.5's minimum of 16");
 static_assert(std::ranges::max(kCullBindings) < 8, "a storage binding past GL 4.5's minimum of 8");
 static_assert(std::ranges::max(kSurfaceLocations) < 16, "an attribute location past GL 4.5's minimum of 16");
+// surface.vert's uniforms: its largest array is the baked clip table (vec4 u_clips[kMaxBakedClips],
+// MYRIAD_SKIN_ANIMATED); with the matrices and the rest it must stay inside GL 4.5's minimum of
+// 1024 GL_MAX_VERTEX_UNIFORM_COMPONENTS, so no limit query is needed for it either.
+static_assert(kMaxBakedClips * 4 <= 512, "the clip table would crowd GL 4.5's 1024 vertex uniform components");
 
 /** The #defines every stage is compiled with (compiledStageText, after the MYRIAD_LOCATION_*
  *  of InstanceRecord.h), so GLSL names each unit and binding by the number above:

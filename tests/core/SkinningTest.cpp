@@ -2,6 +2,9 @@
 // value below is worked out by hand from the glTF 2.0 formulas the headers cite.
 #include "myriad/core/AnimationClip.h"
 #include "myriad/core/AnimationSet.h"
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/Picking.h"
+#include "myriad/core/Scene.h"
 #include "myriad/core/MeshData.h"
 #include "myriad/core/SceneNode.h"
 #include "myriad/core/Skeleton.h"
@@ -305,4 +308,57 @@ TEST_CASE("applyClip plays node (TRS) animations on scene nodes found by name", 
     const AnimationClip missing("lift", {lift}, {"arm", "tail"});
     CHECK_THROWS_WITH(bindClipToNodes(missing, root), Catch::Contains("'tail'"));
     CHECK_THROWS_AS(applyClip(clip, 0.0f, std::span(targets).first(1)), InvalidArgument);
+}
+
+TEST_CASE("A crowd's animations stay with their instances through release, growth and a new set", "[skinning]") {
+    const auto skeleton = twoJointChain();
+    const auto mesh = MeshGeometry::create(strip(), "strip");
+    const auto bend = AnimationClip::create(
+        "bend", {rotationChannel(1, {0.0f, 1.0f}, {glm::quat(1, 0, 0, 0), glm::angleAxis(kQuarterTurn, glm::vec3(0, 0, 1))})});
+    const auto wave = AnimationClip::create(
+        "wave", {rotationChannel(0, {0.0f, 2.0f}, {glm::quat(1, 0, 0, 0), glm::angleAxis(kQuarterTurn, glm::vec3(0, 1, 0))})});
+    const std::shared_ptr<const AnimationClip> clips[] = {bend, wave};
+    const auto set = AnimationSet::bake(skeleton, clips, *mesh);
+    InstancedMeshNode crowd(mesh, Material{}, 2, "crowd", InstancedMeshOptions{.growth = Growth::Double});
+    const InstanceHandle a = crowd.acquire();
+    const InstanceHandle b = crowd.acquire();
+    crowd.setAnimationSet(set);
+    CHECK(crowd.animation(0) == InstanceAnimation{});  // the default: clip 0 from 0 at speed 1
+    crowd.setAnimation(b, {.clip = 1, .startTime = 2.5f, .speed = 0.5f});
+    // Growth keeps what each plays; new rows start at the default.
+    const InstanceHandle c = crowd.acquire();
+    REQUIRE(crowd.capacity() > 2);
+    CHECK(crowd.animation(crowd.indexOf(b)).startTime == 2.5f);
+    CHECK(crowd.animation(crowd.indexOf(c)) == InstanceAnimation{});
+    // release(a) moves the last record (c) into a's row, and its animation with it; b keeps its own.
+    crowd.setAnimation(c, {.clip = 1, .startTime = 7.0f});
+    crowd.release(a);
+    CHECK(crowd.animation(crowd.indexOf(c)).startTime == 7.0f);
+    CHECK(crowd.animation(crowd.indexOf(b)).speed == 0.5f);
+    // A set with as many clips keeps every instance's choice; none frees the stream.
+    crowd.setAnimationSet(AnimationSet::bake(skeleton, clips, *mesh, {.framesPerSecond = 60.0f, .playOnce = {}}));
+    CHECK(crowd.animation(crowd.indexOf(b)).clip == 1);
+    crowd.setAnimationSet(nullptr);
+    CHECK(crowd.streams()[InstanceStreamId::Animation].capacity() == 0);
+    CHECK_THROWS_AS(crowd.animation(0), InvalidArgument);
+}
+
+TEST_CASE("An instance of a crowd is picked by the box of every pose it may take", "[skinning]") {
+    const auto skeleton = twoJointChain();
+    const auto mesh = MeshGeometry::create(strip(), "strip");
+    // 'bend' lifts the strip's far half to x in [0.9, 1.1], y up to 1: outside the bind-pose
+    // strip (y in [0, 0.2]), inside the baked bounds.
+    const auto bend = AnimationClip::create(
+        "bend", {rotationChannel(1, {0.0f, 1.0f}, {glm::quat(1, 0, 0, 0), glm::angleAxis(kQuarterTurn, glm::vec3(0, 0, 1))})});
+    const std::shared_ptr<const AnimationClip> clips[] = {bend};
+    Scene scene;
+    auto& crowd = scene.root().emplace<InstancedMeshNode>(mesh, Material{}, 2, "crowd");
+    crowd.addInstance(glm::mat4(1.0f));
+    crowd.addInstance(glm::translate(glm::mat4(1.0f), glm::vec3(10.0f, 0.0f, 0.0f)));
+    const Ray down{{1.0, 0.8, 5.0}, {0.0, 0.0, -1.0}};  // through the bent forearm of instance 0
+    CHECK_FALSE(scene.pick(down).has_value());        // unskinned: the bind-pose triangles miss
+    crowd.setAnimationSet(AnimationSet::bake(skeleton, clips, *mesh));
+    const std::optional<PickHit> hit = scene.pick(down);
+    REQUIRE(hit.has_value());
+    CHECK(hit->instance == std::optional<std::size_t>(0));
 }

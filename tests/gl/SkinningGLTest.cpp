@@ -14,7 +14,9 @@
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
+#include "myriad/core/Shapes.h"
 #include "myriad/core/Skeleton.h"
+#include "myriad/core/Visibility.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/Draw.h"
 #include "myriad/gl/FrameStats.h"
@@ -384,4 +386,84 @@ TEST_CASE("Skinning refuses meshes it cannot skin, and leaves the node as it was
     const auto set = AnimationSet::bake(armSkeleton(), clips, *armStrip());
     CHECK_THROWS_WITH(batch.setAnimationSet(set), Catch::Contains("not skinned"));
     CHECK(batch.animationSet() == nullptr);
+}
+
+TEST_CASE("A skinned node's shadow follows its pose", "[skinning][shadows][pixels]") {
+    RenderFixture fixture;
+    Scene scene;
+    Material lit;
+    lit.shading = Shading::Lit;
+    auto& ground = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(4.0f, 4.0f), "ground"), lit, "ground");
+    (void)ground;  // in the XY plane at z = 0, facing the camera
+    auto& arm = scene.root().emplace<MeshNode>(armStrip(), unlit(glm::vec4(1.0f, 0.0f, 0.0f, 1.0f)), "arm");
+    arm.setPosition({0.0, 0.0, 1.0});  // one unit above the ground
+    // Light along (1, 0, -1): a caster's shadow falls one unit to its +x side.
+    scene.light.direction = glm::vec3(1.0f, 0.0f, -1.0f);
+    scene.light.intensity = 1.0f;
+    scene.ambient = glm::vec3(0.1f);
+    scene.light.shadow.enabled = true;
+    scene.light.shadow.mapSize = 1024;
+    scene.light.shadow.distance = 20.0f;
+    arm.setSkeleton(armSkeleton());
+    arm.setPose(bentPose(*arm.skeleton(), kQuarterTurn));
+    const Image image = fixture.render(scene);
+    // The bent forearm (x in [-0.3, -0.1], y in (0, 0.6]) shades x in [0.7, 0.9]; the straight
+    // one would have shaded x in [0.8, 1.4] near y = 0, which stays lit.
+    const Rgba underBent = pixelAt(image, pixelX(0.8f, kSize), pixelY(0.45f, kSize));
+    const Rgba whereStraight = pixelAt(image, pixelX(1.2f, kSize), pixelY(0.0f, kSize));
+    INFO("under the bent forearm " << describe(underBent) << ", where the straight one would be " << describe(whereStraight));
+    CHECK(underBent[0] + 40 < whereStraight[0]);
+}
+
+TEST_CASE("A crowd culled per instance on the CPU or the GPU draws what it draws unculled", "[skinning][visibility][pixels]") {
+    RenderFixture fixture;
+    const auto mesh = armStrip();
+    // 'reach': the shoulder rises 1.5 over 1 s, carrying the whole arm farther than the sphere
+    // around its bind pose reaches.
+    AnimationChannel rise;
+    rise.target = 0;
+    rise.times = {0.0f, 1.0f};
+    rise.values = {glm::vec4(-0.8f, 0.0f, 0.0f, 0.0f), glm::vec4(-0.8f, 1.5f, 0.0f, 0.0f)};
+    const std::shared_ptr<const AnimationClip> clips[] = {bendClip(), liftClip(), AnimationClip::create("reach", {rise})};
+    const auto set = AnimationSet::bake(armSkeleton(), clips, *mesh,
+                                        {.framesPerSecond = 30.0f, .playOnce = {"bend", "lift", "reach"}});
+    auto draw = [&](InstanceCulling culling, gl::FrameStats* stats) {
+        Scene scene;
+        auto& crowd = scene.root().emplace<InstancedMeshNode>(mesh, unlit(glm::vec4(1.0f, 0.0f, 0.0f, 1.0f)), 8, "crowd");
+        crowd.setScale(glm::vec3(0.5f));
+        crowd.addInstance(at(0.0f, -1.2f));
+        crowd.addInstance(at(0.0f, 1.2f));
+        // Straight, this one lies right of the view (x from 2.6 to 3.2); 'lift' bent by the
+        // shoulder raises it, still out: culled, while the bend of the others brings no change.
+        crowd.addInstance(at(6.0f, 0.0f));
+        // Upside down above the view: its bind pose (y in [1.45, 1.55]; the sphere around its
+        // box reaches down to y = 1.2) is out of view; at the end of 'reach' the whole arm has
+        // come down into it (y in [0.7, 0.8], x in [-0.2, 0.4]): culling by the bind pose drops it.
+        crowd.addInstance(at(0.0f, 3.0f) * glm::rotate(glm::mat4(1.0f), std::numbers::pi_v<float>, glm::vec3(0, 0, 1)));
+        crowd.setAnimationSet(set);
+        crowd.setAnimation(3, {.clip = 2, .startTime = 0.0f});
+        crowd.setAnimation(1, {.clip = 0, .startTime = 1.0f});
+        crowd.setAnimationTime(1.0f);
+        crowd.setInstanceCulling(culling);
+        Image image = fixture.render(scene);
+        if (stats != nullptr) {
+            *stats = fixture.renderer.lastFrameStats();
+        }
+        return image;
+    };
+    const Image unculled = draw(InstanceCulling::Off, nullptr);
+    gl::FrameStats cpuStats;
+    const Image cpu = draw(InstanceCulling::Cpu, &cpuStats);
+    const Image gpu = draw(InstanceCulling::Gpu, nullptr);
+    CHECK(lit(unculled, -0.1f, -0.4f));  // the low arm bent, as in the test above
+    CHECK(lit(unculled, 0.15f, 0.6f));   // the high one straight
+    CHECK(lit(unculled, 0.1f, 0.75f));   // the upside-down one, come down into view
+    CHECK(cpuStats.instances == 3);      // the far one culled by the box of its poses
+    for (const float x : {-0.1f, 0.1f, 0.15f, -0.45f}) {
+        for (const float y : {-0.6f, -0.4f, 0.6f, 0.75f, 0.85f}) {
+            INFO("(" << x << ", " << y << ")");
+            CHECK(lit(cpu, x, y) == lit(unculled, x, y));
+            CHECK(lit(gpu, x, y) == lit(unculled, x, y));
+        }
+    }
 }

@@ -2,6 +2,7 @@
 // bind pose, the Kenney character's node animations, and small hand-made files for each check.
 #include "gltf/TestFiles.h"
 #include "myriad/core/AnimationClip.h"
+#include "myriad/core/AnimationSet.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Skeleton.h"
 #include "myriad/gltf/GltfImporter.h"
@@ -233,6 +234,53 @@ TEST_CASE("Fox imports with 24 joints and its bind pose", "[gltf][skin]") {
         moved = std::max(moved, glm::length(skinned(data, walking, v) - data.positions[v]));
     }
     CHECK(moved > 5.0f);  // centimetres
+}
+
+TEST_CASE("Fox's baked clips: no pose of any clip leaves the bounds, and posed nodes stay in theirs", "[gltf][skin]") {
+    const ImportedModel fox = importModel(asset("Fox/Fox.glb"));
+    const myriad::gltf::ImportedSkin& skin = fox.skins.at(0);
+    const myriad::MeshGeometry& mesh = *fox.primitives.at(0).mesh;
+    const auto set = myriad::AnimationSet::bake(skin.skeleton, skin.clips, mesh);
+    const myriad::MeshData& data = mesh.data();
+    const std::size_t joints = skin.skeleton->jointCount();
+    std::vector<glm::mat4> matrices(joints), jointMatrices(joints);
+    // A hair of slack for float rounding: the box is made by another route (Arvo's boxes).
+    auto inside = [](const myriad::Aabb& box, const glm::vec3& p) {
+        const float slack = 1e-3f * (1.0f + glm::length(box.halfExtent()));
+        return glm::all(glm::greaterThanEqual(p, box.min - slack)) && glm::all(glm::lessThanEqual(p, box.max + slack));
+    };
+    auto skinned = [&](std::size_t v, std::span<const glm::mat4> skinMatrices) {
+        glm::vec4 sum(0.0f);
+        for (int k = 0; k < 4; ++k) {
+            sum += data.weights[v][k] * (skinMatrices[data.joints[v][k]] * glm::vec4(data.positions[v], 1.0f));
+        }
+        return glm::vec3(sum);
+    };
+    // Every clip at times between its baked frames (what the vertex stage blends), and a fade.
+    for (std::uint32_t clip = 0; clip < set->clips().size(); ++clip) {
+        for (float t = 0.0f; t < set->clips()[clip].duration; t += 0.0437f) {
+            set->skinMatricesAt({.clip = clip, .startTime = -t}, 0.0f, matrices);
+            for (std::size_t v = 0; v < data.positions.size(); ++v) {
+                INFO("clip " << clip << " at " << t << " s, vertex " << v);
+                REQUIRE(inside(set->bounds(), skinned(v, matrices)));
+            }
+        }
+    }
+    set->skinMatricesAt({.clip = 2, .fadeFromClip = 1, .fadeStart = -0.5f, .fadeDuration = 1.0f}, 0.0f, matrices);
+    for (std::size_t v = 0; v < data.positions.size(); ++v) {
+        REQUIRE(inside(set->bounds(), skinned(v, matrices)));
+    }
+    // A skinned MeshNode posed by each clip: its drawBounds() hold its vertices.
+    MeshNode node(fox.primitives.at(0).mesh, fox.primitives.at(0).material, "fox");
+    node.setSkeleton(skin.skeleton);
+    for (const auto& clip : skin.clips) {
+        for (float t = 0.0f; t < clip->duration(); t += 0.1f) {
+            node.setPose(*clip, t);
+            for (std::size_t v = 0; v < data.positions.size(); ++v) {
+                REQUIRE(inside(node.drawBounds(), skinned(v, node.skinMatrices())));
+            }
+        }
+    }
 }
 
 TEST_CASE("Fox as a scene: the skinned MeshNode plays its clips", "[gltf][skin][scene]") {

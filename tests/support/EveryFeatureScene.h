@@ -8,8 +8,10 @@
 // frame must not make: every glGet* variant myriad's sources use (and the rest of the family
 // glad loads), glIsEnabled, glGetUniformLocation, glCheck*FramebufferStatus.
 // Needs a current GL context (myriad::egl::HeadlessContext) before build().
+#include "support/CoreTest.h"
 #include "support/GlCallLog.h"
 
+#include "myriad/core/AnimationSet.h"
 #include "myriad/core/Camera.h"
 #include "myriad/core/GpuParticles.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -204,6 +206,35 @@ struct EveryFeatureScene {
             grass.add(ScatterInstance{{static_cast<float>(i % 8) - 3.5f, -0.9f, -static_cast<float>(i / 8) * 0.5f}});
         }
         grass.wind.strength = 0.3f;
+
+        // Skinning (docs/skinning.md): a posed node (its palette sent once) and a crowd playing
+        // baked clips at the batch clock (nothing sent per frame), both casting shadows.
+        std::vector<Joint> joints(2);
+        joints[1].parent = 0;
+        joints[1].rest.translation = {0.5f, 0.0f, 0.0f};
+        joints[1].inverseBind[3] = glm::vec4(-0.5f, 0.0f, 0.0f, 1.0f);
+        const auto skeleton = Skeleton::create(std::move(joints), "arm");
+        auto arm = MeshGeometry::create(test::skinnedStrip(0.0f, 1.0f, 4, 0.5f, -0.1f, 0.1f), "arm");
+        auto& posed = scene.root().emplace<MeshNode>(arm, lit, "posed-arm");
+        posed.setPosition({-2.0, 1.0, -3.0});
+        posed.setSkeleton(skeleton);
+        std::vector<JointTransform> pose = skeleton->restPose();
+        pose[1].rotation = glm::angleAxis(1.0f, glm::vec3(0.0f, 0.0f, 1.0f));
+        posed.setPose(pose);
+        AnimationChannel bend;
+        bend.target = 1;
+        bend.property = AnimatedProperty::Rotation;
+        bend.times = {0.0f, 1.0f};
+        const glm::quat bent = glm::angleAxis(1.5f, glm::vec3(0.0f, 0.0f, 1.0f));
+        bend.values = {glm::vec4(0, 0, 0, 1), glm::vec4(bent.x, bent.y, bent.z, bent.w)};
+        const std::shared_ptr<const AnimationClip> clips[] = {AnimationClip::create("bend", {bend})};
+        auto& crowd = scene.root().emplace<InstancedMeshNode>(arm, red, 8, "arm-crowd");
+        crowd.setAnimationSet(AnimationSet::bake(skeleton, clips, *arm));
+        for (int i = 0; i < 8; ++i) {
+            crowd.addInstance(glm::translate(glm::mat4(1.0f), glm::vec3(static_cast<float>(i) - 3.5f, 2.0f, -4.0f)));
+            crowd.setAnimation(static_cast<std::size_t>(i), {.startTime = 0.1f * static_cast<float>(i)});
+        }
+        crowd.setAnimationTime(0.5f);
 
         // A population: 64 records and lanes in the renderer's named buffers.
         struct Record {
