@@ -1274,21 +1274,10 @@ private:
                 MorphAnimation out;
                 out.name = animation.name.empty() ? "animation" + std::to_string(a) : animation.name;
                 out.targetCount = placed->second;
-                if (sampler.interpolation == "STEP") {
-                    out.interpolation = Interpolation::Step;
-                } else if (sampler.interpolation == "CUBICSPLINE") {
-                    out.interpolation = Interpolation::CubicSpline;
-                }
-                const ElementView input = readAccessor(sampler.input, "input", kTimeRule,
-                                                       m_options.maxIndices, "maxIndices", false, where);
+                out.interpolation = samplerInterpolation(sampler, where);
+                out.times = keyframeTimes(sampler, where);
                 const ElementView output = readAccessor(sampler.output, "output", kWeightsOutputRule,
                                                         m_options.maxIndices, "maxIndices", false, where);
-                for (const glm::vec1& t : readVectors<1>(input, glm::vec1(0.0f))) {
-                    if (!out.times.empty() && !(t.x > out.times.back())) {
-                        fail(where + ": keyframe times are not strictly increasing");
-                    }
-                    out.times.push_back(t.x);
-                }
                 for (const glm::vec1& v : readVectors<1>(output, glm::vec1(0.0f))) {
                     out.values.push_back(v.x);
                 }
@@ -1740,6 +1729,37 @@ private:
         }
     }
 
+    /** @p sampler's interpolation (3.11: absent means LINEAR); another value is an ImportError. */
+    Interpolation samplerInterpolation(const tinygltf::AnimationSampler& sampler, const std::string& where) const {
+        if (sampler.interpolation.empty() || sampler.interpolation == "LINEAR") {
+            return Interpolation::Linear;
+        }
+        if (sampler.interpolation == "STEP") {
+            return Interpolation::Step;
+        }
+        if (sampler.interpolation != "CUBICSPLINE") {
+            fail(where + ": interpolation '" + sampler.interpolation + "' is not LINEAR, STEP or CUBICSPLINE");
+        }
+        return Interpolation::CubicSpline;
+    }
+
+    /** @p sampler's keyframe times (its input: float SCALAR), each finite and after the one
+     *  before; otherwise an ImportError naming the keyframe. */
+    std::vector<float> keyframeTimes(const tinygltf::AnimationSampler& sampler, const std::string& where) const {
+        const ElementView input = readAccessor(sampler.input, "input", kTimeRule, m_options.maxIndices,
+                                               "maxIndices", false, where);
+        std::vector<float> times;
+        times.reserve(input.count);
+        for (const glm::vec1& t : readVectors<1>(input, glm::vec1(0.0f))) {
+            if (!std::isfinite(t.x) || (!times.empty() && !(t.x > times.back()))) {
+                fail(where + ": keyframe time " + std::to_string(times.size()) +
+                     " is not finite or not after the one before (times must be strictly increasing)");
+            }
+            times.push_back(t.x);
+        }
+        return times;
+    }
+
     /** Channel @p c of animation @p a (a translation, rotation or scale path) with its
      *  sampler's keyframes, driving target @p target. Times: float SCALAR, strictly
      *  increasing; values: one per keyframe (three for CUBICSPLINE), float VEC3 for
@@ -1760,33 +1780,16 @@ private:
         out.property = channel.target_path == "translation" ? AnimatedProperty::Translation
                        : channel.target_path == "rotation"  ? AnimatedProperty::Rotation
                                                             : AnimatedProperty::Scale;
-        if (sampler.interpolation.empty() || sampler.interpolation == "LINEAR") {
-            out.interpolation = Interpolation::Linear;
-        } else if (sampler.interpolation == "STEP") {
-            out.interpolation = Interpolation::Step;
-        } else if (sampler.interpolation == "CUBICSPLINE") {
-            out.interpolation = Interpolation::CubicSpline;
-        } else {
-            fail(where + ": interpolation '" + sampler.interpolation +
-                 "' is not LINEAR, STEP or CUBICSPLINE");
-        }
-        const ElementView input = readAccessor(sampler.input, "input", kTimeRule,
-                                               m_options.maxIndices, "maxIndices", false, where);
-        for (const glm::vec1& t : readVectors<1>(input, glm::vec1(0.0f))) {
-            if (!std::isfinite(t.x) || (!out.times.empty() && !(t.x > out.times.back()))) {
-                fail(where + ": keyframe time " + std::to_string(out.times.size()) +
-                     " is not finite or not after the one before (times must be strictly increasing)");
-            }
-            out.times.push_back(t.x);
-        }
+        out.interpolation = samplerInterpolation(sampler, where);
+        out.times = keyframeTimes(sampler, where);
         const bool rotation = out.property == AnimatedProperty::Rotation;
         const ElementView output =
             readAccessor(sampler.output, "output", rotation ? kRotationOutputRule : kTranslationOutputRule,
                          m_options.maxIndices, "maxIndices", false, where);
         const std::uint64_t perKey = out.interpolation == Interpolation::CubicSpline ? 3 : 1;
-        if (output.count != input.count * perKey) {
+        if (output.count != out.times.size() * perKey) {
             fail(where + ": output (accessor " + std::to_string(sampler.output) + ") has " +
-                 std::to_string(output.count) + " values for " + std::to_string(input.count) +
+                 std::to_string(output.count) + " values for " + std::to_string(out.times.size()) +
                  " keyframes; " + sampler.interpolation + " needs " +
                  (perKey == 3 ? "three (in-tangent, value, out-tangent)" : "one") + " per keyframe");
         }
