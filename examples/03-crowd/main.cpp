@@ -9,7 +9,8 @@
 // only for the foxes that change, bytes uploaded per frame (0 once warm, but for the fades), the
 // light's shadow map (--shadows on|off). A --model with morph targets and no skin (e.g.
 // AnimatedMorphSphere) gets the earlier crowd instead: per-instance morph weights sampled on the
-// CPU at each copy's phase (docs/morph.md).
+// CPU at each copy's phase (docs/morph.md). A model animated by its nodes (Kenney's
+// character.glb) is read as a rigid skin and walks like Fox.
 // Controls: orbit / fly camera (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
@@ -37,15 +38,19 @@ namespace {
 int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, bool shadows, examples::ExampleRunner& runner) {
     const gltf::ImportedSkin& skin = model.skins.at(static_cast<std::size_t>(model.primitives.front().skin));
     const auto set = AnimationSet::bake(skin.skeleton, skin.clips, *model.primitives.front().mesh);
-    // Walk and Run when the file names them (Fox does), else its first two clips.
-    const std::int32_t walk = set->findClip("Walk") >= 0 ? set->findClip("Walk") : 0;
-    const std::int32_t run = set->findClip("Run") >= 0 ? set->findClip("Run")
-                                                        : static_cast<std::int32_t>(set->clips().size() > 1 ? 1 : 0);
+    // Walk and Run when the file names them (Fox: "Walk", "Run"; Kenney's character: "walk",
+    // no run), else its first clips.
+    auto clipNamed = [&](const char* upper, const char* lower, std::int32_t otherwise) {
+        const std::int32_t found = set->findClip(upper);
+        return found >= 0 ? found : set->findClip(lower) >= 0 ? set->findClip(lower) : otherwise;
+    };
+    const std::int32_t walk = clipNamed("Walk", "walk", 0);
+    const std::int32_t run = clipNamed("Run", "run", set->clips().size() > 1 && walk == 0 ? 1 : 0);
     std::printf("03-crowd: skin '%s', %zu joints, clips", skin.name.c_str(), set->jointCount());
     for (const BakedClip& clip : set->clips()) {
         std::printf(" '%s' (%.2f s)", clip.name.c_str(), static_cast<double>(clip.duration));
     }
-    std::printf("; baked at %.0f frames/s into %zu bytes; %zu foxes\n", static_cast<double>(set->framesPerSecond()),
+    std::printf("; baked at %.0f frames/s into %zu bytes; %zu copies\n", static_cast<double>(set->framesPerSecond()),
                 set->byteSize(), count);
 
     Scene scene;
@@ -160,7 +165,9 @@ int main(int argc, char** argv) try {
     const std::string& modelPath = options.text("--model");
     examples::ExampleRunner runner(options, spec);
 
-    const gltf::ImportedModel model = gltf::importModel(modelPath);
+    // A model animated by its nodes (Kenney's character) is read as a rigid skin, so it bakes
+    // and plays like a skinned one (docs/skinning.md, "Models without a skeleton").
+    const gltf::ImportedModel model = gltf::importModel(modelPath, {.nodeAnimationsAsSkin = true});
     if (!model.primitives.empty() && model.primitives.front().skin >= 0 &&
         !model.skins.at(static_cast<std::size_t>(model.primitives.front().skin)).clips.empty()) {
         return skinnedCrowd(model, count, options.text("--shadows") == "on", runner);

@@ -486,7 +486,10 @@ public:
         prepare(false);
         ImportedModel result;
         result.path = m_path;
-        traverseScene([&](int nodeIndex, int /*parent*/, const glm::dmat4& world) {
+        std::vector<SceneOrder> order;        // every node of the scene, parents first
+        std::vector<int> nodeOfPrimitive;      // per result primitive: its node
+        traverseScene([&](int nodeIndex, int parent, const glm::dmat4& world) {
+            order.push_back({nodeIndex, parent, world});
             const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(nodeIndex)];
             if (node.extensions.count(std::string(kInstancingExtension)) != 0) {
                 warn(describeNode(nodeIndex) + " uses EXT_mesh_gpu_instancing: importModel() "
@@ -519,10 +522,14 @@ public:
                     m_targetCountOfNode.try_emplace(nodeIndex, targets);
                 }
                 result.primitives.push_back(std::move(*primitive));
+                nodeOfPrimitive.push_back(nodeIndex);
             }
         });
         if (result.primitives.empty()) {
             fail("no triangle primitive in the scene (nothing to draw)");
+        }
+        if (m_options.nodeAnimationsAsSkin && hasNodeChannels()) {
+            readNodesAsSkin(order, nodeOfPrimitive, result.primitives);
         }
         for (const ImportedPrimitive& primitive : result.primitives) {
             // A skinned primitive's bind pose sits where its skin's placement puts it.
@@ -546,11 +553,12 @@ public:
                                     ? 1
                                     : 0;
             }
-            if (nodeChannels > 0) {
+            if (nodeChannels > 0 && !m_options.nodeAnimationsAsSkin) {
                 warn(describeAnimation(a) + ": " + std::to_string(nodeChannels) +
                      " channel(s) animate node translation, rotation or scale, which importModel() "
                      "cannot play (it flattens the nodes); importScene() imports them as "
-                     "ImportedScene::nodeAnimations");
+                     "ImportedScene::nodeAnimations, and ImportOptions::nodeAnimationsAsSkin "
+                     "as a rigid skin");
             }
         }
         result.skins = std::move(m_skins);
@@ -1716,6 +1724,93 @@ private:
         }
         m_skins.push_back(std::move(skin));
         m_skinSpaceNodes.push_back(space);
+    }
+
+    /** A node visited by traverseScene(): its index, its parent's (-1: a scene root), its
+     *  world matrix at rest. */
+    struct SceneOrder {
+        int node;
+        int parent;
+        glm::dmat4 world;
+    };
+
+    /** True when some animation moves (translation, rotation, scale) a node that is not a
+     *  joint of an imported skin. */
+    bool hasNodeChannels() const {
+        for (const tinygltf::Animation& animation : m_model.animations) {
+            for (const tinygltf::AnimationChannel& channel : animation.channels) {
+                if (channel.target_node >= 0 && isTrsPath(channel.target_path) &&
+                    !m_jointNodes.contains(channel.target_node)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** ImportOptions::nodeAnimationsAsSkin: every node of the scene (@p order, parents first)
+     *  a joint of one more skin, each unskinned primitive (its node in @p nodeOfPrimitive)
+     *  rigidly on its node's joint, the animations' node channels its clips. The primitives'
+     *  vertices are already in scene space (flattened at rest), so a joint's inverse bind is
+     *  the inverse of its node's rest world matrix: skin = world(t) * inverse(world(rest)). */
+    void readNodesAsSkin(const std::vector<SceneOrder>& order, const std::vector<int>& nodeOfPrimitive,
+                         std::vector<ImportedPrimitive>& primitives) {
+        if (order.size() > kMaxJoints) {
+            fail("nodeAnimationsAsSkin: the scene has " + std::to_string(order.size()) +
+                 " nodes, more than kMaxJoints (" + std::to_string(kMaxJoints) + ")");
+        }
+        std::map<int, std::int32_t> jointOfNode;
+        std::vector<Joint> joints(order.size());
+        std::vector<std::string> names;
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            const SceneOrder& visit = order[j];
+            jointOfNode.emplace(visit.node, static_cast<std::int32_t>(j));
+            joints[j].name = nodeName(visit.node);
+            joints[j].parent = visit.parent < 0 ? -1 : jointOfNode.at(visit.parent);
+            joints[j].rest = jointTransform(nodeTrs(visit.node));
+            joints[j].inverseBind = glm::mat4(glm::inverse(visit.world));
+            names.push_back(joints[j].name);
+        }
+        ImportedSkin skin;
+        skin.name = "nodes";
+        try {
+            skin.skeleton = Skeleton::create(std::move(joints), skin.name);
+        } catch (const InvalidArgument& e) {
+            fail("nodeAnimationsAsSkin: " + std::string(e.what()));
+        }
+        for (std::size_t a = 0; a < m_model.animations.size(); ++a) {
+            const auto& channels = m_model.animations[a].channels;
+            std::vector<AnimationChannel> clipChannels;
+            for (std::size_t c = 0; c < channels.size(); ++c) {
+                const auto joint = jointOfNode.find(channels[c].target_node);
+                if (joint != jointOfNode.end() && isTrsPath(channels[c].target_path) &&
+                    !m_jointNodes.contains(channels[c].target_node)) {
+                    clipChannels.push_back(readTrsChannel(a, c, static_cast<std::uint32_t>(joint->second)));
+                }
+            }
+            if (!clipChannels.empty()) {
+                skin.clips.push_back(makeClip(a, std::move(clipChannels), names));
+            }
+        }
+        const auto slot = static_cast<int>(m_skins.size());
+        for (std::size_t p = 0; p < primitives.size(); ++p) {
+            ImportedPrimitive& primitive = primitives[p];
+            if (primitive.skin >= 0) {
+                continue;  // skinned by its own skin
+            }
+            if (primitive.mesh->morphTargetCount() != 0) {
+                warn(primitive.name + ": has morph targets, so nodeAnimationsAsSkin leaves it unskinned");
+                continue;
+            }
+            MeshData data = primitive.mesh->data();
+            const auto joint = static_cast<std::uint16_t>(jointOfNode.at(nodeOfPrimitive[p]));
+            data.joints.assign(data.positions.size(), glm::u16vec4(joint, 0, 0, 0));
+            data.weights.assign(data.positions.size(), glm::vec4(1.0f, 0.0f, 0.0f, 0.0f));
+            primitive.mesh = MeshGeometry::create(std::move(data), primitive.mesh->name());
+            primitive.skin = slot;
+        }
+        m_skins.push_back(std::move(skin));
+        m_skinSpaceNodes.push_back(-1);
     }
 
     std::shared_ptr<const AnimationClip> makeClip(std::size_t animation,

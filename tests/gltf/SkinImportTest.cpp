@@ -320,6 +320,46 @@ TEST_CASE("Kenney character: importScene gives its node animations", "[gltf][ski
     CHECK(maxAbs(leg->localMatrix() - rest) > 1e-3f);
 }
 
+TEST_CASE("Kenney character as a rigid skin: the baked joints move as importScene's nodes do", "[gltf][skin]") {
+    const ImportedModel model =
+        importModel(asset("KenneyPlatformerKit/character.glb"), {.nodeAnimationsAsSkin = true});
+    REQUIRE(model.skins.size() == 1);
+    const myriad::gltf::ImportedSkin& skin = model.skins[0];
+    CHECK(skin.name == "nodes");
+    CHECK(skin.skeleton->jointCount() == 8);  // every node of the scene
+    REQUIRE(skin.clips.size() == 4);
+    CHECK(skin.clips[2]->name() == "walk");
+    const Skeleton& skeleton = *skin.skeleton;
+    std::vector<glm::mat4> joints(skeleton.jointCount()), matrices(skeleton.jointCount());
+    // The bind pose is the model as importModel flattens it: every skin matrix the identity.
+    skeleton.jointMatrices(skeleton.restPose(), joints);
+    skeleton.skinMatrices(joints, matrices);
+    for (const glm::mat4& m : matrices) {
+        CHECK(maxAbs(m - glm::mat4(1.0f)) < 1e-5f);
+    }
+    for (const myriad::gltf::ImportedPrimitive& primitive : model.primitives) {
+        INFO(primitive.name);
+        CHECK(primitive.skin == 0);
+        CHECK(primitive.mesh->isSkinned());
+    }
+    // The walk at 0.2 s: each joint's matrix equals the world matrix importScene's node of the
+    // same name takes under applyClip (two routes: the skeleton's maths, the scene graph's).
+    const ImportedScene scene = importScene(asset("KenneyPlatformerKit/character.glb"));
+    const auto& walk = scene.nodeAnimations[2];
+    myriad::applyClip(*walk.clip, 0.2f, walk.targets);
+    std::vector<JointTransform> pose = skeleton.restPose();
+    skin.clips[2]->sample(0.2f, pose);
+    skeleton.jointMatrices(pose, joints);
+    for (std::size_t j = 0; j < skeleton.jointCount(); ++j) {
+        const SceneNode* node = scene.root->findByName(skeleton.joints()[j].name);
+        REQUIRE(node != nullptr);
+        INFO(node->name());
+        CHECK(maxAbs(joints[j] - node->worldMatrix()) < 1e-4f);
+    }
+    // Off by default: no skin, the node channels warned about.
+    CHECK(importModel(asset("KenneyPlatformerKit/character.glb")).skins.empty());
+}
+
 TEST_CASE("hand-made skins: placement, missing inverse binds, normalised weights",
           "[gltf][skin]") {
     SkinDoc doc;

@@ -89,6 +89,17 @@ struct ImportOptions {
     std::uint64_t maxVertices = 1u << 24;    ///< per primitive (16 Mi)
     std::uint64_t maxIndices = 1u << 26;     ///< per primitive (64 Mi)
     std::uint64_t maxInstances = 1u << 24;   ///< per EXT_mesh_gpu_instancing node (16 Mi)
+    /** importModel() only: play node (TRS) animations as a rigid skin, so a model animated by
+     *  its nodes (Kenney's character walks by moving its parts) can be baked into an
+     *  AnimationSet and drawn as a crowd like a skinned one (docs/skinning.md, "Models without
+     *  a skeleton"). When the file has translation, rotation or scale channels on nodes that
+     *  are not joints of a skin, every node of the scene becomes a joint of one more
+     *  ImportedSkin (named "nodes": parent as in the tree, rest = the node's TRS, inverse bind
+     *  = the inverse of its rest world matrix, placement identity), each unskinned primitive's
+     *  vertices follow its node's joint with weight 1 (ImportedPrimitive::skin set), and each
+     *  animation's node channels become a clip of that skin. Primitives with morph targets stay
+     *  unskinned (with a warning). Off: node channels are warned about and not read. */
+    bool nodeAnimationsAsSkin = false;
 };
 
 /** Loads @p path (.gltf or .glb) into meshes and materials.
