@@ -213,7 +213,7 @@ int main(int argc, char** argv) try {
             instanced = timeFrames(renderer, scene, camera, target, options.frames,
                                    [&](float t) { crowd.setAnimationTime(t); });
         }
-        report.line("| %zu | myriad: one batch, baked clips, time in the shader | %.3f | %.3f | %.2f | %.1f | %llu | %llu |", n,
+        report.line("| %zu | myriad: one batch, baked clips, palettes blended on the GPU | %.3f | %.3f | %.2f | %.1f | %llu | %llu |", n,
                     instanced.update, instanced.myriad, instanced.frame, instanced.wall,
                     static_cast<unsigned long long>(instanced.bytes), static_cast<unsigned long long>(instanced.draws));
         Timing nodes;

@@ -8,8 +8,8 @@
 //   MYRIAD_DEPTH_ONLY              depth-only view
 //   MYRIAD_SKIN                    linear blend skinning: joints and weights per vertex, the
 //                                  matrices from u_skin (docs/skinning.md)
-//   MYRIAD_SKIN_ANIMATED           with MYRIAD_SKIN: each instance's matrices from the batch's
-//                                  baked clips at its own time (the animation stream)
+//   MYRIAD_SKIN_ANIMATED           with MYRIAD_SKIN: each instance's own palette, blended from
+//                                  the batch's baked clips at its own time (skin_palette.comp)
 //   MYRIAD_TABLED                  the table-driven path (src/renderer/DrawTable.h): the draw's
 //                                  constants come from its row of the draw table, found through
 //                                  a_draw (declared with the streams), not from uniforms; with
@@ -81,76 +81,29 @@ void morph(inout vec3 position, inout vec3 normal) {
 // Linear blend skinning (glTF 2.0 section 3.7.3; Magnenat-Thalmann et al. 1988): a vertex is
 // drawn at sum_k weight_k * skin[joint_k] * vertex, morph targets (never with a skin) aside.
 // u_skin holds each joint's 3x4 skin matrix as three RGBA32F texels, its rows: the node's
-// palette (jointCount x 3 texels), or with MYRIAD_SKIN_ANIMATED the batch's baked AnimationSet
-// (frame f, joint j at texel (f * jointCount + j) * 3). A mat3x4 holds the three rows as its
-// columns, so vec4(p, 1) * rows is the skinned point, and rows blend linearly as the matrices do.
+// palette (jointCount x 3 texels), or with MYRIAD_SKIN_ANIMATED one palette per instance,
+// blended for its own clip time by skin_palette.comp before the frame's first draw (instance i
+// from texel i * jointCount * 3). A mat3x4 holds the three rows as its columns, so
+// vec4(p, 1) * rows is the skinned point, and rows blend linearly as the matrices do.
 layout(location = MYRIAD_LOCATION_JOINTS) in uvec4 a_joints;
 layout(location = MYRIAD_LOCATION_WEIGHTS) in vec4 a_weights;
 layout(binding = MYRIAD_UNIT_SKIN) uniform samplerBuffer u_skin;
-uniform int u_jointCount;
-
-mat3x4 myriad_skinRows(int texel) {
-    return mat3x4(texelFetch(u_skin, texel), texelFetch(u_skin, texel + 1), texelFetch(u_skin, texel + 2));
-}
-
 #ifdef MYRIAD_SKIN_ANIMATED
-uniform float u_animationTime;                 // the batch clock, seconds
-uniform vec4 u_clips[MYRIAD_MAX_BAKED_CLIPS];  // per clip: (first frame, frames, duration, loops)
-
-// The two baked frames around a clip's local time, as the first texel of each, and the blend
-// between them: AnimationSet::skinMatricesAt() does the same float steps on the CPU.
-struct MyriadFramePair {
-    int texel0;
-    int texel1;
-    float t;
-};
-MyriadFramePair myriad_framePair(int clip, float startTime, float speed) {
-    vec4 c = u_clips[clip];
-    float duration = c.z;
-    float local = (u_animationTime - startTime) * speed;
-    float clipTime = 0.0;
-    if (duration > 0.0) {
-        clipTime = c.w > 0.5 ? local - duration * floor(local / duration) : clamp(local, 0.0, duration);
-    }
-    float position = duration > 0.0 ? clipTime / duration * (c.y - 1.0) : 0.0;
-    float whole = min(floor(position), c.y - 1.0);
-    int stride = u_jointCount * 3;
-    return MyriadFramePair((int(c.x) + int(whole)) * stride,
-                           (int(c.x) + int(min(whole + 1.0, c.y - 1.0))) * stride, position - whole);
-}
+uniform int u_jointCount;
 #endif
 
 mat3x4 myriad_skin() {
 #ifdef MYRIAD_SKIN_ANIMATED
-    // (clip, start, speed, fade start), (fade-from clip or -1, its start, its speed, fade duration)
-    vec4 play = myriad_animation_read(myriad_instanceIndex(), 0);
-    vec4 fade = myriad_animation_read(myriad_instanceIndex(), 1);
-    MyriadFramePair now = myriad_framePair(int(play.x), play.y, play.z);
-    bool fading = fade.x >= 0.0;
-    MyriadFramePair before = now;
-    float fadeWeight = 1.0;  // of the clip playing now
-    if (fading) {
-        before = myriad_framePair(int(fade.x), fade.y, fade.z);
-        fadeWeight = fade.w > 0.0 ? clamp((u_animationTime - play.w) / fade.w, 0.0, 1.0)
-                                  : (u_animationTime >= play.w ? 1.0 : 0.0);
-    }
+    int palette = myriad_instanceIndex() * u_jointCount * 3;
+#else
+    int palette = 0;
 #endif
     mat3x4 rows = mat3x4(0.0);
     for (int k = 0; k < 4; ++k) {
         float weight = a_weights[k];
         if (weight > 0.0) {
-            int joint = int(a_joints[k]) * 3;
-#ifdef MYRIAD_SKIN_ANIMATED
-            mat3x4 m = myriad_skinRows(now.texel0 + joint) * (1.0 - now.t) + myriad_skinRows(now.texel1 + joint) * now.t;
-            if (fading && fadeWeight < 1.0) {
-                mat3x4 from = myriad_skinRows(before.texel0 + joint) * (1.0 - before.t) +
-                              myriad_skinRows(before.texel1 + joint) * before.t;
-                m = m * fadeWeight + from * (1.0 - fadeWeight);
-            }
-            rows += weight * m;
-#else
-            rows += weight * myriad_skinRows(joint);
-#endif
+            int texel = palette + int(a_joints[k]) * 3;
+            rows += weight * mat3x4(texelFetch(u_skin, texel), texelFetch(u_skin, texel + 1), texelFetch(u_skin, texel + 2));
         }
     }
     return rows;

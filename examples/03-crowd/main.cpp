@@ -1,7 +1,7 @@
 // 03-crowd: Fox (../shared/assets, a skinned glTF character with Survey, Walk and Run clips)
 // drawn --count times (default 10,000) on a plaza, walking and running, each at its own phase
 // and speed, some cross-fading between walk and run, casting shadows: one draw, with every
-// clip baked once into an animation texture and time advanced in the vertex stage, so a frame
+// clip baked once into an animation texture and each fox's pose blended on the GPU, so a frame
 // where only time passes writes nothing per fox (docs/skinning.md, "Crowds").
 //
 // Shows: importing a skin and its clips (gltf::importModel, ImportedSkin), AnimationSet::bake,

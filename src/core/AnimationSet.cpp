@@ -153,7 +153,7 @@ float AnimationSet::clipTime(std::uint32_t clip, float batchTime, float startTim
                               std::to_string(m_clips.size()));
     }
     const BakedClip& baked = m_clips[clip];
-    // The same float operations as surface.vert's myriad_clipTime().
+    // The same float operations as skin_palette.comp's framePair().
     const float local = (batchTime - startTime) * speed;
     if (!(baked.duration > 0.0f)) {
         return 0.0f;

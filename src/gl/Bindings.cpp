@@ -38,7 +38,8 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_BINDING_PARTICLE_COUNTERS " << kParticleCountersBinding << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_SOURCE " << kParticleSourceBinding << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_TARGET " << kParticleTargetBinding << "\n"
-        << "#define MYRIAD_BINDING_PARTICLE_ORDER " << kParticleOrderBinding << "\n";
+        << "#define MYRIAD_BINDING_PARTICLE_ORDER " << kParticleOrderBinding << "\n"
+        << "#define MYRIAD_BINDING_SKIN_PALETTE " << kSkinPaletteBinding << "\n";
     return out.str();
     }();
     return defines;

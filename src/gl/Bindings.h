@@ -29,10 +29,8 @@ inline constexpr std::uint32_t kBaseColorUnit = 0;      ///< sampler2D u_baseCol
 inline constexpr std::uint32_t kMorphTargetUnit = 1;    ///< samplerBuffer u_morphTargets (2 texels per target and vertex)
 inline constexpr std::uint32_t kMorphWeightsUnit = streams::kMorphWeightsUnit;  ///< the morphWeights stream
 inline constexpr std::uint32_t kLanesUnit = streams::kLanesUnit;                ///< the lanes stream
-/** The animation stream of a batch playing an AnimationSet (streams::kAnimation). */
-inline constexpr std::uint32_t kAnimationUnit = streams::kAnimationUnit;
 /** samplerBuffer u_skin: a skinned node's joint palette (3 RGBA32F texels per joint, the rows
- *  of its 3x4 skin matrix) or a batch's baked AnimationSet (the same per joint and frame). */
+ *  of its 3x4 skin matrix) or a crowd's per-instance palettes (renderer/SkinPalettePass.h). */
 inline constexpr std::uint32_t kSkinUnit = 5;
 inline constexpr std::uint32_t kIndexedRecordUnit = 6;  ///< RGBA32F view of the records (indexed path, GPU culling)
 inline constexpr std::uint32_t kVisibleIndexUnit = 7;   ///< R32UI visible-index list
@@ -61,8 +59,8 @@ inline constexpr std::uint32_t kParticleCurvesUnit = kLanesUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 10> kRendererTextureUnits{
-    kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kAnimationUnit, kSkinUnit, kIndexedRecordUnit,
+inline constexpr std::array<std::uint32_t, 9> kRendererTextureUnits{
+    kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
     kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
@@ -89,6 +87,10 @@ inline constexpr std::uint32_t kParticleCountersBinding = 1;
 inline constexpr std::uint32_t kParticleSourceBinding = 2;
 inline constexpr std::uint32_t kParticleTargetBinding = 3;
 inline constexpr std::uint32_t kParticleOrderBinding = 4;
+/** A skinned crowd's palettes, written by skin_palette.comp (renderer/SkinPalettePass.h): a
+ *  binding point GPU culling also uses, so the state contract's list stays as it is; the two
+ *  never run inside each other. */
+inline constexpr std::uint32_t kSkinPaletteBinding = kCullVisibleBinding;
 /** Every storage binding render() uses (the GL state contract's): the material table's, then
  *  GPU culling's (which GPU particle systems share). */
 inline constexpr std::array<std::uint32_t, 7> kRendererStorageBindings{

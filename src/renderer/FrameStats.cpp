@@ -46,6 +46,7 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.particlesSorted, "particles sorted");
     counter(out, stats.gpuParticleSteps, "gpu particle steps");
     counter(out, stats.gpuParticleDispatches, "gpu particle dispatches");
+    counter(out, stats.skinPaletteDispatches, "skin palette dispatches");
     counter(out, stats.programBinds, "program binds");
     counter(out, stats.vertexArrayBinds, "vertex array binds");
     counter(out, stats.bytesUploaded, "bytes uploaded");

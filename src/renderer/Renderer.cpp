@@ -18,6 +18,7 @@
 #include "renderer/ShaderLibrary.h"
 #include "renderer/PhaseTimer.h"
 #include "renderer/ShadowPass.h"  // shadows
+#include "renderer/SkinPalettePass.h"  // skinned crowds
 #include "renderer/SurfacePass.h"
 #include "renderer/ViewPass.h"
 #include "core/Validate.h"  // allFinite
@@ -142,6 +143,7 @@ struct Renderer::Impl {
     bool warnedNoDefaultFramebuffer = false;
     detail::ParticlePass particles{id, limits};  // particles and scatter (docs/particles.md)
     detail::GpuParticlePass gpuParticles{id, limits};  // GPU particle systems (docs/particles.md, "GPU path")
+    detail::SkinPalettePass skinPalettes{limits};  // skinned crowds' per-instance palettes (docs/skinning.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
     detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
     std::unique_ptr<DebugChain> debugChain;
@@ -157,6 +159,7 @@ struct Renderer::Impl {
                                   .instanceVisibility = instanceVisibility,
                                   .gpuCullingCounts = gpuCullingCounts,
                                   .populations = populations,
+                                  .skinPalettes = skinPalettes,
                                   .countGpuCulled = desc.gpuCullingCounts}};
 
     explicit Impl(const RendererDesc& rendererDesc)
@@ -276,6 +279,9 @@ struct Renderer::Impl {
                     (void)resources.texture(material);
                     if (item.instanced) {
                         requireIndexedFits(item, resources.batch(static_cast<const InstancedMeshNode&>(*item.node)));
+                        if (detail::drawsAnimated(item)) {  // its palettes, blended before the draws
+                            skinPalettes.note(static_cast<const InstancedMeshNode&>(*item.node));
+                        }
                     }
                 }
             }
@@ -487,6 +493,7 @@ struct Renderer::Impl {
             detail::ParticlePass& particles;
             detail::GpuParticlePass& gpuParticles;
             detail::GpuCulling& gpuCulling;
+            detail::SkinPalettePass& skinPalettes;
             FrameStats& stats;
             std::uint64_t waitsBefore;
             ~Restore() {
@@ -496,12 +503,13 @@ struct Renderer::Impl {
                 gpuCulling.endFrame();
                 particles.endFrame();
                 gpuParticles.endFrame();
+                skinPalettes.endFrame();
                 // After endFrame(): its waits (too many fences alive) are this frame's too, and
                 // the ring may have grown for the next frame.
                 stats.uploadWaits = resources.stagingWaits() - waitsBefore;
                 stats.stagingBytes = resources.ring().capacity();
             }
-        } restore{exitState, resources, instanceVisibility, particles, gpuParticles, gpuCulling, stats, waitsBefore};
+        } restore{exitState, resources, instanceVisibility, particles, gpuParticles, gpuCulling, skinPalettes, stats, waitsBefore};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
@@ -534,6 +542,7 @@ struct Renderer::Impl {
             const PhaseTimer timer(stats.cullMs);
             gpuCulling.dispatch(resources, stats, table.tabledCulling());
             gpuParticles.simulate(passes, stats);  // GPU particle steps and sorts, then their barrier
+            skinPalettes.dispatch(resources, stats);  // skinned crowds' palettes, then their barrier
         }
         const auto submitStart = std::chrono::steady_clock::now();
         for (const detail::ViewPass& pass : passes) {

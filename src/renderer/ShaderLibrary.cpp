@@ -101,9 +101,7 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       shadowViewForward(program.uniformLocation("u_shadowViewForward")),
       eyeHigh(program.uniformLocation("u_eyeHigh")),
       eyeLow(program.uniformLocation("u_eyeLow")),
-      jointCount(program.uniformLocation("u_jointCount")),
-      animationTime(program.uniformLocation("u_animationTime")),
-      clips(program.uniformLocation("u_clips")) {
+      jointCount(program.uniformLocation("u_jointCount")) {
     if ((features & kScatter) != 0) {
         wind = {.meshHeight = program.uniformLocation("u_meshHeight"),
                 .time = program.uniformLocation("u_windTime"),
@@ -170,9 +168,6 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
         text += (features & kIndexed) != 0 ? declareIndexed(streams::kRecord) : declare(streams::kRecord);
         if ((features & kInstanceMorphWeights) != 0) {
             text += declare(streams::kMorphWeights);
-        }
-        if ((features & kSkinAnimated) != 0) {
-            text += declare(streams::kAnimation);
         }
     }
     if ((features & kScatter) != 0) {  // particles and scatter; particle.vert reads its own planes

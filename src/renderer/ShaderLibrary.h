@@ -50,8 +50,9 @@ enum ShaderFeature : std::uint32_t {
      *  attributes and the matrices on kSkinUnit: the node's palette, or with kSkinAnimated the
      *  batch's baked AnimationSet read per instance. */
     kSkin = 1u << 15,
-    /** MYRIAD_SKIN_ANIMATED: with kSkin and kInstanced, each instance's skin matrices from the
-     *  baked clips at its own time (the animation stream, unit kAnimationUnit). */
+    /** MYRIAD_SKIN_ANIMATED: with kSkin and kInstanced, each instance's own palette on kSkinUnit,
+     *  blended from the baked clips at its own time before the frame's draws
+     *  (renderer/SkinPalettePass.h). */
     kSkinAnimated = 1u << 16,
 };
 
@@ -107,9 +108,7 @@ struct SurfaceUniforms {
     int shadowViewForward = -1;   ///< u_shadowViewForward (kShadowReceive)
     int eyeHigh = -1;             ///< u_eyeHigh (kTabled)
     int eyeLow = -1;              ///< u_eyeLow (kTabled)
-    int jointCount = -1;          ///< u_jointCount (kSkin)
-    int animationTime = -1;       ///< u_animationTime (kSkinAnimated)
-    int clips = -1;               ///< u_clips[0] (kSkinAnimated): per clip (first frame, frames, duration, loops)
+    int jointCount = -1;          ///< u_jointCount (kSkinAnimated): joints per instance palette
     /** scatter.vert's wind (kScatter); -1 in other variants. */
     struct Wind {
         int meshHeight = -1, time = -1, direction = -1, strength = -1, gustStrength = -1, gustScale = -1,
@@ -129,7 +128,6 @@ struct SurfaceProgram {
     Program program;
     SurfaceUniforms uniforms;
     std::uint64_t viewSerial = 0;  ///< the view whose camera and light uniforms it holds
-    std::uint64_t animationSetId = 0;  ///< the AnimationSet whose clip table and joint count it holds (kSkinAnimated)
     std::weak_ptr<const SurfaceShader> surface;  ///< expires with the user's surface
     SurfaceProgram(Program p, std::uint32_t features) : program(std::move(p)), uniforms(program, features) {}
 };

@@ -13,6 +13,7 @@
 #include "renderer/PhaseTimer.h"
 #include "renderer/ShaderLibrary.h"
 #include "renderer/ShadowPass.h"  // shadows
+#include "renderer/SkinPalettePass.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Material.h"
 #include "myriad/core/MeshNode.h"
@@ -160,28 +161,11 @@ void SurfacePass::setUniformLanes(const SurfaceProgram& chosen, const std::array
     }
 }
 
-/** A batch playing an AnimationSet: its baked frames, its animation stream, the clock and the
- *  clip table (docs/skinning.md, "Crowds"). */
-void SurfacePass::bindAnimation(SurfaceProgram& chosen, const InstancedMeshNode& batchNode, BatchGpu& batch) {
-    const AnimationSet& set = *batchNode.animationSet();
-    glBindTextureUnit(kSkinUnit, m_parts.resources.animationSet(batchNode.animationSet(), batchNode).texture.id());
-    glBindTextureUnit(kAnimationUnit, batch.streams[InstanceStreamId::Animation].texture.id());
-    const SurfaceUniforms& u = chosen.uniforms;
-    chosen.program.setUniform(u.animationTime, batchNode.animationTime());
-    if (chosen.animationSetId == set.id()) {
-        return;  // the program holds this set's joint count and clip table already
-    }
-    chosen.animationSetId = set.id();
-    chosen.program.setUniform(u.jointCount, static_cast<int>(set.jointCount()));
-    if (u.clips >= 0) {
-        std::array<glm::vec4, kMaxBakedClips> clips{};
-        for (std::size_t c = 0; c < set.clips().size(); ++c) {
-            const BakedClip& clip = set.clips()[c];
-            clips[c] = glm::vec4(static_cast<float>(clip.firstFrame), static_cast<float>(clip.frameCount), clip.duration,
-                                 clip.loops ? 1.0f : 0.0f);
-        }
-        glProgramUniform4fv(chosen.program.id(), u.clips, static_cast<GLsizei>(set.clips().size()), &clips[0][0]);
-    }
+/** A batch playing an AnimationSet: its per-instance palettes, blended before the frame's
+ *  draws (renderer/SkinPalettePass.h), and their joint count. */
+void SurfacePass::bindAnimation(const SurfaceProgram& chosen, const InstancedMeshNode& batchNode) {
+    glBindTextureUnit(kSkinUnit, m_parts.skinPalettes.texture(batchNode));
+    chosen.program.setUniform(chosen.uniforms.jointCount, static_cast<int>(batchNode.animationSet()->jointCount()));
 }
 
 void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& scene) {
@@ -225,7 +209,7 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
             glBindTextureUnit(kMorphWeightsUnit, batch.streams[InstanceStreamId::MorphWeights].texture.id());
         }
         if ((features & kSkinAnimated) != 0) {
-            bindAnimation(chosen, batchNode, batch);
+            bindAnimation(chosen, batchNode);
         }
         if ((features & kInstanceLanes) != 0) {
             glBindTextureUnit(kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());

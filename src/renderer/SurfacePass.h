@@ -34,6 +34,7 @@ class InstanceVisibility;
 class MaterialTable;
 class ShaderLibrary;
 class ShadowPass;
+class SkinPalettePass;
 struct Population;
 struct SurfaceProgram;
 
@@ -52,6 +53,7 @@ public:
         InstanceVisibility& instanceVisibility;
         GpuCullingCounts& gpuCullingCounts;
         GpuPopulations& populations;
+        const SkinPalettePass& skinPalettes;
         bool countGpuCulled = false;
     };
     explicit SurfacePass(const Parts& parts) noexcept : m_parts(parts) {}
@@ -106,7 +108,7 @@ private:
     void useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene);
     void setMaterial(const SurfaceProgram& chosen, const Material& material);
     static void setUniformLanes(const SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes);
-    void bindAnimation(SurfaceProgram& chosen, const InstancedMeshNode& batchNode, BatchGpu& batch);
+    void bindAnimation(const SurfaceProgram& chosen, const InstancedMeshNode& batchNode);
     void draw(const DrawItem& item, const ViewPass& pass, const Scene& scene);
     void drawTableGroups(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
     void drawPopulation(Population& population, const ViewPass& pass, const Scene& scene);

@@ -3,6 +3,8 @@
 // the pose; an instanced crowd playing baked clips, each instance at its own time, where only
 // the clock changes and nothing is uploaded.
 #include "renderer/ShaderLibrary.h"
+#include "renderer/SkinPalettePass.h"
+#include "support/GlCallLog.h"
 #include "support/GlTest.h"
 #include "support/TransformFeedback.h"
 
@@ -217,16 +219,11 @@ TEST_CASE("Instances of one clip at t and t + 0.5 s, and a cross-fade, match the
     const std::shared_ptr<const AnimationClip> clips[] = {bendClip(), liftClip()};
     const auto set = AnimationSet::bake(skeleton, clips, *mesh, {.framesPerSecond = 30.0f, .playOnce = {}});
 
-    const std::uint32_t features = gl::detail::kInstanced | gl::detail::kSkin | gl::detail::kSkinAnimated;
-    const std::string defines = gl::detail::ShaderLibrary::featureDefines(features) +
-                                gl::detail::ShaderLibrary::streamDeclarations(features);
-    const gl::ShaderSource stages[] = {{gl::ShaderStage::Vertex, "surface.vert", gl::embeddedShaderText("surface.vert"), defines}};
-    const char* varyings[] = {"gl_Position"};
-    gl::Program program(stages, "crowd-capture", varyings);
-
-    // Instance 0 plays 'bend' from 0.1 s, instance 1 the same clip half a second later, instance
-    // 2 fades from 'bend' to 'lift' and is half-way through its fade at the batch time below.
+    // The library's two stages fed by hand: skin_palette.comp blends each instance's palette
+    // from the baked frames and its animation row, then the instanced vertex stage skins by it.
     const float time = 0.35f;
+    // Instance 0 plays 'bend' from 0.1 s, instance 1 the same clip half a second later, instance
+    // 2 fades from 'bend' to 'lift' and is half-way through its fade at the batch time above.
     const InstanceAnimation plays[] = {
         {.clip = 0, .startTime = 0.1f},
         {.clip = 0, .startTime = -0.4f},
@@ -238,29 +235,52 @@ TEST_CASE("Instances of one clip at t and t + 0.5 s, and a cross-fade, match the
         animationRows.push_back({static_cast<float>(a.clip), a.startTime, a.speed, a.fadeStart});
         animationRows.push_back({from, a.fadeFromStartTime, a.fadeFromSpeed, a.fadeDuration});
     }
-    std::vector<InstanceRecord> records(3);  // identity transforms, white
-    gl::Buffer recordBuffer({.initialData = std::as_bytes(std::span(records))});
-    const std::vector<std::byte> packed = mesh->packedVertices();
-    gl::Buffer vertices({.initialData = std::span(packed)});
-    gl::VertexArray layout = skinnedLayout(*mesh, vertices, true, &recordBuffer);
-    BufferTexture frames(set->rows(), gl::detail::kSkinUnit);
-    BufferTexture animations(animationRows, gl::detail::kAnimationUnit);
-    program.use();
-    program.setUniform(program.uniformLocation("u_viewProjection"), glm::mat4(1.0f));
-    program.setUniform(program.uniformLocation("u_model"), glm::mat4(1.0f));
-    program.setUniform(program.uniformLocation("u_jointCount"), static_cast<int>(set->jointCount()));
-    program.setUniform(program.uniformLocation("u_animationTime"), time);
+    const gl::ShaderSource kernel = gl::detail::SkinPalettePass::programSource();
+    gl::Program blend(std::span(&kernel, 1), "skin-palette-test");
+    BufferTexture frames(set->rows(), 0);
+    BufferTexture animations(animationRows, 1);
+    const std::size_t jointCount = set->jointCount();
+    gl::Buffer palettes({.sizeBytes = 3 * jointCount * 3 * sizeof(glm::vec4)});
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::detail::kSkinPaletteBinding, palettes.id());
     std::vector<glm::vec4> clipTable;
     for (const BakedClip& clip : set->clips()) {
         clipTable.emplace_back(static_cast<float>(clip.firstFrame), static_cast<float>(clip.frameCount), clip.duration,
                                clip.loops ? 1.0f : 0.0f);
     }
-    glProgramUniform4fv(program.id(), program.uniformLocation("u_clips"), static_cast<GLsizei>(clipTable.size()),
-                        &clipTable[0][0]);
+    glProgramUniform4fv(blend.id(), blend.uniformLocation("u_clips"), static_cast<GLsizei>(clipTable.size()), &clipTable[0][0]);
+    glProgramUniform1ui(blend.id(), blend.uniformLocation("u_instanceCount"), 3u);
+    glProgramUniform1ui(blend.id(), blend.uniformLocation("u_first"), 0u);
+    glProgramUniform1i(blend.id(), blend.uniformLocation("u_jointCount"), static_cast<GLint>(jointCount));
+    glProgramUniform1f(blend.id(), blend.uniformLocation("u_animationTime"), time);
+    blend.use();
+    glDispatchCompute(1, 1, 1);  // 3 instances x 2 joints: one group of 64
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::detail::kSkinPaletteBinding, 0);
+    GLuint paletteTexture = 0;
+    glCreateTextures(GL_TEXTURE_BUFFER, 1, &paletteTexture);
+    glTextureBuffer(paletteTexture, GL_RGBA32F, palettes.id());
+    glBindTextureUnit(gl::detail::kSkinUnit, paletteTexture);
+
+    const std::uint32_t features = gl::detail::kInstanced | gl::detail::kSkin | gl::detail::kSkinAnimated;
+    const std::string defines = gl::detail::ShaderLibrary::featureDefines(features) +
+                                gl::detail::ShaderLibrary::streamDeclarations(features);
+    const gl::ShaderSource stages[] = {{gl::ShaderStage::Vertex, "surface.vert", gl::embeddedShaderText("surface.vert"), defines}};
+    const char* varyings[] = {"gl_Position"};
+    gl::Program program(stages, "crowd-capture", varyings);
+    std::vector<InstanceRecord> records(3);  // identity transforms, white
+    gl::Buffer recordBuffer({.initialData = std::as_bytes(std::span(records))});
+    const std::vector<std::byte> packed = mesh->packedVertices();
+    gl::Buffer vertices({.initialData = std::span(packed)});
+    gl::VertexArray layout = skinnedLayout(*mesh, vertices, true, &recordBuffer);
+    program.use();
+    program.setUniform(program.uniformLocation("u_viewProjection"), glm::mat4(1.0f));
+    program.setUniform(program.uniformLocation("u_model"), glm::mat4(1.0f));
+    program.setUniform(program.uniformLocation("u_jointCount"), static_cast<int>(jointCount));
     const std::size_t count = mesh->vertexCount();
     const std::vector<float> out = capture(4 * count * 3, [&] {
         gl::drawArraysInstanced(layout, gl::PrimitiveMode::Points, 0, static_cast<std::uint32_t>(count), 3);
     });
+    glDeleteTextures(1, &paletteTexture);
 
     std::vector<glm::mat4> baked(2), exact(2), joints(2);
     for (std::size_t instance = 0; instance < 3; ++instance) {
@@ -466,4 +486,57 @@ TEST_CASE("A crowd culled per instance on the CPU or the GPU draws what it draws
             CHECK(lit(gpu, x, y) == lit(unculled, x, y));
         }
     }
+}
+
+TEST_CASE("A crowd's palettes: blended once a frame behind barriers, not at all when nothing changed", "[skinning][barriers]") {
+    // The palettes are written by a compute dispatch and read by the draws' texel fetches: the
+    // draws need a texture-fetch barrier after the dispatch, and the next frame's dispatch a
+    // storage barrier after the last draws that read them (write after read, OpenGL 4.5 section
+    // 7.12.2). llvmpipe runs everything in order, so only the call log can show them.
+    INFO("GL: " << context().description());
+    RenderFixture fixture;
+    Scene scene;
+    const auto mesh = armStrip();
+    const std::shared_ptr<const AnimationClip> clips[] = {bendClip()};
+    auto& crowd = scene.root().emplace<InstancedMeshNode>(mesh, unlit(glm::vec4(1.0f)), 4, "crowd");
+    crowd.addInstance(at(0.0f, -0.5f));
+    crowd.addInstance(at(0.0f, 0.5f));
+    crowd.setAnimationSet(AnimationSet::bake(armSkeleton(), clips, *mesh));
+    fixture.render(scene);
+    CHECK(fixture.renderer.lastFrameStats().skinPaletteDispatches == 1);
+    GlCallLog log(GlCallLog::NoFunctions{});
+    MYRIAD_GL_CALL_LOG_HOOK(log, glMemoryBarrier);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDispatchCompute);
+    MYRIAD_GL_CALL_LOG_HOOK(log, glDrawElementsInstancedBaseInstance);
+    for (int frame = 1; frame <= 3; ++frame) {
+        crowd.setAnimationTime(0.2f * static_cast<float>(frame));
+        fixture.render(scene);
+        CHECK(fixture.renderer.lastFrameStats().skinPaletteDispatches == 1);
+    }
+    bool storageBarrierSinceDraw = false;
+    bool fetchBarrierSinceDispatch = true;
+    std::size_t dispatches = 0;
+    for (const GlCall& call : log.calls()) {
+        if (call.function == "glMemoryBarrier") {
+            const auto bits = call.argument<GLbitfield>(0);
+            storageBarrierSinceDraw = storageBarrierSinceDraw || (bits & GL_SHADER_STORAGE_BARRIER_BIT) != 0;
+            fetchBarrierSinceDispatch = fetchBarrierSinceDispatch || (bits & GL_TEXTURE_FETCH_BARRIER_BIT) != 0;
+        } else if (call.function == "glDispatchCompute") {
+            INFO(log.dump(40));
+            CHECK(storageBarrierSinceDraw);
+            fetchBarrierSinceDispatch = false;
+            ++dispatches;
+        } else {  // a draw
+            INFO(log.dump(40));
+            CHECK(fetchBarrierSinceDispatch);
+            storageBarrierSinceDraw = false;
+        }
+    }
+    CHECK(dispatches == 3);
+    // The same clock, choices and instances: the palettes already hold the pose.
+    fixture.render(scene);
+    CHECK(fixture.renderer.lastFrameStats().skinPaletteDispatches == 0);
+    crowd.setAnimation(0, {.startTime = 0.3f});  // one instance's choice: blended again
+    fixture.render(scene);
+    CHECK(fixture.renderer.lastFrameStats().skinPaletteDispatches == 1);
 }

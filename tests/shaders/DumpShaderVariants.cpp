@@ -13,6 +13,7 @@
 // vertex stage and interface are those of the built-in program of the same feature set).
 // Exit status 0, or 1 with a message on stderr.
 #include "renderer/GpuCulling.h"
+#include "renderer/SkinPalettePass.h"
 #include "renderer/GpuParticlePass.h"
 #include "renderer/ShaderLibrary.h"
 #include "gl/ShaderText.h"
@@ -232,15 +233,16 @@ int run(int argc, char** argv) {
         }
     }
     programs << "link " << writeStage(GpuCulling::programSource(), "cull") << "\n";
+    programs << "link " << writeStage(SkinPalettePass::programSource(), "skin_palette") << "\n";
     const auto particleKernels = gpuParticleProgramSources();  // particle_sim.comp, particle_sort.comp
     for (const auto& [stem, source] : particleKernels) {
         programs << "link " << writeStage(source, stem) << "\n";
     }
     writeFile(out / "programs.txt", programs.str());
-    std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp + %zu particle kernels: "
+    std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp + skin_palette.comp + %zu particle kernels: "
                 "%zu programs, %zu stage files in %s\n",
                 featureSets.size(), surfaces.size(), particleKernels.size(),
-                featureSets.size() * (1 + surfaces.size()) + 1 + particleKernels.size(), files, out.string().c_str());
+                featureSets.size() * (1 + surfaces.size()) + 2 + particleKernels.size(), files, out.string().c_str());
     return 0;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 /** @file
  *  Clips baked for instanced crowds: every clip of a skeleton sampled once into skin matrices
- *  per frame, which a renderer uploads once as an animation texture and the vertex stage reads
- *  by instance, so a crowd where only time changes writes nothing per frame (the technique of
- *  Ogre's HWInstancingVTF with shared animations and of Babylon's baked vertex animation, with
- *  time advanced in the shader). No GL. docs/skinning.md, "Crowds". */
+ *  per frame, which a renderer uploads once as an animation texture and blends on the GPU into
+ *  each instance's palette at its own time, so a crowd where only time changes writes nothing
+ *  per frame (the baked-animation technique of Ogre's HWInstancingVTF with shared animations
+ *  and of Babylon's baked vertex animation, with time advanced on the GPU). No GL. docs/skinning.md, "Crowds". */
 #include "myriad/core/AnimationClip.h"
 #include "myriad/core/Bounds.h"
 #include "myriad/core/Skeleton.h"
@@ -23,7 +23,7 @@ namespace myriad {
 
 class MeshGeometry;
 
-/** Most clips one AnimationSet holds (the vertex stage keeps their table in uniforms). */
+/** Most clips one AnimationSet holds (the GPU's palette pass keeps their table in uniforms). */
 inline constexpr std::size_t kMaxBakedClips = 32;
 
 /** How AnimationSet samples its clips. */
@@ -117,13 +117,13 @@ public:
      *  with this set culls by: bounds() for the mesh it was baked with, else O(frames x joints).
      *  @throws InvalidArgument if @p mesh is not skinned or uses a joint past jointCount(). */
     [[nodiscard]] Aabb boundsFor(const MeshGeometry& mesh) const;
-    /** What the vertex stage computes for @p animation at batch time @p batchTime, on the CPU:
+    /** What the GPU's palette pass (skin_palette.comp) computes for @p animation at batch time @p batchTime, on the CPU:
      *  the skin matrices of each clip at its local time (the two baked frames around it, blended
      *  linearly), faded as InstanceAnimation says. For tests and for CPU work on the same pose
      *  (attachments). @p skin: jointCount() matrices.
      *  @throws InvalidArgument if @p skin's size is wrong or a clip index is out of range. */
     void skinMatricesAt(const InstanceAnimation& animation, float batchTime, std::span<glm::mat4> skin) const;
-    /** The clip-local time the vertex stage draws clip @p clip at, for batch time @p batchTime
+    /** The clip-local time the GPU draws clip @p clip at, for batch time @p batchTime
      *  with @p startTime and @p speed (looped, or clamped for a play-once clip).
      *  @throws InvalidArgument if @p clip is out of range. */
     [[nodiscard]] float clipTime(std::uint32_t clip, float batchTime, float startTime, float speed) const;

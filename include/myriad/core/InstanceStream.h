@@ -278,7 +278,7 @@ namespace streams {
 inline constexpr std::uint32_t kMorphWeightsUnit = 2;     ///< kMorphWeights (surface programs)
 inline constexpr std::uint32_t kLanesUnit = 3;            ///< lanes() (surface programs)
 inline constexpr std::uint32_t kParticleStreamsUnit = 2;  ///< the four particle planes (particle programs)
-inline constexpr std::uint32_t kAnimationUnit = 4;        ///< kAnimation (surface programs)
+inline constexpr std::uint32_t kAnimationUnit = 4;        ///< kAnimation's nominal unit (the palette dispatch binds it itself)
 /** The 64-byte transform-and-colour record (InstanceRecord): attribute locations 4-7. */
 extern const InstanceStreamDesc kRecord;
 /** Per-instance morph weights: kMaxMorphTargets floats, the first being
@@ -286,7 +286,8 @@ extern const InstanceStreamDesc kRecord;
 extern const InstanceStreamDesc kMorphWeights;
 /** What each instance of a skinned crowd plays (InstanceAnimation), 8 floats: (clip,
  *  startTime, speed, fadeStart), (fadeFromClip or -1, fadeFromStartTime, fadeFromSpeed,
- *  fadeDuration); default clip 0 from time 0 at speed 1, no fade; buffer texture unit 4. */
+ *  fadeDuration); default clip 0 from time 0 at speed 1, no fade; read by the renderer's palette
+ *  dispatch (docs/skinning.md), not by the surface programs (its unit, 4, is nominal). */
 extern const InstanceStreamDesc kAnimation;
 /** Most shader-data lanes an instance can have (lanes(8): 32 floats, 128 bytes a row). */
 inline constexpr std::size_t kMaxLanes = 8;

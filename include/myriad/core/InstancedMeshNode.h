@@ -307,8 +307,8 @@ public:
     // nothing per instance and uploads nothing per frame.
 
     /** Plays @p set's clips on this batch: the mesh (every primitive) is skinned by
-     *  set->skeleton() with each instance's skin matrices read from the set's animation texture
-     *  by the vertex stage (the node's own skeleton and pose, if any, are not used while a set
+     *  set->skeleton() with each instance's skin matrices blended from the set's animation
+     *  texture on the GPU once a frame (docs/skinning.md, "Crowds"; the node's own skeleton and pose, if any, are not used while a set
      *  is on). Every instance starts playing clip 0 from batch time 0 at speed 1 (the default
      *  InstanceAnimation); instances keep what they were given when the set is replaced by one
      *  with as many clips or more, and start over otherwise. Bounds (culling, drawBounds())

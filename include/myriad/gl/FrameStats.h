@@ -108,6 +108,10 @@ struct FrameStats {
     /** Compute dispatches of GPU particle systems: 2 or 3 a step, and a sorted system's sort
      *  per view (1 + the stages past 2,048 pairs, with their passes). */
     std::uint32_t gpuParticleDispatches = 0;
+    /** Compute dispatches that blended skinned crowds' per-instance palettes
+     *  (docs/skinning.md, "Crowds"): one per batch whose clock, animation stream or count
+     *  changed since its last (more for a batch past the driver's work-group count). */
+    std::uint32_t skinPaletteDispatches = 0;
     /** Shader programs this call compiled from source (variants no earlier frame needed).
      *  0 in a frame after Renderer::prepare() with the same scene and views. */
     std::uint32_t programsCompiled = 0;
@@ -116,9 +120,10 @@ struct FrameStats {
     std::uint32_t programsLoaded = 0;
 
     // CPU time of this render() call by phase, milliseconds (steady clock). myriad's own work is
-    // cullMs + uploadMs + submitMs - drawMs. drawMs is the time inside glDraw* calls, and the
-    // rest of frameMs (clear, fences, flushes) is the driver's too: a software driver such as
-    // llvmpipe runs vertex shading there. None of it waits for the GPU (no glFinish).
+    // cullMs + uploadMs + submitMs - drawMs - skinPaletteMs. drawMs is the time inside glDraw*
+    // calls, skinPaletteMs inside the skin palettes' glDispatchCompute calls, and the rest of
+    // frameMs (clear, fences, flushes) is the driver's too: a software driver such as llvmpipe
+    // runs vertex shading and compute there. None of it waits for the GPU (no glFinish).
     /** Walking the tree, layer masks, frustum culling, sorting, and issuing the GPU culling
      *  dispatches (their GPU time is not in here). */
     double cullMs = 0.0;
@@ -135,13 +140,16 @@ struct FrameStats {
     /** Issuing GPU particle systems' compute (steps and sorts): the CPU's calls only, the
      *  GPU's work is not in here (part of cullMs). */
     double gpuParticlesMs = 0.0;
+    /** Inside the glDispatchCompute calls that blend skinned crowds' palettes (part of cullMs):
+     *  the driver's time (llvmpipe runs the compute there), not myriad's. */
+    double skinPaletteMs = 0.0;
     /** Starting the programs the frame lacked and waiting for them (compile and link, or
      *  glProgramBinary); the driver's compile threads run during the uploads in between. */
     double compileMs = 0.0;
     double frameMs = 0.0;   ///< the whole render() call
 
     /** myriad's own CPU time in this frame, driver work excluded. */
-    [[nodiscard]] double myriadMs() const noexcept { return cullMs + uploadMs + submitMs - drawMs; }
+    [[nodiscard]] double myriadMs() const noexcept { return cullMs + uploadMs + submitMs - drawMs - skinPaletteMs; }
 };
 
 /** @p stats on one line, for logs and overlays: the frame number, the counters (views, draw
