@@ -66,6 +66,27 @@ void MeshNode::setMorphState(const MorphState& state) {
     setMorphWeights(state.weights);
 }
 
+void MeshNode::setOccluderMesh(std::shared_ptr<const MeshGeometry> mesh) {
+    if (mesh && !occluderMeshFits(*mesh)) {
+        const Aabb& box = mesh->localBounds();
+        throw InvalidArgument("MeshNode::setOccluderMesh: '" + mesh->name() + "' (box (" + std::to_string(box.min.x) + ", " +
+                              std::to_string(box.min.y) + ", " + std::to_string(box.min.z) + ")..(" +
+                              std::to_string(box.max.x) + ", " + std::to_string(box.max.y) + ", " +
+                              std::to_string(box.max.z) + ")) is not inside node '" + name() + "''s mesh bounds");
+    }
+    m_occluderMesh = std::move(mesh);
+}
+
+bool MeshNode::occluderMeshFits(const MeshGeometry& mesh) const noexcept {
+    // Touching counts as inside, with a margin of 1e-4 of the node's box for rounding.
+    Aabb grown = m_meshBounds;
+    const glm::vec3 half = grown.halfExtent();
+    const float margin = 1e-4f * std::max({half.x, half.y, half.z});
+    grown.min -= glm::vec3(margin);
+    grown.max += glm::vec3(margin);
+    return grown.contains(mesh.localBounds());
+}
+
 void MeshNode::setShaderData(std::size_t lane, const glm::vec4& value) {
     if (lane >= m_shaderData.size()) {
         throw OutOfRange("MeshNode::setShaderData: lane " + std::to_string(lane) + " >= 4");

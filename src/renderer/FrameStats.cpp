@@ -31,6 +31,10 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.culledNodes, "culled nodes");
     counter(out, stats.instancesTested, "instances tested");
     counter(out, stats.instancesGpuCulled, "gpu-culled");
+    counter(out, stats.instancesFrustumCulled, "frustum-culled");
+    counter(out, stats.instancesOcclusionCulled, "occlusion-culled");
+    counter(out, stats.nodesOcclusionCulled, "occluded nodes");
+    counter(out, stats.occluderTriangles, "occluder triangles");
     if (stats.gpuCulled.frame != 0) {
         out += ", gpu-culled drawn " + std::to_string(stats.gpuCulled.instances) + " of " +
                std::to_string(stats.gpuCulled.upperBound) + " (frame " + std::to_string(stats.gpuCulled.frame) + ")";

@@ -2,9 +2,11 @@
 
 #include "renderer/GpuResources.h"
 #include "renderer/LodSelection.h"
+#include "renderer/PhaseTimer.h"
 #include "renderer/ViewPass.h"
 #include "myriad/core/InstancedMeshNode.h"
 
+#include <glm/geometric.hpp>
 #include <glm/matrix.hpp>
 
 #include <algorithm>
@@ -50,7 +52,8 @@ void InstanceVisibility::trim() noexcept {
 
 bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch, bool blended,
                                 const FrustumPlanes& planes, const ViewCamera& camera, const glm::vec3& depthAxis,
-                                DrawItem& item, FrameStats& stats, std::span<const std::uint8_t> leaveOut) {
+                                DrawItem& item, FrameStats& stats, std::span<const std::uint8_t> leaveOut,
+                                OcclusionBuffer* occlusion) {
     SpheresEntry& spheres = m_spheres[batch.id()];
     if (spheres.alive.expired()) {
         spheres = SpheresEntry{};  // a new node (or one whose id outlived it): start clean
@@ -72,7 +75,26 @@ bool InstanceVisibility::select(std::size_t pass, const InstancedMeshNode& batch
     if (batch.visibility().culling != InstanceCulling::Off) {  // Gpu here: sorted, so culled on the CPU
         const FrustumPlanes nodePlanes =
             nodeSpacePlanes(planes, batch.worldLinear(), batch.worldTranslation(), camera.eye);
-        stats.instancesTested += cullInstanceSpheres(spheres.spheres, drawn, nodePlanes, list.indices);
+        const std::size_t tested = cullInstanceSpheres(spheres.spheres, drawn, nodePlanes, list.indices);
+        stats.instancesTested += tested;
+        stats.instancesFrustumCulled += tested - list.indices.size();
+        if (occlusion != nullptr && !list.indices.empty()) {
+            // The same node-space spheres, taken to camera-relative space: a sphere of radius r
+            // becomes an ellipsoid whose world box has half extent r |row i of L| on axis i.
+            const PhaseTimer timer(stats.occlusionMs);
+            const glm::mat3 linear = batch.worldLinear();
+            const glm::vec3 offset(batch.worldTranslation() - camera.eye);
+            const glm::vec3 rowLength(glm::length(glm::vec3(linear[0][0], linear[1][0], linear[2][0])),
+                                      glm::length(glm::vec3(linear[0][1], linear[1][1], linear[2][1])),
+                                      glm::length(glm::vec3(linear[0][2], linear[1][2], linear[2][2])));
+            const InstanceSpheres& s = spheres.spheres;
+            const std::size_t before = list.indices.size();
+            std::erase_if(list.indices, [&](std::uint32_t i) {
+                const glm::vec3 centre = linear * glm::vec3(s.x()[i], s.y()[i], s.z()[i]) + offset;
+                return occlusion->boxOccluded(centre, s.radius()[i] * rowLength);
+            });
+            stats.instancesOcclusionCulled += before - list.indices.size();
+        }
     } else {
         for (std::size_t i = drawn.begin; i < drawn.end; ++i) {
             list.indices.push_back(static_cast<std::uint32_t>(i));

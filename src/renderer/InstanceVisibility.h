@@ -11,6 +11,7 @@
 #include "gl/GlCommon.h"
 #include "renderer/GlLimits.h"
 #include "myriad/core/InstanceCulling.h"
+#include "myriad/core/OcclusionBuffer.h"
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/FrameStats.h"
 
@@ -72,10 +73,13 @@ public:
      *  shadow-caster pass; empty: none). No GL.
      *  A batch with a LOD chain: the list is then split by level (lodLevels()), and @p item
      *  is left for the caller to copy once per level.
+     *  With @p occlusion (the pass's buffer, View::occlusionCulling) each instance left by the
+     *  frustum test of a culled batch is tested against it too (its sphere's world box), and
+     *  the hidden ones left out (FrameStats::instancesOcclusionCulled).
      *  @return false when no instance is left (the item is not drawn). */
     bool select(std::size_t pass, const InstancedMeshNode& batch, bool blended, const FrustumPlanes& planes,
                 const ViewCamera& camera, const glm::vec3& depthAxis, DrawItem& item, FrameStats& stats,
-                std::span<const std::uint8_t> leaveOut = {});
+                std::span<const std::uint8_t> leaveOut = {}, OcclusionBuffer* occlusion = nullptr);
 
     /** Uploads @p list if it changed since its last upload, and binds it and an RGBA32F view of
      *  @p gpu's record buffer on kVisibleIndexUnit and kIndexedRecordUnit. */

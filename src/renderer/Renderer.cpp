@@ -477,6 +477,9 @@ struct Renderer::Impl {
                     passes[p].setInstanceVisibility(&instanceVisibility, p);
                     passes[p].setGpuCulling(&gpuCulling);
                     passes[p].setShadowCaster(nullptr);
+                    passes[p].setOcclusion({.bufferHeight = desc.occlusionBufferHeight,
+                                            .triangleBudget = desc.occluderTriangleBudget,
+                                            .maxOccluderInstances = desc.maxOccluderInstances});
                     passes[p++].build(scene, view, stats);
                 }
             }
@@ -562,6 +565,10 @@ struct Renderer::Impl {
 
 Renderer::Renderer(const RendererDesc& desc) {
     requireCurrentContext("gl::Renderer");
+    if (desc.occlusionBufferHeight == 0 || desc.occlusionBufferHeight > 4096) {
+        throw InvalidArgument("gl::Renderer: RendererDesc::occlusionBufferHeight " +
+                              std::to_string(desc.occlusionBufferHeight) + " is not within 1..4096");
+    }
     m_impl = std::make_unique<Impl>(desc);
 }
 

@@ -2,6 +2,7 @@
 
 #include "renderer/GpuCulling.h"
 #include "renderer/InstanceVisibility.h"
+#include "renderer/PhaseTimer.h"
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -9,10 +10,13 @@
 #include "myriad/core/Scene.h"
 
 #include <glm/geometric.hpp>
+#include <glm/matrix.hpp>
 #include <glm/ext/matrix_double4x4.hpp>
 #include <glm/mat3x3.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace myriad::gl::detail {
 
@@ -77,7 +81,13 @@ void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_depthAxis = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
     m_particleNodes.clear();
     m_blendedParticles.clear();
-    collect(scene.root(), Frustum(m_camera.viewProjection, view.clipDepth), stats);
+    const Frustum frustum(m_camera.viewProjection, view.clipDepth);
+    m_occlusionActive = view.occlusionCulling && m_shadowCamera == nullptr;
+    if (m_occlusionActive) {
+        const PhaseTimer timer(stats.occlusionMs);
+        buildOcclusion(scene, frustum, stats);
+    }
+    collect(scene.root(), frustum, stats);
     std::stable_sort(m_blended.begin(), m_blended.end(),
                      [](const DrawItem& a, const DrawItem& b) { return a.distance > b.distance; });
     std::stable_sort(m_blendedParticles.begin(), m_blendedParticles.end(),
@@ -128,15 +138,30 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
             // A shadow view of a batch with masked instances takes the CPU list, which leaves them out.
             const bool onGpu = item.instanced && !shadowMasked && m_gpuCulling != nullptr &&
                                GpuCulling::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch);
+            const std::uint64_t occludedBefore = stats.instancesOcclusionCulled;
             if (meshNode.frustumCulled() && !frustum.intersectsSphere(centre, meshNode.worldBoundsRadius())) {
                 ++stats.culledNodes;
+                stats.instancesFrustumCulled += item.instanceCount;
+            } else if (m_occlusionActive && meshNode.frustumCulled() && [&] {
+                           const PhaseTimer timer(stats.occlusionMs);
+                           return m_occlusion.sphereOccluded(centre, meshNode.worldBoundsRadius());
+                       }()) {
+                ++stats.nodesOcclusionCulled;  // hidden whole: its instances are not tested
+                stats.instancesOcclusionCulled += item.instanceCount;
             } else if (item.instanced && !onGpu && m_instanceVisibility != nullptr &&
                        (InstanceVisibility::wants(static_cast<const InstancedMeshNode&>(node), blendedBatch) || shadowMasked) &&
                        !m_instanceVisibility->select(m_index, static_cast<const InstancedMeshNode&>(node), blendedBatch,
                                                      std::to_array(frustum.planes), m_camera, m_depthAxis, item, stats,
                                                      shadowMasked ? static_cast<const InstancedMeshNode&>(node).shadowMask()
-                                                                  : std::span<const std::uint8_t>{})) {
-                ++stats.culledNodes;  // every instance culled (or masked out of the shadow map)
+                                                                  : std::span<const std::uint8_t>{},
+                                                     occlusion())) {
+                // Every instance culled (or masked out of the shadow map): by the frustum alone,
+                // or with occlusion taking the rest.
+                if (stats.instancesOcclusionCulled != occludedBefore) {
+                    ++stats.nodesOcclusionCulled;
+                } else {
+                    ++stats.culledNodes;
+                }
             } else {
                 std::size_t gpuLevels = 0;
                 if (onGpu) {
@@ -182,6 +207,144 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
     }
     for (const auto& child : node.childrenView()) {
         collect(*child, frustum, stats);
+    }
+}
+
+} // namespace myriad::gl::detail
+
+namespace myriad::gl::detail {
+namespace {
+
+/** Occluders whose projected radius is below this many buffer pixels are skipped: they cover
+ *  a handful of pixels, few of which a whole test rectangle (grown by a pixel each side) needs. */
+constexpr float kMinOccluderPixels = 2.0f;
+
+/** Camera-relative from a batch's node space: the node's linear part and its translation
+ *  minus the eye (double until then). */
+glm::mat4 relativeFromNode(const MeshNode& node, const glm::dvec3& eye) {
+    glm::mat4 m(node.worldLinear());
+    m[3] = glm::vec4(glm::vec3(node.worldTranslation() - eye), 1.0f);
+    return m;
+}
+
+/** An instance's 3x4 record as a mat4 (node space from model space). */
+glm::mat4 instanceMatrix(const InstanceRecord& record) {
+    return glm::transpose(glm::mat4(record.row0, record.row1, record.row2, glm::vec4(0.0f, 0.0f, 0.0f, 1.0f)));
+}
+
+} // namespace
+
+float ViewPass::projectedPixels(const glm::vec3& centre, float radius) const noexcept {
+    const glm::mat4& m = m_camera.viewProjection;
+    const glm::vec3 row1(m[0][1], m[1][1], m[2][1]);
+    const glm::vec4 row3(m[0][3], m[1][3], m[2][3], m[3][3]);
+    // The nearest w over the sphere (clip w is affine: its minimum is at the centre's minus
+    // the radius times its gradient); w is the view depth for a perspective, 1 for an ortho.
+    const float nearestW = glm::dot(glm::vec3(row3), centre) + row3.w - radius * glm::length(glm::vec3(row3));
+    if (!(nearestW > 1e-6f)) {
+        return std::numeric_limits<float>::infinity();  // reaches the eye: the largest there is
+    }
+    return radius * glm::length(row1) * 0.5f * static_cast<float>(m_occlusion.height()) / nearestW;
+}
+
+std::uint32_t ViewPass::occluderMeshes(const MeshNode& node) {
+    m_occluderMeshes.clear();
+    if (!node.occluder() || node.drawsTransparent()) {
+        return 0;  // blended never occludes
+    }
+    if (const auto& stand = node.occluderMesh(); stand && node.occluderMeshFits(*stand)) {
+        m_occluderMeshes.push_back(stand.get());
+        return stand->triangleCount();
+    }
+    if (node.skeleton() != nullptr) {
+        return 0;  // posed on the GPU: its stored triangles are not what is drawn
+    }
+    std::uint32_t triangles = 0;
+    for (std::size_t p = 0; p < node.primitiveCount(); ++p) {
+        const MeshGeometry& mesh = *node.primitiveMesh(p);
+        if (!node.primitiveDrawsTransparent(p) && mesh.morphTargetCount() == 0 && !mesh.isSkinned()) {
+            m_occluderMeshes.push_back(&mesh);
+            triangles += mesh.triangleCount();
+        }
+    }
+    return triangles;
+}
+
+void ViewPass::gatherOccluders(const SceneNode& node, const Frustum& frustum) {
+    if (!node.visible()) {
+        return;
+    }
+    if (const MeshNode* mesh = asMeshNode(node); mesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0) {
+        const std::uint32_t triangles = occluderMeshes(*mesh);
+        const glm::vec3 centre(mesh->worldBoundsCentre() - m_camera.eye);
+        if (triangles != 0 && frustum.intersectsSphere(centre, mesh->worldBoundsRadius())) {
+            if (node.kind() != NodeKind::InstancedMesh) {
+                const float pixels = projectedPixels(centre, mesh->worldBoundsRadius());
+                if (pixels >= kMinOccluderPixels) {
+                    m_occluders.push_back({mesh, ~0u, triangles, pixels});
+                }
+            } else {
+                const auto& batch = static_cast<const InstancedMeshNode&>(node);
+                const IndexRange drawn = batch.drawnInstances();
+                if (drawn.end - drawn.begin <= m_occlusionSettings.maxOccluderInstances) {
+                    // Each instance's sphere as culling makes it, taken to camera-relative space
+                    // with a radius bound (the Frobenius norm bounds the linear part's stretch).
+                    const glm::mat3 linear = batch.worldLinear();
+                    const glm::vec3 offset(batch.worldTranslation() - m_camera.eye);
+                    const float stretch = std::sqrt(glm::dot(linear[0], linear[0]) + glm::dot(linear[1], linear[1]) +
+                                                    glm::dot(linear[2], linear[2]));
+                    const Aabb& box = batch.meshBounds();
+                    for (std::size_t i = drawn.begin; i < drawn.end; ++i) {
+                        const InstanceRecord& record = batch.record(i);
+                        const glm::mat3 instanceLinear = glm::transpose(
+                            glm::mat3(glm::vec3(record.row0), glm::vec3(record.row1), glm::vec3(record.row2)));
+                        const glm::vec3 nodeCentre =
+                            instanceLinear * box.centre() + glm::vec3(record.row0.w, record.row1.w, record.row2.w);
+                        const glm::vec3 instanceCentre = linear * nodeCentre + offset;
+                        const float radius = box.transformedRadius(instanceLinear) * stretch;
+                        if (frustum.intersectsSphere(instanceCentre, radius)) {
+                            const float pixels = projectedPixels(instanceCentre, radius);
+                            if (pixels >= kMinOccluderPixels) {
+                                m_occluders.push_back({mesh, static_cast<std::uint32_t>(i), triangles, pixels});
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (const auto& child : node.childrenView()) {
+        gatherOccluders(*child, frustum);
+    }
+}
+
+void ViewPass::buildOcclusion(const Scene& scene, const Frustum& frustum, FrameStats& stats) {
+    const Viewport& viewport = m_view->viewport;
+    const std::uint32_t height = m_occlusionSettings.bufferHeight;
+    const double width = std::round(static_cast<double>(height) * viewport.width / viewport.height);
+    m_occlusion.reset(static_cast<std::uint32_t>(std::clamp(width, 1.0, 4096.0)), height, m_camera.viewProjection,
+                      {.zeroToOne = m_view->clipDepth == ClipDepth::ZeroToOne, .reversed = m_view->reversedDepth});
+    m_occluders.clear();
+    gatherOccluders(scene.root(), frustum);
+    // Largest on screen first (ties in tree order), within the triangle budget.
+    std::stable_sort(m_occluders.begin(), m_occluders.end(),
+                     [](const OccluderCandidate& a, const OccluderCandidate& b) { return a.pixels > b.pixels; });
+    std::uint64_t budget = m_occlusionSettings.triangleBudget;
+    for (const OccluderCandidate& candidate : m_occluders) {
+        if (candidate.triangles > budget) {
+            continue;  // too many for what is left: smaller ones may still fit
+        }
+        glm::mat4 transform = relativeFromNode(*candidate.node, m_camera.eye);
+        if (candidate.instance != ~0u) {
+            transform = transform *
+                        instanceMatrix(static_cast<const InstancedMeshNode&>(*candidate.node).record(candidate.instance));
+        }
+        occluderMeshes(*candidate.node);
+        for (const MeshGeometry* mesh : m_occluderMeshes) {
+            m_occlusion.rasterise(*mesh, transform);
+        }
+        budget -= candidate.triangles;
+        stats.occluderTriangles += candidate.triangles;
     }
 }
 

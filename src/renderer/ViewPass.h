@@ -3,6 +3,7 @@
 // its frustum, opaque in tree order and blended back to front. No GL here: passes for every
 // view of a frame are built first, so the frame can upload each batch once before any draw.
 #include "myriad/core/MeshNode.h"
+#include "myriad/core/OcclusionBuffer.h"
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/View.h"
 
@@ -36,6 +37,13 @@ struct Frustum {
     glm::vec4 planes[6];
     Frustum(const glm::mat4& clipFromWorld, ClipDepth clipDepth);
     [[nodiscard]] bool intersectsSphere(const glm::vec3& centre, float radius) const noexcept;
+};
+
+/** RendererDesc's occlusion settings (View::occlusionCulling), as a pass reads them. */
+struct OcclusionSettings {
+    std::uint32_t bufferHeight = 128;
+    std::uint32_t triangleBudget = 8192;
+    std::uint32_t maxOccluderInstances = 1024;
 };
 
 struct DrawItem {
@@ -88,6 +96,11 @@ public:
      *  @p camera (which must outlive build()): only nodes with castsShadow(), no particles or
      *  scatter, masked instances left out. Null (the default): an ordinary pass. */
     void setShadowCaster(const ViewCamera* camera) noexcept { m_shadowCamera = camera; }
+    /** Occlusion culling's settings for the views that ask for it (View::occlusionCulling;
+     *  never a shadow pass). */
+    void setOcclusion(const OcclusionSettings& settings) noexcept { m_occlusionSettings = settings; }
+    /** This frame's occlusion buffer, or null when the pass does not cull by occlusion. */
+    [[nodiscard]] OcclusionBuffer* occlusion() noexcept { return m_occlusionActive ? &m_occlusion : nullptr; }
 
     [[nodiscard]] const View& view() const noexcept { return *m_view; }
     /** World direction of increasing view depth: -(row 2 of viewRotation()). */
@@ -106,6 +119,20 @@ public:
 
 private:
     void collect(const SceneNode& node, const Frustum& frustum, FrameStats& stats);
+    /** One thing that may occlude: a MeshNode, or one instance of a batch. */
+    struct OccluderCandidate {
+        const MeshNode* node = nullptr;
+        std::uint32_t instance = ~0u;  ///< ~0u: the node itself
+        std::uint32_t triangles = 0;
+        float pixels = 0.0f;           ///< projected radius in buffer pixels (ranking)
+    };
+    /** Ranks the view's occluders and rasterises them into m_occlusion (docs/visibility.md). */
+    void buildOcclusion(const Scene& scene, const Frustum& frustum, FrameStats& stats);
+    void gatherOccluders(const SceneNode& node, const Frustum& frustum);
+    /** Projected radius in buffer pixels of a camera-relative sphere (infinite near the eye). */
+    [[nodiscard]] float projectedPixels(const glm::vec3& centre, float radius) const noexcept;
+    /** The meshes @p node occludes with into m_occluderMeshes, and their triangles. */
+    std::uint32_t occluderMeshes(const MeshNode& node);
 
     const View* m_view = nullptr;
     ViewCamera m_camera;
@@ -118,6 +145,12 @@ private:
     glm::vec3 m_depthAxis{0.0f, 0.0f, -1.0f};  // world direction of increasing view depth
     std::vector<const SceneNode*> m_particleNodes;  // particles and scatter
     const ViewCamera* m_shadowCamera = nullptr;     // shadows: a shadow-caster pass
+    // Occlusion culling (View::occlusionCulling): the buffer and scratch, kept between frames.
+    OcclusionSettings m_occlusionSettings{};
+    OcclusionBuffer m_occlusion;
+    bool m_occlusionActive = false;
+    std::vector<OccluderCandidate> m_occluders;
+    std::vector<const MeshGeometry*> m_occluderMeshes;
 };
 
 } // namespace myriad::gl::detail

@@ -2,6 +2,7 @@
 // conservative half-pixel slope), no cracks along a quad's diagonal, near-plane clipping,
 // reversed-Z, and box/sphere tests: behind a quad hidden, beside or in front not, peeking over
 // its edge by less than a pixel not.
+#include "myriad/core/MeshNode.h"
 #include "myriad/core/OcclusionBuffer.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/util/Error.h"
@@ -185,4 +186,28 @@ TEST_CASE("OcclusionBuffer: a mesh, the pyramid after more triangles, and bad in
     CHECK_THROWS_AS(buffer.reset(5000, 10, projection, {}), InvalidArgument);
     CHECK(buffer.width() == 256);  // a throwing reset left it as it was
     CHECK(buffer.sphereOccluded({0.0f, 0.0f, -10.0f}, 0.5f));
+}
+
+TEST_CASE("MeshNode's occluder members: defaults, and an occluder mesh must lie inside the node's box", "[occlusion]") {
+    const auto box = MeshGeometry::create(shapes::box(2.0f), "box");
+    MeshNode node(box, Material{}, "building");
+    CHECK(node.occluder());
+    CHECK(node.occluderMesh() == nullptr);
+    node.setOccluder(false);
+    CHECK_FALSE(node.occluder());
+    const auto inside = MeshGeometry::create(shapes::box(1.0f), "inside");
+    node.setOccluderMesh(inside);
+    CHECK(node.occluderMesh() == inside);
+    // The same box fits (touching counts); a larger one throws and the node keeps its own.
+    node.setOccluderMesh(box);
+    CHECK(node.occluderMesh() == box);
+    CHECK_THROWS_AS(node.setOccluderMesh(MeshGeometry::create(shapes::box(2.1f))), InvalidArgument);
+    CHECK(node.occluderMesh() == box);
+    node.setOccluderMesh(nullptr);
+    CHECK(node.occluderMesh() == nullptr);
+    // Fit is checked against meshBounds(), which the renderer re-checks after setMesh().
+    node.setOccluderMesh(box);
+    node.setMesh(inside);
+    CHECK_FALSE(node.occluderMeshFits(*box));
+    CHECK(node.occluderMeshFits(*inside));
 }

@@ -187,6 +187,36 @@ public:
         return m_material.alphaMode == AlphaMode::Blend || tint().a < 1.0f;
     }
 
+    // ---- occlusion (docs/visibility.md, "Occlusion culling") --------------------------------
+
+    /** The design card's `occluder`: whether this node hides what is behind it from the
+     *  occlusion test of views with View::occlusionCulling. Default true: every opaque mesh
+     *  occludes. A node that draws transparent (drawsTransparent(): its first material blends
+     *  or its tint alpha is below 1) never occludes, whatever this says; nor do primitives
+     *  that blend. Whether the node is itself tested is not affected (frustumCulled() says). */
+    void setOccluder(bool occluder) noexcept { m_occluder = occluder; }
+    /** The flag set, true by default. */
+    [[nodiscard]] bool occluder() const noexcept { return m_occluder; }
+    /** The design card's `occluderMesh`: the triangles to occlude with in place of the node's
+     *  own (a box standing in for a building, a room's walls without its furniture), in the
+     *  mesh's model space, drawn into the occlusion buffer with the node's world transform
+     *  (and each instance's, for an InstancedMeshNode). Null (the default): the node's own
+     *  opaque primitives, except ones with morph targets or a skin, which do not occlude (their
+     *  drawn shape is not their stored one). Only its positions and indices are read: it is
+     *  never drawn, and its morph targets and skin are ignored. It must lie inside what the node
+     *  draws: an occluder larger than the mesh would hide things the mesh does not.
+     *  @throws InvalidArgument if @p mesh's box (MeshGeometry::localBounds()) is not inside
+     *  meshBounds() (occluderMeshFits()); nothing changes then. After a later setMesh() or setMorphWeights() that
+     *  shrinks meshBounds() below it, the renderer ignores it (the node then occludes with its
+     *  own primitives) until it fits again. Shared: the node keeps a reference. */
+    void setOccluderMesh(std::shared_ptr<const MeshGeometry> mesh);
+    /** The occluder mesh set, or null. */
+    [[nodiscard]] const std::shared_ptr<const MeshGeometry>& occluderMesh() const noexcept { return m_occluderMesh; }
+    /** True when @p mesh's box lies inside meshBounds() (touching counts, with a margin of
+     *  1e-4 of the node's largest half extent for rounding): what setOccluderMesh() checks and
+     *  the renderer checks again each frame. */
+    [[nodiscard]] bool occluderMeshFits(const MeshGeometry& mesh) const noexcept;
+
 protected:
     /** For subclasses: as the public constructor, with the NodeKind the subclass reports
      *  (InstancedMeshNode passes NodeKind::InstancedMesh). @throws InvalidArgument if @p mesh
@@ -252,6 +282,8 @@ private:
     std::uint64_t m_meshBoundsVersion = 1;
     std::array<glm::vec4, 4> m_shaderData{};  ///< lanes of a plain MeshNode's one draw
     std::unique_ptr<SkinState> m_skin;        ///< null until skinning is first asked for
+    std::shared_ptr<const MeshGeometry> m_occluderMesh;  ///< null: the node's own primitives
+    bool m_occluder = true;
 };
 
 /** @p node as a MeshNode (a MeshNode or an InstancedMeshNode), or null for a group, a

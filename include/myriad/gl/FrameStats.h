@@ -94,6 +94,23 @@ struct FrameStats {
      *  GPU-culled batches both are upper bounds. For the drawn counts, opt in to
      *  RendererDesc::gpuCullingCounts and read `gpuCulled`, a frame or more later. */
     std::uint64_t instancesGpuCulled = 0;
+    /** Instances left out by the frustum, per view, exact: the instances tested one by one
+     *  on the CPU (InstanceCulling::Cpu) and found outside, plus the drawn instances of every
+     *  node culled whole by the frustum (a MeshNode counts 1, a batch its drawn range, once,
+     *  not per primitive). Batches with InstanceCulling::Gpu count only when culled whole: what
+     *  their dispatch leaves out stays on the GPU. Particles are not counted. */
+    std::uint64_t instancesFrustumCulled = 0;
+    /** Instances left out by occlusion (View::occlusionCulling), per view, exact: those of
+     *  InstanceCulling::Cpu batches whose sphere was hidden (after the frustum test), plus the
+     *  drawn instances of every node hidden whole (as instancesFrustumCulled counts them). */
+    std::uint64_t instancesOcclusionCulled = 0;
+    /** Nodes hidden whole by occlusion, per view: MeshNodes and batches whose sphere was
+     *  hidden, and InstanceCulling::Cpu batches whose every instance was culled with at least
+     *  one hidden by occlusion. Not in culledNodes (which stays the frustum's). */
+    std::uint32_t nodesOcclusionCulled = 0;
+    /** Occluder triangles rasterised into the views' occlusion buffers (before near-plane
+     *  clipping), summed over views; at most RendererDesc::occluderTriangleBudget per view. */
+    std::uint64_t occluderTriangles = 0;
     /** With RendererDesc::gpuCullingCounts: the newest GPU-culled counts the GPU had finished
      *  when this frame began, of frame `gpuCulled.frame` (an earlier one: at least one frame
      *  late, more when the GPU runs behind; the same counts repeat until a newer frame's are
@@ -143,6 +160,9 @@ struct FrameStats {
     /** Inside the glDispatchCompute calls that blend skinned crowds' palettes (part of cullMs):
      *  the driver's time (llvmpipe runs the compute there), not myriad's. */
     double skinPaletteMs = 0.0;
+    /** Occlusion culling on the CPU: ranking and rasterising the occluders and testing
+     *  spheres against the buffer, all views (part of cullMs). */
+    double occlusionMs = 0.0;
     /** Starting the programs the frame lacked and waiting for them (compile and link, or
      *  glProgramBinary); the driver's compile threads run during the uploads in between. */
     double compileMs = 0.0;

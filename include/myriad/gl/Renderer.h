@@ -71,6 +71,23 @@ struct RendererDesc {
      *  three frames behind, frames are skipped rather than waited for. Off: no copies, and
      *  FrameStats::gpuCulled stays zero. */
     bool gpuCullingCounts = false;
+    /** Occlusion culling on the CPU (View::occlusionCulling): the software depth buffer's
+     *  height in pixels, 1..4096; its width follows each view's viewport aspect (height x
+     *  width / height, rounded, 1..4096), so a 2:1 view gets 256 x 128. Here and not on View
+     *  because it is the renderer's memory and CPU budget, set once like stagingBytes, while
+     *  what a view decides is only whether to cull. Higher: fewer false "visible" near
+     *  occluder edges and for distant small objects, at a cost linear in pixels.
+     *  @throws InvalidArgument (from the constructor) if 0 or above 4096. */
+    std::uint32_t occlusionBufferHeight = 128;
+    /** Occluder triangles rasterised per view and frame at most: candidates (MeshNodes, and
+     *  instances of batches up to maxOccluderInstances) are ranked by projected size and
+     *  rasterised largest first; one that no longer fits the budget is skipped and smaller
+     *  ones still tried. 0: nothing occludes. */
+    std::uint32_t occluderTriangleBudget = 8192;
+    /** An occluding InstancedMeshNode with more drawn instances than this occludes nothing:
+     *  ranking its instances costs a pass over its records per view and frame, and large
+     *  batches are props too small to hide much. Raise it for batches of buildings. */
+    std::uint32_t maxOccluderInstances = 1024;
 };
 
 /** A range of a GL buffer: where Renderer::instanceRecords() says a batch's records are. */

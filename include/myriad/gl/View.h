@@ -121,6 +121,15 @@ struct View {
     bool reversedDepth = false;
     /** Writes depth only (colour writes masked, no lighting): shadow maps, depth pre-passes. */
     bool depthOnly = false;
+    /** Occlusion culling (docs/visibility.md, "Occlusion culling"): the view tests what it
+     *  draws against its occluders (MeshNode::occluder(), occluderMesh()) and leaves out what
+     *  they hide. On the CPU: the occluders are rasterised once per view and frame into a small
+     *  software depth buffer (RendererDesc::occlusionBufferHeight, occluderTriangleBudget), and
+     *  every drawn node's bounding sphere (a batch's as a whole), and each instance's sphere of
+     *  a batch with InstanceCulling::Cpu, is tested against it after the frustum test.
+     *  Conservative: nothing visible at the buffer's resolution is left out. Off by default.
+     *  Ignored by shadow views. */
+    bool occlusionCulling = false;
 
     /** A view of @p camera filling @p target, clearing colour and depth, with the target's
      *  encoding stated (no query). */
