@@ -263,12 +263,13 @@ bool OcclusionBuffer::boxOccluded(const glm::vec3& centre, const glm::vec3& half
         if (!(nearDistance(v) >= 0.0f) || !(v.w > 0.0f)) {
             return false;  // crosses the near plane (or the eye): visible
         }
-        const float x = v.x / v.w, y = v.y / v.w;
+        const float inverseW = 1.0f / v.w;
+        const float x = v.x * inverseW, y = v.y * inverseW;
         minX = std::min(minX, x);
         maxX = std::max(maxX, x);
         minY = std::min(minY, y);
         maxY = std::max(maxY, y);
-        nearest = std::min(nearest, key(v.z / v.w));
+        nearest = std::min(nearest, key(v.z * inverseW));
     }
     // The pixel rectangle, grown by one pixel on each side, clipped to the buffer (floats
     // clamped before the conversion so huge projections stay defined).
