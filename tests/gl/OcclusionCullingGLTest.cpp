@@ -144,6 +144,27 @@ TEST_CASE("Occlusion culling: a wall in front of 10,000 instances draws none of 
                 }
             }
         }
+        // The same with reversed-Z (0..1 clip depth, near at 1): the buffer orders depth the
+        // view's way, so the same instances are culled.
+        gl::View reversed;
+        reversed.viewMatrix = f.camera.view();
+        glm::mat4 projection = glm::perspectiveRH_ZO(glm::radians(60.0f), 1.0f, 0.1f, 100.0f);
+        for (int c = 0; c < 4; ++c) {
+            projection[c][2] = projection[c][3] - projection[c][2];
+        }
+        reversed.projectionMatrix = projection;
+        reversed.clipDepth = gl::ClipDepth::ZeroToOne;
+        reversed.reversedDepth = true;
+        reversed.framebuffer = f.fixture.target.framebufferId();
+        reversed.viewport = {0, 0, kSize, kSize};
+        reversed.targetEncoding = gl::TargetEncoding::Srgb;
+        reversed.occlusionCulling = true;
+        f.fixture.renderer.render(f.scene, reversed);
+        const Image reversedImage = f.fixture.target.readPixels();
+        CHECK(f.stats().instancesOcclusionCulled == 10000);
+        CHECK(f.stats().instances == 1 + 5);
+        MYRIAD_CHECK_PIXEL(reversedImage, static_cast<std::uint32_t>(peek.x), static_cast<std::uint32_t>(peek.y), kGreen);
+        MYRIAD_CHECK_PIXEL(reversedImage, kSize / 2, kSize / 2, kRed);
         // Exactly the picture occlusion culling off draws.
         const Image reference = f.render(false);
         CHECK(countPixels(image, kGreen) == countPixels(reference, kGreen));
