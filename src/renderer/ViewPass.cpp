@@ -259,10 +259,16 @@ std::uint32_t ViewPass::occluderMeshes(const MeshNode& node) {
     if (node.skeleton() != nullptr) {
         return 0;  // posed on the GPU: its stored triangles are not what is drawn
     }
+    if (node.kind() == NodeKind::InstancedMesh && static_cast<const InstancedMeshNode&>(node).hasLodChain()) {
+        return 0;  // a far level may cover less than level 0's triangles
+    }
     std::uint32_t triangles = 0;
     for (std::size_t p = 0; p < node.primitiveCount(); ++p) {
         const MeshGeometry& mesh = *node.primitiveMesh(p);
-        if (!node.primitiveDrawsTransparent(p) && mesh.morphTargetCount() == 0 && !mesh.isSkinned()) {
+        const Material& material = node.primitiveMaterial(p);
+        // Alpha-tested and custom surfaces may discard: their triangles have holes.
+        if (!node.primitiveDrawsTransparent(p) && material.alphaMode == AlphaMode::Opaque && !material.surface &&
+            mesh.morphTargetCount() == 0 && !mesh.isSkinned()) {
             m_occluderMeshes.push_back(&mesh);
             triangles += mesh.triangleCount();
         }

@@ -217,6 +217,15 @@ TEST_CASE("Occlusion culling: an occluder mesh occludes in place of the node's o
         f.render();
         CHECK(f.stats().instancesOcclusionCulled == 10000);
     }
+    SECTION("an alpha-tested wall occludes only through an occluder mesh (its triangles may have holes)") {
+        wall.material().alphaMode = AlphaMode::Mask;
+        f.render();
+        CHECK(f.stats().instancesOcclusionCulled == 0);
+        CHECK(f.stats().occluderTriangles == 0);
+        wall.setOccluderMesh(wall.mesh());  // the game says the wall is solid
+        f.render();
+        CHECK(f.stats().instancesOcclusionCulled == 10000);
+    }
     SECTION("a blended wall never occludes") {
         wall.material().alphaMode = AlphaMode::Blend;
         wall.material().baseColor.a = 0.5f;

@@ -201,8 +201,10 @@ public:
      *  own (a box standing in for a building, a room's walls without its furniture), in the
      *  mesh's model space, drawn into the occlusion buffer with the node's world transform
      *  (and each instance's, for an InstancedMeshNode). Null (the default): the node's own
-     *  opaque primitives, except ones with morph targets or a skin, which do not occlude (their
-     *  drawn shape is not their stored one). Only its positions and indices are read: it is
+     *  primitives whose material is AlphaMode::Opaque with no SurfaceShader (alpha-tested and
+     *  custom surfaces may discard, leaving holes), except meshes with morph targets or a skin
+     *  (their drawn shape is not their stored one) and batches with a LOD chain (a far level
+     *  may cover less): those occlude only through an occluder mesh. Only its positions and indices are read: it is
      *  never drawn, and its morph targets and skin are ignored. It must lie inside what the node
      *  draws: an occluder larger than the mesh would hide things the mesh does not.
      *  @throws InvalidArgument if @p mesh's box (MeshGeometry::localBounds()) is not inside
