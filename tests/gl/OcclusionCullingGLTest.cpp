@@ -103,7 +103,7 @@ struct OcclusionFixture {
 
 } // namespace
 
-TEST_CASE("Occlusion culling: a wall in front of 10,000 instances draws none of them; those peeking over it are drawn",
+TEST_CASE("Occlusion culling: a wall in front of 10,000 instances draws none of them, those peeking over it are drawn",
           "[occlusion][pixels]") {
     OcclusionFixture f;
     addWall(f.scene);
@@ -173,7 +173,7 @@ TEST_CASE("Occlusion culling: a wall in front of 10,000 instances draws none of 
     }
 }
 
-TEST_CASE("Occlusion culling: an occluder mesh occludes in place of the node's own; setOccluder(false) hides nothing",
+TEST_CASE("Occlusion culling: an occluder mesh occludes in place of the node's own, setOccluder(false) hides nothing",
           "[occlusion][pixels]") {
     OcclusionFixture f;
     MeshNode& wall = addWall(f.scene);
