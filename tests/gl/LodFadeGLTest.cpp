@@ -3,8 +3,9 @@
 // Bayer threshold and the nearer over the rest: on the 64x64 target (64 whole 8x8 tiles) the
 // counts are exact, k * 64 pixels for the farther level. Level 0 is red and level 1 green by
 // their vertex colours (one white unlit material), a quad wider than the view, so every pixel
-// shows one of them: a pixel of neither (background) is a hole, and a count off the exact
-// number a pixel drawn twice (the second draw at the same depth loses the depth test).
+// shows one of them: a pixel of neither (background) is a hole. A pixel drawn twice hides
+// behind the depth test in an opaque draw (the second draw at the same depth loses), so a
+// blended version at half alpha checks that: a pixel both levels drew holds red and green.
 #include "support/GlTest.h"
 
 #include "myriad/core/InstancedMeshNode.h"
@@ -107,6 +108,41 @@ TEST_CASE("LOD cross-fade coverage at the band's middle is half, each pixel draw
             }
         }
         CHECK(tileRed == 32);
+    }
+}
+
+TEST_CASE("LOD cross-fade draws no pixel twice: blended at half alpha, a pixel drawn twice would mix",
+          "[lod][lod-fade][pixels]") {
+    // Blended (no depth write), each level at alpha 0.5 over black: a pixel one level drew is
+    // half red or half green alone; one both drew would hold some of each.
+    RenderFixture fixture;
+    Scene scene;
+    Material glass = unlit({1, 1, 1, 0.5f});
+    glass.alphaMode = AlphaMode::Blend;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(colouredQuad(3.0f, {1, 0, 0, 1}, "lod0-red"), glass, 4, "glass");
+    (void)batch.addInstance(at(0.0f, 0.0f, 0.0f));
+    LodChain chain;
+    chain.levels = {{nullptr, 10.0f}, {colouredQuad(2.5f, {0, 1, 0, 1}, "lod1-green"), std::numeric_limits<float>::infinity()}};
+    chain.fadeBand = 0.2f;
+    batch.setLodChain(chain);
+    for (const float eyeZ : {10.0f, 9.5f}) {
+        const Image image = renderAt(fixture, scene, eyeZ);
+        std::size_t red = 0, green = 0, mixed = 0, neither = 0;
+        for (std::uint32_t y = 0; y < kSize; ++y) {
+            for (std::uint32_t x = 0; x < kSize; ++x) {
+                const Rgba pixel = pixelAt(image, x, y);
+                const bool r = pixel[0] > 40, g = pixel[1] > 40;
+                red += r && !g ? 1 : 0;
+                green += g && !r ? 1 : 0;
+                mixed += r && g ? 1 : 0;
+                neither += !r && !g ? 1 : 0;
+            }
+        }
+        INFO("eye at " << eyeZ);
+        CHECK(mixed == 0);
+        CHECK(neither == 0);
+        CHECK(green == (eyeZ == 10.0f ? kSize * kSize / 2 : kSize * kSize / 4));
+        CHECK(red + green == kSize * kSize);
     }
 }
 
