@@ -92,6 +92,20 @@ uniform float u_lodLower[9];
 uniform float u_lodUpper[8];
 uniform mat3 u_lodLinear;         // the node's world 3x3
 uniform vec3 u_lodOriginFromEye;  // the node's world translation minus the eye
+// Screen-size metrics and the dithered fade (core/LodBands.h): every band edge E is compared as
+// key >= E * scale, key = d^2 (1 under an orthographic view with a screen metric: u_lodPerspectiveKey
+// 0), scale = r^2 with a screen metric (u_lodScreen), 1 by distance. With u_lodFade the held
+// level is not used: an instance inside switch i's band [u_lodFadeLow[i], u_lodFadeHigh[i]) is
+// drawn by level i and i + 1, the farther one over round(64 t) 64ths of its pixels, t =
+// (sqrt(key / scale) - u_lodFadeStart[i]) * u_lodFadeInvWidth[i]; list entries carry that in
+// their top byte (lodFadeEntry(), myriad/core/Lod.h).
+uniform uint u_lodFade;
+uniform uint u_lodScreen;
+uniform uint u_lodPerspectiveKey;
+uniform float u_lodFadeLow[8];
+uniform float u_lodFadeHigh[8];
+uniform float u_lodFadeStart[8];
+uniform float u_lodFadeInvWidth[8];
 uniform uint u_listCapacity;      // entries per level slot of the list
 uniform uint u_tableJobs;         // 1: the table-driven path's dispatch over jobs
 uniform uint u_jobFirst;          // the dispatch's first job
@@ -112,51 +126,89 @@ void groupBarrier() {
     barrier();
 }
 
-/** selectLodLevel() on squared distances: 0..levels-1, or levels (not drawn). */
-uint selectLevel(float distanceSquared, uint held) {
-    if (held <= u_lodLevelCount && distanceSquared >= u_lodLower[held] &&
-        (held == u_lodLevelCount || distanceSquared < u_lodUpper[held])) {
+/** LodBands::select(): 0..levels-1, or levels (not drawn). */
+uint selectLevel(float key, float scale, uint held) {
+    if (held <= u_lodLevelCount && key >= u_lodLower[held] * scale &&
+        (held == u_lodLevelCount || key < u_lodUpper[held] * scale)) {
         return held;
     }
     uint level = 0u;
     for (uint i = 0u; i < u_lodSwitchCount; ++i) {
-        level += distanceSquared >= u_lodSwitch[i] ? 1u : 0u;
+        level += key >= u_lodSwitch[i] * scale ? 1u : 0u;
     }
     return level;
+}
+
+/** LodBands::pick(): the level, and in @p steps the farther level's coverage in 64ths (0: none). */
+uint pickLevel(float key, float scale, out uint steps) {
+    steps = 0u;
+    uint level = 0u;
+    for (uint i = 0u; i < u_lodSwitchCount; ++i) {
+        level += key >= u_lodFadeHigh[i] * scale ? 1u : 0u;
+    }
+    if (level < u_lodSwitchCount && key >= u_lodFadeLow[level] * scale) {
+        float t = (sqrt(key / scale) - u_lodFadeStart[level]) * u_lodFadeInvWidth[level];
+        float k = floor(t * 64.0 + 0.5);
+        if (k >= 64.0) {
+            return level + 1u;
+        }
+        if (k >= 1.0) {
+            steps = uint(k);
+        }
+    }
+    return level;
+}
+
+/** lodFadeEntry(): record @p index, and a fade's coverage byte when @p steps is 1..63. */
+uint fadeEntry(uint index, uint steps, bool farSide) {
+    return steps == 0u ? index : index | ((0x80u | (farSide ? 0x40u : 0u) | steps) << 24u);
 }
 
 /** The LOD form of main()'s compaction: each visible instance takes a place in its level's
  *  group run by a shared atomic (order inside a run is not kept: nothing reads it), then one
  *  global atomic per level and group reserves the runs. */
-void compactByLevel(uint index, bool visible, vec3 centre) {
+void compactByLevel(uint index, bool visible, vec3 centre, float radius) {
     uint lane = gl_LocalInvocationIndex;
     if (lane < 8u) {
         s_levelCount[lane] = 0u;
     }
     groupBarrier();
     uint level = u_lodLevelCount;
+    uint steps = 0u;  // a fade: level + 1 drawn too, over steps 64ths (1..63)
     if (visible) {
         vec3 fromEye = u_lodLinear * centre + u_lodOriginFromEye;
-        level = selectLevel(dot(fromEye, fromEye), heldLevels[index]);
+        float key = u_lodPerspectiveKey != 0u ? dot(fromEye, fromEye) : 1.0;
+        float scale = u_lodScreen != 0u ? radius * radius : 1.0;
+        level = u_lodFade != 0u ? pickLevel(key, scale, steps) : selectLevel(key, scale, heldLevels[index]);
         heldLevels[index] = level;
     }
     bool drawn = level < u_lodLevelCount;
+    bool farToo = steps != 0u && level + 1u < u_lodLevelCount;  // an instance in a band writes into both slots
     uint place = drawn ? atomicAdd(s_levelCount[level], 1u) : 0u;
+    uint farPlace = farToo ? atomicAdd(s_levelCount[level + 1u], 1u) : 0u;
     groupBarrier();
     if (lane < u_lodLevelCount) {
         uint total = s_levelCount[lane];
         s_levelBase[lane] = total != 0u ? atomicAdd(commands[lane * u_primitiveCount].instanceCount, total) : 0u;
+        // Every primitive's command of the level counts the same instances (a chain on a node
+        // with several primitives: one level mesh per primitive).
+        for (uint p = 1u; p < u_primitiveCount && total != 0u; ++p) {
+            atomicAdd(commands[lane * u_primitiveCount + p].instanceCount, total);
+        }
     }
     groupBarrier();
     if (drawn) {
-        visibleIndices[level * u_listCapacity + s_levelBase[level] + place] = index;
+        visibleIndices[level * u_listCapacity + s_levelBase[level] + place] = fadeEntry(index, steps, false);
+    }
+    if (farToo) {
+        visibleIndices[(level + 1u) * u_listCapacity + s_levelBase[level + 1u] + farPlace] = fadeEntry(index, steps, true);
     }
 }
 
 /** True when the bounding sphere of box (@p boxMin, @p boxMax) under the instance matrix of rows
  *  @p row0..2 meets all six @p planes (the CPU path's test; @p scale: each plane's |xyz|). */
 bool sphereInView(vec4 row0, vec4 row1, vec4 row2, vec3 boxMin, vec3 boxMax, vec4 planes[6], float scale[6],
-                  out vec3 centre) {
+                  out vec3 centre, out float radius) {
     // Aabb::centre(), halfExtent() and transformedRadius(): the box's corners under the 3x3
     // part, exact for mirrored, sheared and non-uniformly scaled instances.
     vec3 boxCentre = (boxMin + boxMax) * 0.5;
@@ -174,7 +226,7 @@ bool sphereInView(vec4 row0, vec4 row1, vec4 row2, vec3 boxMin, vec3 boxMax, vec
     vec3 c3 = -x + y + z;
     float squared = max(max(dot(c0, c0), dot(c1, c1)), max(dot(c2, c2), dot(c3, c3)));
     bool empty = boxMax.x < boxMin.x || boxMax.y < boxMin.y || boxMax.z < boxMin.z;
-    float radius = empty ? 0.0 : sqrt(squared);
+    radius = empty ? 0.0 : sqrt(squared);
     bool inside = true;
     for (int p = 0; p < 6; ++p) {
         float distance = dot(planes[p].xyz, centre) + planes[p].w;
@@ -184,7 +236,7 @@ bool sphereInView(vec4 row0, vec4 row1, vec4 row2, vec3 boxMin, vec3 boxMax, vec
 }
 
 /** True when instance @p index's bounding sphere meets all six planes (the CPU path's test). */
-bool instanceInView(uint index, out vec3 centre) {
+bool instanceInView(uint index, out vec3 centre, out float radius) {
     vec3 boxMin = u_boxMin;
     vec3 boxMax = u_boxMax;
     if (u_ownWeights != 0) {
@@ -206,7 +258,7 @@ bool instanceInView(uint index, out vec3 centre) {
         }
     }
     return sphereInView(records[index * 4u + 0u], records[index * 4u + 1u], records[index * 4u + 2u], boxMin, boxMax,
-                        u_planes, u_planeScale, centre);
+                        u_planes, u_planeScale, centre, radius);
 }
 
 /** Compaction per work group: an inclusive prefix sum of the visible flags (Hillis and
@@ -284,8 +336,9 @@ void cullJob() {
     }
     uint slot = job.recordFirst + local;
     vec3 centre;
+    float radius;
     if (sphereInView(records[slot * 4u + 0u], records[slot * 4u + 1u], records[slot * 4u + 2u], job.boxMin.xyz,
-                     job.boxMax.xyz, planes, scale, centre)) {
+                     job.boxMax.xyz, planes, scale, centre, radius)) {
         uint place = atomicAdd(commands[job.command].instanceCount, 1u);
         visibleIndices[2u * (job.pairFirst + place)] = job.row;
         visibleIndices[2u * (job.pairFirst + place) + 1u] = job.instanceFirst + local;
@@ -302,9 +355,10 @@ void main() {
     uint index = u_first + local;
     // No early return: every invocation takes part in the group's barriers.
     vec3 centre = vec3(0.0);
-    bool visible = local < u_count && instanceInView(index, centre);
+    float radius = 0.0;
+    bool visible = local < u_count && instanceInView(index, centre, radius);
     if (u_lodLevelCount != 0u) {  // uniform: the whole dispatch takes this branch, barriers included
-        compactByLevel(index, visible, centre);
+        compactByLevel(index, visible, centre, radius);
         return;
     }
     uint place = compactInGroup(visible, 0u, u_primitiveCount);

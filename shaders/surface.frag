@@ -9,6 +9,8 @@
 //   MYRIAD_MIXED_MIRRORING   back faces culled here, per instance (a batch mixing mirrored and
 //                            ordinary instances cannot use fixed-function culling)
 //   MYRIAD_DEPTH_ONLY        depth-only view: the surface runs for its discards only
+//   MYRIAD_LOD_FADE          a fading LOD level's draw: discards the pixels of its instance's
+//                            dithered cross-fade left to the other level (v_lodFade)
 //   MYRIAD_USER_SURFACE      the material's SurfaceShader replaces the built-in surface
 //   MYRIAD_SHADOW_RECEIVE    (with MYRIAD_LIT) the light's term is scaled by the shadow map
 //                            (docs/shadows.md, src/renderer/ShadowPass.cpp)
@@ -21,6 +23,19 @@ in vec4 v_color;
 in vec3 v_relativePosition;
 flat in float v_handedness;
 flat in int v_instanceIndex;
+#ifdef MYRIAD_LOD_FADE
+// A fading LOD level (lodFadeEntry(), myriad/core/Lod.h): 0 drawn whole, else 0x80 | side | k;
+// the farther level (side 0x40) keeps the pixels whose 8x8 Bayer threshold is below k, the
+// nearer one the others, so the two draws of an instance cover each pixel once.
+flat in uint v_lodFade;
+
+/** lodBayer8(): the 8x8 Bayer matrix at window pixel @p p, 0..63. */
+uint myriad_bayer8(uvec2 p) {
+    uint a = p.x ^ p.y;
+    return ((a & 1u) << 5) | ((p.y & 1u) << 4) | ((a & 2u) << 2) | ((p.y & 2u) << 1) | ((a & 4u) >> 1) |
+           ((p.y & 4u) >> 2);
+}
+#endif
 
 #ifdef MYRIAD_TABLED
 // The table-driven path: the draw's row (surface.vert), passed on flat.
@@ -178,6 +193,14 @@ SurfaceOutput surface(SurfaceInput s) {
 #endif
 
 void main() {
+#ifdef MYRIAD_LOD_FADE
+    if ((v_lodFade & 0x80u) != 0u) {
+        bool below = myriad_bayer8(uvec2(gl_FragCoord.xy)) < (v_lodFade & 0x3Fu);
+        if (below != ((v_lodFade & 0x40u) != 0u)) {
+            discard;
+        }
+    }
+#endif
     // A mirrored transform turns a front face clockwise on screen; its true side is
     // gl_FrontFacing flipped by the handedness.
     bool front = gl_FrontFacing == (v_handedness > 0.0);

@@ -14,6 +14,8 @@
 //                                  constants come from its row of the draw table, found through
 //                                  a_draw (declared with the streams), not from uniforms; with
 //                                  MYRIAD_INDEXED, a GPU-culled batch's pairs and records
+//   MYRIAD_LOD_FADE                with MYRIAD_INDEXED: a fading LOD level's draw; the list
+//                                  entry's fade code goes to surface.frag as v_lodFade
 // The per-instance stream declarations are generated from each stream's InstanceStreamDesc
 // (one declaration drives the GL binding and the GLSL): the record stream arrives as
 // myriad_record_0..3 (divisor-1 attributes: three rows of the node-from-instance matrix, then
@@ -120,6 +122,9 @@ flat out float v_handedness;  // +1, or -1 for a mirrored (negative determinant)
 // guarantees (GL_MAX_VERTEX_OUTPUT_COMPONENTS) as varyings, and a fetch per fragment costs
 // only the fragments of surfaces that read them (unread lanes are never fetched).
 flat out int v_instanceIndex;
+#ifdef MYRIAD_LOD_FADE
+flat out uint v_lodFade;  // the entry's top byte (lodFadeEntry(), myriad/core/Lod.h)
+#endif
 
 // Normals transform by the cofactor of the 3x3 part (det * inverse transpose): exact under
 // non-uniform scale with no per-vertex inverse. Its sign is flipped for mirrored (det < 0)
@@ -179,4 +184,7 @@ void main() {
     v_uv0 = a_uv0;
     v_color = color;
     v_instanceIndex = myriad_instanceIndex();
+#ifdef MYRIAD_LOD_FADE
+    v_lodFade = myriad_listEntry() >> 24u;
+#endif
 }

@@ -61,6 +61,7 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     list.range = batch.drawnInstances();
     list.originFromEye = glm::vec3(batch.worldTranslation() - camera.lodEye);  // as LodSelection::split()
     list.lodLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
+    list.lodProjection = camera.lodProjection;
     list.table = {};  // DrawTable::build takes it over again if it still draws the batch
     m_queued.push_back(&list);
     const std::size_t tested = list.range.end - list.range.begin;
@@ -113,6 +114,13 @@ void GpuCulling::ensureProgram() {
         .lodUpper = p.uniformLocation("u_lodUpper"),
         .lodLinear = p.uniformLocation("u_lodLinear"),
         .lodOriginFromEye = p.uniformLocation("u_lodOriginFromEye"),
+        .lodFade = p.uniformLocation("u_lodFade"),
+        .lodScreen = p.uniformLocation("u_lodScreen"),
+        .lodPerspectiveKey = p.uniformLocation("u_lodPerspectiveKey"),
+        .lodFadeLow = p.uniformLocation("u_lodFadeLow"),
+        .lodFadeHigh = p.uniformLocation("u_lodFadeHigh"),
+        .lodFadeStart = p.uniformLocation("u_lodFadeStart"),
+        .lodFadeInvWidth = p.uniformLocation("u_lodFadeInvWidth"),
         .listCapacity = p.uniformLocation("u_listCapacity"),
         .tableJobs = p.uniformLocation("u_tableJobs"),
         .jobFirst = p.uniformLocation("u_jobFirst"),
@@ -158,6 +166,11 @@ void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const
     if (list.lodLevels != 0) {
         requireStorageBlockBytes(m_limits, std::uint64_t{list.range.end} * sizeof(std::uint32_t), batch,
                                  "held LOD levels (one uint per record)", advice);
+        if (batch.lodChain().fadeBand > 0.0f && list.lodProjection.fade && list.range.end > kLodFadeIndexMask + 1u) {
+            throw CapacityError("gl::Renderer::render: batch '" + batch.name() + "' fades between LOD levels over " +
+                                std::to_string(list.range.end) + " records; a fading list entry keeps 24 bits for "
+                                "the record (16,777,216 records): split the batch or set fadeBand = 0");
+        }
     }
     const std::size_t tested = list.range.end - list.range.begin;
     const std::size_t groupsY = groupsFor(tested).second;
@@ -266,7 +279,7 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     for (std::size_t slot = 0; slot < list.slots; ++slot) {
         for (std::size_t p = 0; p < primitives; ++p) {
             m_commands[slot * primitives + p].count = list.lodLevels != 0
-                                                          ? batch.lodChain().levels[slot].mesh->indexCount()
+                                                          ? batch.lodChain().levels[slot].meshes[p]->indexCount()
                                                           : batch.primitiveMesh(p)->indexCount();
         }
     }
@@ -381,7 +394,9 @@ void GpuCulling::setLodUniforms(const GpuCullList& list) {
     // distance (NaN in switches) is left out of the count: no distance reaches it. Uniforms get
     // no infinities: a band's infinite upper edge is FLT_MAX, so a distance whose square
     // overflows keeps that level on both paths.
-    const myriad::detail::LodBands bands(list.node->lodChain());
+    const LodChain& chain = list.node->lodChain();
+    const glm::mat3 linear = list.node->worldLinear();
+    const myriad::detail::LodBands bands(chain, list.lodProjection, myriad::detail::largestColumnLength(linear));
     std::array<float, kMaxLodLevels> switches{}, upper{};
     GLuint finite = 0;
     for (std::size_t i = 0; i < list.lodLevels; ++i) {
@@ -395,8 +410,21 @@ void GpuCulling::setLodUniforms(const GpuCullList& list) {
     glProgramUniform1fv(p.id(), u.lodSwitch, static_cast<GLsizei>(kMaxLodLevels), switches.data());
     glProgramUniform1fv(p.id(), u.lodLower, static_cast<GLsizei>(kMaxLodLevels + 1), lower.data());
     glProgramUniform1fv(p.id(), u.lodUpper, static_cast<GLsizei>(kMaxLodLevels), upper.data());
-    const glm::mat3 linear = list.node->worldLinear();
     glProgramUniformMatrix3fv(p.id(), u.lodLinear, 1, GL_FALSE, &linear[0][0]);
+    // Screen metrics and the fade (LodBands): scale r^2, key 1 in an orthographic view.
+    glProgramUniform1ui(p.id(), u.lodFade, bands.fading ? 1u : 0u);
+    glProgramUniform1ui(p.id(), u.lodScreen, chain.metric != LodMetric::Distance ? 1u : 0u);
+    glProgramUniform1ui(p.id(), u.lodPerspectiveKey, bands.perspectiveKey ? 1u : 0u);
+    // Only the finite switches' bands are read (the first u_lodSwitchCount): no infinities sent.
+    std::array<float, kMaxLodLevels> fadeLow{}, fadeHigh{};
+    for (std::size_t i = 0; i < finite; ++i) {
+        fadeLow[i] = bands.fadeLow[i];
+        fadeHigh[i] = bands.fadeHigh[i];
+    }
+    glProgramUniform1fv(p.id(), u.lodFadeLow, static_cast<GLsizei>(kMaxLodLevels), fadeLow.data());
+    glProgramUniform1fv(p.id(), u.lodFadeHigh, static_cast<GLsizei>(kMaxLodLevels), fadeHigh.data());
+    glProgramUniform1fv(p.id(), u.lodFadeStart, static_cast<GLsizei>(kMaxLodLevels), bands.fadeStart.data());
+    glProgramUniform1fv(p.id(), u.lodFadeInvWidth, static_cast<GLsizei>(kMaxLodLevels), bands.fadeInvWidth.data());
     glProgramUniform3fv(p.id(), u.lodOriginFromEye, 1, &list.originFromEye[0]);
 }
 

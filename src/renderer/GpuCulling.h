@@ -92,6 +92,7 @@ struct GpuCullList {
     FrustumPlanes planes{};    ///< node space, camera-relative
     IndexRange range{};        ///< the drawn instances tested
     glm::vec3 originFromEye{0.0f};  ///< LOD: the node's world translation minus the eye
+    LodProjection lodProjection{};  ///< LOD: the view's (ViewCamera::lodProjection)
     /** The table-driven path draws this (pass, batch) (DrawTable::build sets it each frame,
      *  select() clears it): the pass's one job dispatch (TabledCulling) then counts it into
      *  command @c command of the table's shared command buffer and writes its
@@ -208,7 +209,9 @@ private:
         int planes = -1, planeScale = -1, first = -1, count = -1, boxMin = -1, boxMax = -1, ownWeights = -1,
             localMin = -1, localMax = -1, morphTargetCount = -1, deltaMin = -1, deltaMax = -1,
             primitiveCount = -1, lodLevelCount = -1, lodSwitchCount = -1, lodSwitch = -1,
-            lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, listCapacity = -1,
+            lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, lodFade = -1, lodScreen = -1,
+            lodPerspectiveKey = -1, lodFadeLow = -1, lodFadeHigh = -1, lodFadeStart = -1, lodFadeInvWidth = -1,
+            listCapacity = -1,
             tableJobs = -1, jobFirst = -1, jobCount = -1, invocationCount = -1, eyeHigh = -1, eyeLow = -1;
     };
 

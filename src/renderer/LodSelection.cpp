@@ -13,7 +13,7 @@ const std::shared_ptr<const MeshGeometry>& drawnMesh(const DrawItem& item) {
     if (item.lodLevel == 0 || item.lodLevel == kNoLodLevel) {
         return item.node->primitiveMesh(item.primitive);
     }
-    return static_cast<const InstancedMeshNode&>(*item.node).lodChain().levels[item.lodLevel].mesh;
+    return static_cast<const InstancedMeshNode&>(*item.node).lodChain().levels[item.lodLevel].meshes[item.primitive];
 }
 
 bool drawsAnimated(const DrawItem& item) {
@@ -56,7 +56,7 @@ std::span<VisibleList> LodSelection::split(std::size_t pass, const InstancedMesh
     }
     const glm::vec3 originFromEye(batch.worldTranslation() - camera.lodEye);
     selectLodLevels(chain, spheres, indices, batch.worldLinear(), originFromEye, entry.held,
-                    std::span(entry.scratch.data(), entry.levelCount));
+                    std::span(entry.scratch.data(), entry.levelCount), camera.lodProjection);
     for (std::size_t level = 0; level < entry.levelCount; ++level) {
         entry.levels[level].indices.swap(entry.scratch[level]);  // capacities kept: no allocation once warm
         entry.levels[level].lastUsedFrame = m_frame;

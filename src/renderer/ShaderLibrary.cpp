@@ -19,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 17> kFeatureNames{{
+constexpr std::array<FeatureName, 18> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -37,6 +37,7 @@ constexpr std::array<FeatureName, 17> kFeatureNames{{
     {kTabled, "MYRIAD_TABLED"},
     {kSkin, "MYRIAD_SKIN"},
     {kSkinAnimated, "MYRIAD_SKIN_ANIMATED"},
+    {kLodFade, "MYRIAD_LOD_FADE"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -147,6 +148,14 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
         text = "uniform int u_baseInstance;\n"
                "layout(binding = MYRIAD_UNIT_VISIBLE_INDEX) uniform usamplerBuffer myriad_visibleInstances;\n"
                "int myriad_instanceIndex() { return int(texelFetch(myriad_visibleInstances, gl_InstanceID + u_baseInstance).r); }\n";
+        if ((features & kLodFade) != 0) {
+            // A fading LOD chain's entry: the record in the low 24 bits, the fade code above
+            // (lodFadeEntry(), myriad/core/Lod.h), read by surface.vert into v_lodFade.
+            text = "uniform int u_baseInstance;\n"
+                   "layout(binding = MYRIAD_UNIT_VISIBLE_INDEX) uniform usamplerBuffer myriad_visibleInstances;\n"
+                   "uint myriad_listEntry() { return texelFetch(myriad_visibleInstances, gl_InstanceID + u_baseInstance).r; }\n"
+                   "int myriad_instanceIndex() { return int(myriad_listEntry() & 0xFFFFFFu); }\n";
+        }
     }
     if ((features & kTabled) != 0) {
         // The table-driven path: one (draw-table row, instance index) pair per record slot,

@@ -54,6 +54,12 @@ enum ShaderFeature : std::uint32_t {
      *  blended from the baked clips at its own time before the frame's draws
      *  (renderer/SkinPalettePass.h). */
     kSkinAnimated = 1u << 16,
+    // 1u << 17 is reserved (velocity output, issue 22's motion vectors).
+    /** MYRIAD_LOD_FADE: with kIndexed, a fading LOD chain's level draw (docs/visibility.md,
+     *  "Level of detail"): each list entry's top byte is the instance's fade code
+     *  (lodFadeEntry(), myriad/core/Lod.h), the record index its low 24 bits, and the fragment
+     *  stage discards the pixels the code leaves to the other level (8x8 Bayer threshold). */
+    kLodFade = 1u << 18,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm

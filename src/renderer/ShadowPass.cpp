@@ -174,6 +174,10 @@ std::size_t ShadowPass::begin(const Scene& scene, std::span<const View> views) {
         const ViewCamera camera = resolveCamera(view);
         Frustum8 frustum;
         if (viewFrustum(view, camera, m_settings.distance, frustum) && std::isfinite(frustum.nearDepth)) {
+            if (frusta.empty()) {
+                m_lodProjection = camera.lodProjection;  // LOD sizes as the first colour view measures them
+                m_lodProjection.fade = false;            // one level in the map, no dither
+            }
             frusta.emplace_back(frustum, camera.eye);
             layerMask |= camera.layerMask;
             nearest = std::min(nearest, frustum.nearDepth);
@@ -249,6 +253,7 @@ std::size_t ShadowPass::begin(const Scene& scene, std::span<const View> views) {
         ViewCamera& camera = m_cameras[c];
         camera.eye = eye;
         camera.lodEye = frusta.front().second;  // LOD levels as the (first) colour view draws them
+        camera.lodProjection = m_lodProjection;
         camera.viewProjection = projection * rotationOnly;
         camera.layerMask = layerMask;
 

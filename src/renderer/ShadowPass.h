@@ -101,6 +101,7 @@ private:
     std::array<GLuint, kMaxCascades> m_framebuffers{};
     std::uint32_t m_textureSize = 0;
     std::vector<std::pair<Frustum8, glm::dvec3>> m_frusta;  ///< this frame's colour views (begin())
+    LodProjection m_lodProjection{};  ///< the first colour view's, fade off: the casters' LOD levels
     std::uint32_t m_textureLayers = 0;
 };
 

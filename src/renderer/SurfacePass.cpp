@@ -34,6 +34,9 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const View& view) co
         const auto& batch = static_cast<const InstancedMeshNode&>(node);
         if (item.visible != nullptr || item.gpuCulled != nullptr) {
             features |= kIndexed;
+            if (item.lodFade && item.lodLevel != kNoLodLevel) {
+                features |= kLodFade;  // docs/visibility.md, "Level of detail"
+            }
         }
         const std::size_t mirrored = batch.mirroredCount();
         if (!material.doubleSided && mirrored != 0 && mirrored != batch.count()) {
@@ -224,7 +227,7 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         // records from the buffer texture, so no record attributes are needed on it.
         const bool ownLevelMesh = item.lodLevel != 0 && item.lodLevel != kNoLodLevel;
         vertexArray = ownLevelMesh ? &mesh.vertexArray : &batch.vertexArrays[item.primitive];
-        if (item.lodLevel != kNoLodLevel && item.gpuCulled == nullptr) {  // GPU: the counts stay there
+        if (item.lodLevel != kNoLodLevel && item.gpuCulled == nullptr && item.primitive == 0) {  // GPU: the counts stay there
             m_parts.stats.lodInstances[item.lodLevel] += item.instanceCount;
         }
         ++m_parts.stats.batches;

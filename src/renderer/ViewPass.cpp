@@ -55,6 +55,7 @@ ViewCamera resolveCamera(const View& view) {
     if (view.camera != nullptr) {
         camera.eye = view.camera->positionDouble();
         camera.lodEye = camera.eye;
+        camera.lodProjection = LodProjection::of(view.camera->projection(), static_cast<float>(view.viewport.height));
         camera.viewProjection = view.camera->projection() * view.camera->viewRotation();
         camera.layerMask = view.camera->layerMask() & view.layerMask;
         return camera;
@@ -65,6 +66,7 @@ ViewCamera resolveCamera(const View& view) {
     const glm::dmat3 rotation(viewMatrix);
     camera.eye = -(glm::transpose(rotation) * glm::dvec3(viewMatrix[3]));
     camera.lodEye = camera.eye;
+    camera.lodProjection = LodProjection::of(view.projectionMatrix, static_cast<float>(view.viewport.height));
     glm::mat4 rotationOnly(glm::mat3(view.viewMatrix));
     camera.viewProjection = view.projectionMatrix * rotationOnly;
     camera.layerMask = view.layerMask;
@@ -171,28 +173,44 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
                     gpuLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
                 }
                 item.distance = glm::length(centre);
-                // Per-instance LOD (one primitive): one item per non-empty level, its own list.
+                // A fading chain's level draws decode fade codes (not in shadow views: one level there).
+                item.lodFade = item.instanced && static_cast<const InstancedMeshNode&>(node).hasLodChain() &&
+                               static_cast<const InstancedMeshNode&>(node).lodChain().fadeBand > 0.0f &&
+                               m_camera.lodProjection.fade;
+                // Per-instance LOD: one item per non-empty level and primitive, the level's own
+                // list (shared by its primitives), each primitive's level mesh with its material.
                 const std::span<VisibleList> levels =
                     item.visible != nullptr ? m_instanceVisibility->lodLevels(m_index, static_cast<const InstancedMeshNode&>(node))
                                             : std::span<VisibleList>{};
+                const std::size_t lodPrimitives = levels.empty() && gpuLevels == 0 ? 0 : meshNode.primitiveCount();
                 for (std::size_t level = 0; level < levels.size(); ++level) {
-                    if (!levels[level].indices.empty() && !(blendedBatch && m_view->depthOnly)) {
-                        DrawItem levelItem = item;
-                        levelItem.visible = &levels[level];
-                        levelItem.instanceCount = static_cast<std::uint32_t>(levels[level].indices.size());
-                        levelItem.lodLevel = static_cast<std::uint8_t>(level);
-                        (blendedBatch ? m_blended : m_opaque).push_back(levelItem);
+                    for (std::size_t p = 0; p < lodPrimitives && !levels[level].indices.empty(); ++p) {
+                        const bool blended = lodPrimitives == 1 ? blendedBatch : meshNode.primitiveDrawsTransparent(p);
+                        if (!(blended && m_view->depthOnly)) {
+                            DrawItem levelItem = item;
+                            levelItem.primitive = static_cast<std::uint32_t>(p);
+                            levelItem.visible = &levels[level];
+                            levelItem.instanceCount = static_cast<std::uint32_t>(levels[level].indices.size());
+                            levelItem.lodLevel = static_cast<std::uint8_t>(level);
+                            (blended ? m_blended : m_opaque).push_back(levelItem);
+                        }
                     }
                 }
-                // LOD on the GPU: one item per level slot, every level (the counts stay on the
-                // GPU; an empty level draws nothing). Only level 0's counts the tested
-                // instances, so FrameStats::instances stays the one upper bound.
-                for (std::size_t level = 0; level < gpuLevels && !(blendedBatch && m_view->depthOnly); ++level) {
-                    DrawItem levelItem = item;
-                    levelItem.lodLevel = static_cast<std::uint8_t>(level);
-                    levelItem.firstInstance = GpuCulling::levelSlotFirst(*item.gpuCulled, level);
-                    levelItem.instanceCount = level == 0 ? item.instanceCount : 0;
-                    (blendedBatch ? m_blended : m_opaque).push_back(levelItem);
+                // LOD on the GPU: one item per level slot and primitive, every level (the counts
+                // stay on the GPU; an empty level draws nothing). Only level 0's count the
+                // tested instances, so FrameStats::instances stays the one upper bound per primitive.
+                for (std::size_t level = 0; level < gpuLevels; ++level) {
+                    for (std::size_t p = 0; p < lodPrimitives; ++p) {
+                        const bool blended = lodPrimitives == 1 ? blendedBatch : meshNode.primitiveDrawsTransparent(p);
+                        if (!(blended && m_view->depthOnly)) {
+                            DrawItem levelItem = item;
+                            levelItem.primitive = static_cast<std::uint32_t>(p);
+                            levelItem.lodLevel = static_cast<std::uint8_t>(level);
+                            levelItem.firstInstance = GpuCulling::levelSlotFirst(*item.gpuCulled, level);
+                            levelItem.instanceCount = level == 0 ? item.instanceCount : 0;
+                            (blended ? m_blended : m_opaque).push_back(levelItem);
+                        }
+                    }
                 }
                 for (std::size_t p = 0; levels.empty() && gpuLevels == 0 && p < meshNode.primitiveCount(); ++p) {
                     item.primitive = static_cast<std::uint32_t>(p);

@@ -2,6 +2,7 @@
 // Internal to myriad_gl: one view's pass over the scene — which nodes it draws, culled against
 // its frustum, opaque in tree order and blended back to front. No GL here: passes for every
 // view of a frame are built first, so the frame can upload each batch once before any draw.
+#include "myriad/core/Lod.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/OcclusionBuffer.h"
 #include "myriad/gl/FrameStats.h"
@@ -55,6 +56,9 @@ struct DrawItem {
     std::uint32_t instanceCount = 1;
     VisibleList* visible = nullptr;  ///< drawn through this visible-index list (kIndexed)
     std::uint8_t lodLevel = 0xFF;    ///< LOD level drawn (its mesh: drawnMesh()); 0xFF: not a LOD draw
+    /** A fading chain's level in a view that fades: its list entries carry fade codes, drawn by
+     *  the kLodFade variant (LodChain::fadeBand). */
+    bool lodFade = false;
     /** Drawn indirect through this GPU-written visible-index list (kIndexed; instanceCount is
      *  then the tested count, an upper bound). */
     GpuCullList* gpuCulled = nullptr;
@@ -67,6 +71,10 @@ struct ViewCamera {
      *  far back along the light: there the first colour view's eye, so an instance casts the
      *  level it is drawn at. */
     glm::dvec3 lodEye{0.0};
+    /** How LOD screen sizes are measured (LodMetric::ScreenHeight / ScreenPixels): the view's
+     *  projection and viewport height; a shadow view takes the first colour view's, with no
+     *  fade (one level drawn, docs/visibility.md "Level of detail"). */
+    LodProjection lodProjection{};
     glm::mat4 viewProjection{1.0f};  ///< clip from (world - eye)
     std::uint32_t layerMask = 0xFFFFFFFFu;
 };

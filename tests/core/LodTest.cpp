@@ -169,7 +169,7 @@ TEST_CASE("LOD: setLodChain refuses every bad chain and leaves the node as it wa
         morphed.levels[1].mesh = MeshGeometry::create(std::move(morphing));  // 1 target, level 0 has none
         bad(morphed);
     }
-    SECTION("a new mesh makes the chain inactive; a second primitive too, and refuses a chain") {
+    SECTION("a new mesh makes the chain inactive; a second primitive too, until a chain gives it level meshes") {
         batch.setMesh(quadMesh(1.0f));
         CHECK_FALSE(batch.hasLodChain());
         CHECK(batch.lodChain().levels.size() == 2);
@@ -178,7 +178,25 @@ TEST_CASE("LOD: setLodChain refuses every bad chain and leaves the node as it wa
         CHECK(batch.hasLodChain());
         batch.addPrimitive(quadMesh(0.5f), Material{});
         CHECK_FALSE(batch.hasLodChain());
-        CHECK_THROWS_AS(batch.setLodChain(renewed), InvalidArgument);
+        CHECK_THROWS_AS(batch.setLodChain(renewed), InvalidArgument);  // level 1 has no mesh for primitive 1
+        LodChain perPrimitive = renewed;
+        perPrimitive.levels[1].meshes = {quadMesh(0.5f), nullptr};
+        CHECK_THROWS_AS(batch.setLodChain(perPrimitive), InvalidArgument);  // a null one
+        perPrimitive.levels[1].meshes = {quadMesh(0.5f), quadMesh(0.6f)};
+        CHECK_THROWS_AS(batch.setLodChain(perPrimitive), InvalidArgument);  // outside primitive 1's level 0 (0.5)
+        perPrimitive.levels[1].meshes = {quadMesh(0.5f)};
+        CHECK_THROWS_AS(batch.setLodChain(perPrimitive), InvalidArgument);  // one mesh for two primitives
+        CHECK_FALSE(batch.hasLodChain());
+        const auto second = quadMesh(0.25f);
+        perPrimitive.levels[1].mesh = nullptr;
+        perPrimitive.levels[1].meshes = {quadMesh(0.5f), second};
+        batch.setLodChain(perPrimitive);
+        CHECK(batch.hasLodChain());
+        CHECK(batch.lodChain().levels[0].meshes == std::vector{batch.primitiveMesh(0), batch.primitiveMesh(1)});
+        CHECK(batch.lodChain().levels[1].meshes[1] == second);
+        CHECK(batch.lodChain().levels[1].mesh == batch.lodChain().levels[1].meshes[0]);
+        batch.addPrimitive(quadMesh(0.5f), Material{});  // a third primitive has no level meshes: inactive
+        CHECK_FALSE(batch.hasLodChain());
         batch.clearLodChain();
         CHECK(batch.lodChain().levels.empty());
     }

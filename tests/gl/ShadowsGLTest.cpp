@@ -20,6 +20,7 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <vector>
@@ -224,6 +225,31 @@ TEST_CASE("a LOD batch casts the level drawn, with distances from the camera, no
     CHECK_COLOUR(isShadowed, fixture.at(image, {0.0f, 0.0f, -3.0f}));
     if (boxes.visibility().culling != InstanceCulling::Gpu) {
         CHECK(fixture.renderer.shadowMap().instances == 1 + 3);  // the GPU's count is an upper bound
+    }
+}
+
+TEST_CASE("a fading LOD batch casts one level, undithered: a whole shadow or none", "[shadows][lod][lod-fade][pixels]") {
+    ShadowFixture fixture;
+    Scene scene;
+    addGround(scene);
+    InstancedMeshNode& boxes = addBoxes(scene);
+    lightFromAbove(scene);
+    // One level drawn up to 12.5 from the eye (0, 9, 9), fading out over [9.375, 15.625)
+    // (fadeBand 0.5): the boxes at x = -3 and 3 are 11.5 away (t = 0.34: the view keeps 42 of
+    // 64 pixels), the one at z = -3 13.65 (t = 0.68: 20 of 64). The shadow map draws one level
+    // without dither, switching at 12.5: the first two cast whole shadows, the third none.
+    LodChain chain;
+    chain.levels = {{nullptr, 12.5f}};
+    chain.fadeBand = 0.5f;
+    boxes.setLodChain(chain);
+    SECTION("levels chosen on the CPU") {}
+    SECTION("levels chosen on the GPU") { boxes.setInstanceCulling(InstanceCulling::Gpu); }
+    const Image image = fixture.render(scene);
+    CHECK_COLOUR(isShadowed, fixture.at(image, {-3.0f, 0.0f, 0.0f}));
+    CHECK_COLOUR(isShadowed, fixture.at(image, {3.0f, 0.0f, 0.0f}));
+    CHECK_COLOUR(isLit, fixture.at(image, {0.0f, 0.0f, -3.0f}));
+    if (boxes.visibility().culling != InstanceCulling::Gpu) {
+        CHECK(fixture.renderer.shadowMap().instances == 1 + 2);  // the ground and two boxes, once each
     }
 }
 

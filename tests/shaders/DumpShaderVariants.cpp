@@ -85,6 +85,14 @@ std::set<std::uint32_t> reachableFeatureSets() {
             }
         }
     }
+    // A fading LOD chain's level draws (kLodFade, always with kIndexed): mirroring and every
+    // geometry switch; lanes are independent of the fade, checked above without it.
+    for (const std::uint32_t mirroring : {0u, static_cast<std::uint32_t>(kMixedMirroring)}) {
+        for (const std::uint32_t morph : {0u, static_cast<std::uint32_t>(kMorph | kInstanceMorphWeights),
+                                          static_cast<std::uint32_t>(kSkin | kSkinAnimated)}) {
+            geometry.push_back(kInstanced | kIndexed | kLodFade | mirroring | morph);
+        }
+    }
     // The table-driven path (renderer/DrawTable.h): batches and MeshNodes without morphing,
     // lanes streams or CPU index lists, mirrored per instance or not, GPU-culled (kIndexed) or not.
     for (const std::uint32_t indexed : {0u, static_cast<std::uint32_t>(kIndexed)}) {

@@ -440,29 +440,46 @@ public:
 
     // ---- level of detail (docs/visibility.md, "Level of detail") -----------------------------
 
-    /** Draws each instance with the level of @p chain its distance from the camera selects
-     *  (see LodChain, selectLodLevel()); records, handles and streams do not move when an
-     *  instance changes level. Level 0 is the node's mesh: chain.levels[0].mesh must be null or
-     *  mesh(), and is stored as mesh(). The node's bounds stay those of level 0, so every other
-     *  level must fit inside them. A chain belongs to the mesh it was made for: after setMesh()
-     *  to another mesh, or addPrimitive(), it is inactive (hasLodChain() false, every instance
-     *  draws the node's mesh) until a chain for the new mesh is set. Picking (Scene::pick())
-     *  always tests level 0.
-     *  @throws InvalidArgument (the node keeps its previous chain) if the node has more than one
-     *  primitive; the chain has no level or more than kMaxLodLevels; levels[0].mesh is neither
-     *  null nor mesh(); another level's mesh is null, has a different morph target count from
-     *  level 0, or its box (or a morph target's delta box) is not inside level 0's; a switch
-     *  distance is NaN, not above 0, not above the previous one, or infinite before the last
-     *  level; hysteresis is NaN or outside [0, 1). */
+    /** Draws each instance with the level of @p chain its distance from the camera, or its
+     *  projected size (LodChain::metric), selects, or two levels dithered across a fade band
+     *  (LodChain::fadeBand; see LodChain, pickLodLevel()); records, handles and streams do not
+     *  move when an instance changes level. Level 0 is the node's mesh: chain.levels[0].mesh
+     *  must be null or mesh() (with several primitives, levels[0].meshes empty or the node's
+     *  primitive meshes in order), and is stored as such. A node with several primitives gives
+     *  each other level one mesh per primitive (LodLevel::meshes), each drawn with its
+     *  primitive's material. The node's bounds stay those of level 0, so every other level's
+     *  mesh must fit inside level 0's mesh of the same primitive. A chain belongs to the meshes
+     *  it was made for: after setMesh() to another mesh, or addPrimitive() (the new primitive
+     *  has no level meshes), it is inactive (hasLodChain() false, every instance draws the
+     *  node's meshes) until a chain for the new meshes is set. Picking (Scene::pick()) always
+     *  tests level 0.
+     *  @throws InvalidArgument (the node keeps its previous chain) if the chain has no level or
+     *  more than kMaxLodLevels; level 0's mesh (or meshes) is not the node's; another level of a
+     *  one-primitive node has a null mesh, or of a several-primitive node not primitiveCount()
+     *  meshes, a null one, or a mesh other than meshes[0]; a level's mesh has a different morph
+     *  target count or skinning from level 0's of its primitive, or its box (or a morph
+     *  target's delta box) is not inside it; a switch distance (LodMetric::Distance) is NaN, not
+     *  above 0, not above the previous one, or infinite before the last level; a switch screen
+     *  size (the screen metrics) is NaN, negative, infinite, not below the previous one, or 0
+     *  before the last level; hysteresis is NaN or outside [0, 1); fadeBand is NaN or outside
+     *  [0, 1], or two switches' fade bands overlap. */
     void setLodChain(LodChain chain);
     /** Drops the chain: every instance draws the node's mesh again. */
     void clearLodChain() noexcept { m_lodChain = LodChain{}; }
     /** The chain setLodChain() stored (no levels when none was set). */
     [[nodiscard]] const LodChain& lodChain() const noexcept { return m_lodChain; }
-    /** True when the renderer draws by level: a chain is set, the node has one primitive, and
-     *  its mesh is still the one the chain was set for. */
+    /** True when the renderer draws by level: a chain is set and the node's primitive meshes
+     *  are still the ones it was set for (as many, the same). O(primitives). */
     [[nodiscard]] bool hasLodChain() const noexcept {
-        return !m_lodChain.levels.empty() && primitiveCount() == 1 && m_lodChain.levels[0].mesh == mesh();
+        if (m_lodChain.levels.empty() || m_lodChain.levels[0].meshes.size() != primitiveCount()) {
+            return false;
+        }
+        for (std::size_t p = 0; p < primitiveCount(); ++p) {
+            if (m_lodChain.levels[0].meshes[p] != primitiveMesh(p)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // ---- bounds -----------------------------------------------------------------------------

@@ -82,8 +82,10 @@ struct FrameStats {
      *  InstanceCulling::Gpu; for Cpu the drawn ones are counted in `instances`). */
     std::uint64_t instancesTested = 0;
     /** Instances drawn per LOD level (index = level, myriad::kMaxLodLevels entries), summed over
-     *  views, for batches with a LOD chain (InstancedMeshNode::setLodChain()); each non-empty
-     *  level is one draw call and one `batches` count. Other batches count nothing here, nor
+     *  views, for batches with a LOD chain (InstancedMeshNode::setLodChain()); an instance
+     *  inside a fade band (LodChain::fadeBand) counts in both levels it is drawn by, and an
+     *  instance of a several-primitive batch once per level, not per primitive. Each non-empty
+     *  level is one draw call and one `batches` count per primitive. Other batches count nothing here, nor
      *  does a LOD batch with InstanceCulling::Gpu: its levels are picked on the GPU and the
      *  counts stay there (it draws every level, one draw call each; `instances` counts its
      *  tested instances once). */

@@ -243,7 +243,9 @@ public:
      *  culling pass wrote them (InstanceCulling::Gpu): in no particular order (compare sorted).
      *  Reads the GPU's list back, so it waits for the GPU: for tests and tools, never per frame.
      *  A batch with a LOD chain has one list per level: @p lodLevel picks it (the instances
-     *  the GPU drew with that level's mesh); 0 for a batch without a chain.
+     *  the GPU drew with that level's mesh); 0 for a batch without a chain. A fading chain's
+     *  entries are as written, a fade code in the top byte (lodFadeEntry(), myriad/core/Lod.h;
+     *  the record is entry & kLodFadeIndexMask).
      *  @return nullopt when that view did not cull @p batch on the GPU in the last frame, or
      *  @p lodLevel is not below the chain's level count (1 without a chain).
      *  @throws GlError with no current context. */
