@@ -28,6 +28,16 @@
 // batch is small, at most 16,384 instances: no per-group compaction, so groups may mix jobs)
 // and writes the pair (row, instance) there for the multi-draw, which reads it as a divisor-1
 // attribute selected by the command's base instance (no LOD chain, one primitive).
+//
+// Occlusion culling (u_occlusionPhase != 0; View::occlusionCulling, docs/visibility.md "GPU
+// occlusion culling: the depth pyramid and the two phases"), after Haar and Aaltonen,
+// "GPU-Driven Rendering Pipelines" (SIGGRAPH 2015) and Kapoulkine's two-pass occlusion culling
+// (niagara, "Two-Pass Occlusion Culling", 2023). Bit 31 of the record's history word
+// (binding 5) says "visible last frame in this view". Phase 1 (this frame's dispatch before any
+// draw) draws, from slot 0, the instances in the frustum that were visible last frame. After
+// the view's opaque draws the depth pyramid is built (depth_pyramid.comp) and phase 2 tests
+// every instance in the frustum against it (and the batch's sphere, once): the bit becomes
+// "visible now", and those visible now that phase 1 did not draw go to slot 1, drawn next.
 layout(local_size_x = 256) in;
 
 // GL's DrawElementsIndirectCommand, 20 bytes, tightly packed (std430: stride 20).
@@ -66,6 +76,8 @@ struct CullJob {
 };
 layout(std430, binding = MYRIAD_BINDING_CULL_JOBS) readonly buffer MyriadCullJobs { CullJob jobs[]; };
 layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;
+// The view's depth pyramid (depth_pyramid.comp), every level one after the other; phase 2 only.
+layout(std430, binding = MYRIAD_BINDING_CULL_PYRAMID) readonly buffer MyriadCullPyramid { float pyramid[]; };
 
 uniform vec4 u_planes[6];       // node space, camera-relative (nodeSpacePlanes()): world distance;
                                 // table jobs: the view's, camera-relative world space
@@ -99,6 +111,18 @@ uniform uint u_jobCount;          // its jobs
 uniform uint u_invocationCount;   // the instances all of them test
 uniform vec3 u_eyeHigh;           // the eye as two floats, as the surface stage gets it
 uniform vec3 u_eyeLow;
+// Occlusion culling (0: off; 1: phase 1; 2: phase 2) and the slot this dispatch writes.
+uniform uint u_occlusionPhase;
+uniform uint u_outputSlot;
+uniform mat4 u_clipFromNode;     // phase 2: the view-projection from node space (camera-relative)
+uniform mat4 u_clipFromWorld;    // phase 2: the view-projection from camera-relative world space
+uniform vec4 u_batchSphere;      // phase 2: the batch's sphere, camera-relative world space
+uniform ivec2 u_viewportSize;    // level 0's texels: the viewport's pixels
+uniform int u_pyramidLevels;
+uniform uint u_levelOffset[16];  // each level's first value in the pyramid buffer
+uniform ivec2 u_levelSize[16];
+uniform int u_reversedDepth;     // 1: nearer is larger depth; the pyramid holds minima
+uniform int u_clipZeroToOne;     // ClipDepth::ZeroToOne: window depth is NDC z
 
 // Per work group: each invocation's visible flag, then their inclusive prefix sum; the group's
 // first place in the list. With LOD: per level, the group's count and first place.
@@ -156,7 +180,7 @@ void compactByLevel(uint index, bool visible, vec3 centre) {
 /** True when the bounding sphere of box (@p boxMin, @p boxMax) under the instance matrix of rows
  *  @p row0..2 meets all six @p planes (the CPU path's test; @p scale: each plane's |xyz|). */
 bool sphereInView(vec4 row0, vec4 row1, vec4 row2, vec3 boxMin, vec3 boxMax, vec4 planes[6], float scale[6],
-                  out vec3 centre) {
+                  out vec3 centre, out float radius) {
     // Aabb::centre(), halfExtent() and transformedRadius(): the box's corners under the 3x3
     // part, exact for mirrored, sheared and non-uniformly scaled instances.
     vec3 boxCentre = (boxMin + boxMax) * 0.5;
@@ -174,7 +198,7 @@ bool sphereInView(vec4 row0, vec4 row1, vec4 row2, vec3 boxMin, vec3 boxMax, vec
     vec3 c3 = -x + y + z;
     float squared = max(max(dot(c0, c0), dot(c1, c1)), max(dot(c2, c2), dot(c3, c3)));
     bool empty = boxMax.x < boxMin.x || boxMax.y < boxMin.y || boxMax.z < boxMin.z;
-    float radius = empty ? 0.0 : sqrt(squared);
+    radius = empty ? 0.0 : sqrt(squared);
     bool inside = true;
     for (int p = 0; p < 6; ++p) {
         float distance = dot(planes[p].xyz, centre) + planes[p].w;
@@ -184,7 +208,7 @@ bool sphereInView(vec4 row0, vec4 row1, vec4 row2, vec3 boxMin, vec3 boxMax, vec
 }
 
 /** True when instance @p index's bounding sphere meets all six planes (the CPU path's test). */
-bool instanceInView(uint index, out vec3 centre) {
+bool instanceInView(uint index, out vec3 centre, out float radius) {
     vec3 boxMin = u_boxMin;
     vec3 boxMax = u_boxMax;
     if (u_ownWeights != 0) {
@@ -206,7 +230,64 @@ bool instanceInView(uint index, out vec3 centre) {
         }
     }
     return sphereInView(records[index * 4u + 0u], records[index * 4u + 1u], records[index * 4u + 2u], boxMin, boxMax,
-                        u_planes, u_planeScale, centre);
+                        u_planes, u_planeScale, centre, radius);
+}
+
+/** The level-@p level pyramid texel covering pixel @p p (clamped: the last texel covers the
+ *  remainder of an odd-sized level's source). */
+float pyramidAt(int level, ivec2 p) {
+    ivec2 size = u_levelSize[level];
+    ivec2 t = min(p >> level, size - 1);
+    return pyramid[u_levelOffset[level] + uint(t.y * size.x + t.x)];
+}
+
+/** True when the sphere (@p centre, @p radius) under @p clipFrom is behind the depth the view
+ *  holds everywhere it could cover: its bounding cube's eight corners projected, a rectangle of
+ *  level-0 pixels around them grown by one pixel, the pyramid level where it spans at most 2x2
+ *  texels, and the sphere's nearest depth beyond the farthest of those four. A corner behind
+ *  the eye or in front of the near plane: not occluded. */
+bool sphereOccluded(mat4 clipFrom, vec3 centre, float radius) {
+    vec2 low = vec2(1.0e30);
+    vec2 high = vec2(-1.0e30);
+    float nearest = u_reversedDepth != 0 ? -1.0e30 : 1.0e30;
+    for (int i = 0; i < 8; ++i) {
+        vec3 corner = centre + radius * vec3((i & 1) != 0 ? 1.0 : -1.0, (i & 2) != 0 ? 1.0 : -1.0,
+                                             (i & 4) != 0 ? 1.0 : -1.0);
+        vec4 clip = clipFrom * vec4(corner, 1.0);
+        if (clip.w <= 1.0e-6) {
+            return false;
+        }
+        vec3 ndc = clip.xyz / clip.w;
+        float depth = u_clipZeroToOne != 0 ? ndc.z : ndc.z * 0.5 + 0.5;
+        if (u_reversedDepth != 0 ? depth > 1.0 : depth < 0.0) {
+            return false;  // crosses the near plane
+        }
+        nearest = u_reversedDepth != 0 ? max(nearest, depth) : min(nearest, depth);
+        vec2 pixel = (ndc.xy * 0.5 + 0.5) * vec2(u_viewportSize);
+        low = min(low, pixel);
+        high = max(high, pixel);
+    }
+    if (high.x < 0.0 || high.y < 0.0 || low.x > float(u_viewportSize.x) || low.y > float(u_viewportSize.y)) {
+        return false;  // off the viewport (the frustum test keeps such a sphere only by a hair)
+    }
+    ivec2 first = clamp(ivec2(floor(low)) - 1, ivec2(0), u_viewportSize - 1);
+    ivec2 last = clamp(ivec2(floor(high)) + 1, ivec2(0), u_viewportSize - 1);
+    int level = 0;
+    for (; level < u_pyramidLevels - 1; ++level) {
+        ivec2 size = u_levelSize[level];
+        ivec2 span = min(last >> level, size - 1) - min(first >> level, size - 1);
+        if (span.x <= 1 && span.y <= 1) {
+            break;
+        }
+    }
+    float a = pyramidAt(level, first);
+    float b = pyramidAt(level, ivec2(last.x, first.y));
+    float c = pyramidAt(level, ivec2(first.x, last.y));
+    float d = pyramidAt(level, last);
+    if (u_reversedDepth != 0) {
+        return nearest < min(min(a, b), min(c, d));
+    }
+    return nearest > max(max(a, b), max(c, d));
 }
 
 /** Compaction per work group: an inclusive prefix sum of the visible flags (Hillis and
@@ -284,8 +365,9 @@ void cullJob() {
     }
     uint slot = job.recordFirst + local;
     vec3 centre;
+    float radius;
     if (sphereInView(records[slot * 4u + 0u], records[slot * 4u + 1u], records[slot * 4u + 2u], job.boxMin.xyz,
-                     job.boxMax.xyz, planes, scale, centre)) {
+                     job.boxMax.xyz, planes, scale, centre, radius)) {
         uint place = atomicAdd(commands[job.command].instanceCount, 1u);
         visibleIndices[2u * (job.pairFirst + place)] = job.row;
         visibleIndices[2u * (job.pairFirst + place) + 1u] = job.instanceFirst + local;
@@ -302,13 +384,27 @@ void main() {
     uint index = u_first + local;
     // No early return: every invocation takes part in the group's barriers.
     vec3 centre = vec3(0.0);
-    bool visible = local < u_count && instanceInView(index, centre);
+    float radius = 0.0;
+    bool visible = local < u_count && instanceInView(index, centre, radius);
+    if (u_occlusionPhase != 0u && local < u_count) {
+        uint history = heldLevels[index];
+        bool wasVisible = (history & 0x80000000u) != 0u;
+        if (u_occlusionPhase == 1u) {
+            visible = visible && wasVisible;  // drawn before the pyramid exists
+        } else {
+            // The batch's sphere first (the same for every invocation), then the instance's.
+            bool now = visible && !sphereOccluded(u_clipFromWorld, u_batchSphere.xyz, u_batchSphere.w) &&
+                       !sphereOccluded(u_clipFromNode, centre, radius);
+            heldLevels[index] = (history & 0x7FFFFFFFu) | (now ? 0x80000000u : 0u);
+            visible = now && !wasVisible;  // what phase 1 drew is not drawn twice
+        }
+    }
     if (u_lodLevelCount != 0u) {  // uniform: the whole dispatch takes this branch, barriers included
         compactByLevel(index, visible, centre);
         return;
     }
-    uint place = compactInGroup(visible, 0u, u_primitiveCount);
+    uint place = compactInGroup(visible, u_outputSlot * u_primitiveCount, u_primitiveCount);
     if (visible) {
-        visibleIndices[place] = index;
+        visibleIndices[u_outputSlot * u_listCapacity + place] = index;
     }
 }

@@ -47,6 +47,8 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.gpuParticleSteps, "gpu particle steps");
     counter(out, stats.gpuParticleDispatches, "gpu particle dispatches");
     counter(out, stats.skinPaletteDispatches, "skin palette dispatches");
+    counter(out, stats.pyramidBuilds, "depth pyramids");
+    counter(out, stats.occlusionDispatches, "occlusion dispatches");
     counter(out, stats.programBinds, "program binds");
     counter(out, stats.vertexArrayBinds, "vertex array binds");
     counter(out, stats.bytesUploaded, "bytes uploaded");

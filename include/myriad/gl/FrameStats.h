@@ -112,6 +112,13 @@ struct FrameStats {
      *  (docs/skinning.md, "Crowds"): one per batch whose clock, animation stream or count
      *  changed since its last (more for a batch past the driver's work-group count). */
     std::uint32_t skinPaletteDispatches = 0;
+    /** GPU occlusion culling (View::occlusionCulling, docs/visibility.md): depth pyramids built,
+     *  one per view with at least one occlusion-culled batch in view (each a dispatch per
+     *  pyramid level). */
+    std::uint32_t pyramidBuilds = 0;
+    /** GPU occlusion culling's second-phase dispatches: one per (view, occlusion-culled batch)
+     *  with instances to test (the first phase is the batch's ordinary cull dispatch). */
+    std::uint32_t occlusionDispatches = 0;
     /** Shader programs this call compiled from source (variants no earlier frame needed).
      *  0 in a frame after Renderer::prepare() with the same scene and views. */
     std::uint32_t programsCompiled = 0;

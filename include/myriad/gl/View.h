@@ -121,9 +121,23 @@ struct View {
     bool reversedDepth = false;
     /** Writes depth only (colour writes masked, no lighting): shadow maps, depth pre-passes. */
     bool depthOnly = false;
+    /** Occlusion culling: instances hidden behind what the view has drawn are not drawn.
+     *  Default false (frustum culling only). On the GPU path (InstanceCulling::Gpu batches)
+     *  it needs @ref depthTexture: a batch is tested in two phases against a hierarchical
+     *  depth pyramid of the view's depth (docs/visibility.md, "GPU occlusion culling"); without
+     *  a depth texture such batches stay frustum-culled. The picture is the same as with it
+     *  off: only instances no pixel of which would pass the depth test are left out. */
+    bool occlusionCulling = false;
+    /** The GL name of a GL_TEXTURE_2D holding @ref framebuffer's depth attachment (single
+     *  sampled, level 0, compare mode none), or 0 (the default): none known. View::of() fills
+     *  it with OffscreenTarget::depthTextureId(); a game's framebuffer states its own. The
+     *  renderer reads it (texelFetch, at the viewport's offset) after the view's opaque draws
+     *  to build the occlusion pyramid, so it must cover the viewport. Framebuffer 0 has no
+     *  depth texture: a window's view gets no GPU occlusion culling. Borrowed, not owned. */
+    std::uint32_t depthTexture = 0;
 
     /** A view of @p camera filling @p target, clearing colour and depth, with the target's
-     *  encoding stated (no query). */
+     *  encoding stated (no query) and its depth texture (OffscreenTarget::depthTextureId()). */
     [[nodiscard]] static View of(const Camera& camera, const OffscreenTarget& target);
     /** A view of @p camera filling the default framebuffer of @p width x @p height pixels. */
     [[nodiscard]] static View of(const Camera& camera, std::uint32_t width, std::uint32_t height);
