@@ -123,6 +123,9 @@ uniform uint u_levelOffset[16];  // each level's first value in the pyramid buff
 uniform ivec2 u_levelSize[16];
 uniform int u_reversedDepth;     // 1: nearer is larger depth; the pyramid holds minima
 uniform int u_clipZeroToOne;     // ClipDepth::ZeroToOne: window depth is NDC z
+// Phase 2: the command after the list's last, whose count and instanceCount count the
+// instances the frustum and the pyramid left out (RendererDesc::gpuCullingCounts reads them).
+uniform uint u_countersCommand;
 
 // Per work group: each invocation's visible flag, then their inclusive prefix sum; the group's
 // first place in the list. With LOD: per level, the group's count and first place.
@@ -130,6 +133,7 @@ shared uint s_prefix[256];
 shared uint s_base;
 shared uint s_levelCount[8];
 shared uint s_levelBase[8];
+shared uint s_culled[2];  // occlusion phase 2: the group's frustum- and occlusion-culled instances
 
 void groupBarrier() {
     memoryBarrierShared();
@@ -386,6 +390,8 @@ void main() {
     vec3 centre = vec3(0.0);
     float radius = 0.0;
     bool visible = local < u_count && instanceInView(index, centre, radius);
+    bool frustumCulled = false;
+    bool occlusionCulled = false;
     if (u_occlusionPhase != 0u && local < u_count) {
         uint history = heldLevels[index];
         bool wasVisible = (history & 0x80000000u) != 0u;
@@ -396,7 +402,29 @@ void main() {
             bool now = visible && !sphereOccluded(u_clipFromWorld, u_batchSphere.xyz, u_batchSphere.w) &&
                        !sphereOccluded(u_clipFromNode, centre, radius);
             heldLevels[index] = (history & 0x7FFFFFFFu) | (now ? 0x80000000u : 0u);
+            frustumCulled = !visible;
+            occlusionCulled = visible && !now;
             visible = now && !wasVisible;  // what phase 1 drew is not drawn twice
+        }
+    }
+    if (u_occlusionPhase == 2u) {  // uniform: the whole dispatch takes this branch, barriers included
+        uint lane = gl_LocalInvocationIndex;
+        if (lane < 2u) {
+            s_culled[lane] = 0u;
+        }
+        groupBarrier();
+        if (frustumCulled) {
+            atomicAdd(s_culled[0], 1u);
+        }
+        if (occlusionCulled) {
+            atomicAdd(s_culled[1], 1u);
+        }
+        groupBarrier();
+        if (lane == 0u && s_culled[0] != 0u) {
+            atomicAdd(commands[u_countersCommand].count, s_culled[0]);
+        }
+        if (lane == 1u && s_culled[1] != 0u) {
+            atomicAdd(commands[u_countersCommand].instanceCount, s_culled[1]);
         }
     }
     if (u_lodLevelCount != 0u) {  // uniform: the whole dispatch takes this branch, barriers included

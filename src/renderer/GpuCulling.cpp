@@ -141,6 +141,7 @@ void GpuCulling::ensureProgram() {
         .levelSize = p.uniformLocation("u_levelSize"),
         .reversedDepth = p.uniformLocation("u_reversedDepth"),
         .clipZeroToOne = p.uniformLocation("u_clipZeroToOne"),
+        .countersCommand = p.uniformLocation("u_countersCommand"),
     };
 }
 
@@ -284,7 +285,7 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     // The commands are rewritten whole every frame (20 bytes a primitive and slot): the counts
     // follow a changed mesh, and the instance counts start from 0 for the atomics. Slot s of a
     // LOD batch draws level s's mesh.
-    m_commands.assign(list.slots * primitives, DrawElementsIndirectCommand{});
+    m_commands.assign(list.slots * primitives + 1, DrawElementsIndirectCommand{});  // + the counters
     for (std::size_t slot = 0; slot < list.slots; ++slot) {
         for (std::size_t p = 0; p < primitives; ++p) {
             m_commands[slot * primitives + p].count = list.lodLevels != 0
@@ -359,6 +360,7 @@ void GpuCulling::dispatchOcclusion(std::size_t pass, const DepthPyramidLevels& p
         }
         glProgramUniformMatrix4fv(p.id(), u.clipFromNode, 1, GL_FALSE, &list->clipFromNode[0][0]);
         glProgramUniform4fv(p.id(), u.batchSphere, 1, &list->batchSphere[0]);
+        glProgramUniform1ui(p.id(), u.countersCommand, static_cast<GLuint>(countersCommand(*list)));
         const auto [groupsX, groupsY] = groupsFor(list->range.end - list->range.begin);  // as in phase 1
         glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
         ++stats.occlusionDispatches;
@@ -425,7 +427,7 @@ void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
     }
     const std::size_t primitives = batch.primitiveCount();
     if (list.primitives != primitives || list.slots != slots || !list.commands) {
-        list.commands = Buffer({.sizeBytes = slots * primitives * sizeof(DrawElementsIndirectCommand),
+        list.commands = Buffer({.sizeBytes = (slots * primitives + 1) * sizeof(DrawElementsIndirectCommand),
                                 .usage = BufferUsage::Dynamic,
                                 .label = labelFor(batch, "InstancedMeshNode.gpu-draw-commands")});
         list.primitives = primitives;

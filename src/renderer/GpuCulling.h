@@ -78,7 +78,10 @@ static_assert(sizeof(DrawElementsIndirectCommand) == 20);
 struct GpuCullList {
     Buffer indices;            ///< slots * capacity uints, written only by the GPU
     TextureHandle texture;     ///< R32UI view of indices
-    Buffer commands;           ///< slots * primitives commands, reset by the CPU each frame
+    /** slots * primitives commands, then one more whose count and instanceCount the
+     *  occlusion phase 2 counts its frustum- and occlusion-culled instances into
+     *  (countersCommand()); reset by the CPU each frame. */
+    Buffer commands;
     std::size_t capacity = 0;  ///< indices per level slot (set by select(), no GL)
     std::size_t primitives = 0;
     std::size_t slots = 0;            ///< level slots allocated in indices and commands
@@ -219,6 +222,11 @@ public:
     static void draw(const GpuCullList& list, const VertexArray& vertexArray, const MeshGeometry& geometry,
                      std::size_t primitive, std::size_t slot);
 
+    /** The command after @p list's last: its counters (see GpuCullList::commands). */
+    [[nodiscard]] static std::size_t countersCommand(const GpuCullList& list) noexcept {
+        return list.slots * list.primitives;
+    }
+
     /** Where level slot @p level of @p list starts in its list: the draw's u_baseInstance. */
     [[nodiscard]] static std::uint32_t levelSlotFirst(const GpuCullList& list, std::size_t level) noexcept {
         return static_cast<std::uint32_t>(level * list.capacity);
@@ -240,7 +248,7 @@ private:
             tableJobs = -1, jobFirst = -1, jobCount = -1, invocationCount = -1, eyeHigh = -1, eyeLow = -1,
             occlusionPhase = -1, outputSlot = -1, clipFromNode = -1, clipFromWorld = -1, batchSphere = -1,
             viewportSize = -1, pyramidLevels = -1, levelOffset = -1, levelSize = -1, reversedDepth = -1,
-            clipZeroToOne = -1;
+            clipZeroToOne = -1, countersCommand = -1;
     };
 
     void ensureProgram();

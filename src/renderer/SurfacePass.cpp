@@ -371,6 +371,9 @@ void SurfacePass::drawOcclusionPhase2(std::size_t passIndex, const ViewPass& pas
             second.cullSlot = 1;
             second.firstInstance = GpuCulling::levelSlotFirst(*item->gpuCulled, 1);
             draw(second, pass, scene);
+            if (item->primitive == 0 && m_parts.countGpuCulled) {
+                m_parts.gpuCullingCounts.noteCounters(*item->gpuCulled);  // once per (view, batch)
+            }
         }
     }
 }

@@ -7,6 +7,7 @@
 
 #include <glad/gl.h>
 
+#include "renderer/ViewPass.h"  // detail::Frustum, resolveCamera: the CPU path's planes, for the expected count
 #include "myriad/core/InstanceCulling.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
@@ -19,7 +20,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <array>
 #include <set>
+#include <string>
 #include <vector>
 
 using namespace myriad;
@@ -65,6 +68,20 @@ Camera perspectiveCamera() {
     camera.setPerspective(glm::radians(60.0f), 1.0f, 0.5f, 50.0f);
     camera.lookAt(glm::dvec3(0.0, 0.0, 10.0), glm::dvec3(0.0));
     return camera;
+}
+
+/** How many of @p batch's instances the frustum test keeps in @p view (the CPU path's functions). */
+std::size_t inFrustum(const InstancedMeshNode& batch, const gl::View& view) {
+    const gl::detail::ViewCamera camera = gl::detail::resolveCamera(view);
+    const gl::detail::Frustum frustum(camera.viewProjection, view.clipDepth);
+    InstanceSpheres spheres;
+    spheres.update(batch);
+    std::vector<std::uint32_t> out;
+    (void)cullInstanceSpheres(spheres, batch.drawnInstances(),
+                              nodeSpacePlanes(std::to_array(frustum.planes), batch.worldLinear(),
+                                              batch.worldTranslation(), camera.eye),
+                              out);
+    return out.size();
 }
 
 bool sameImage(const Image& a, const Image& b) {
@@ -332,4 +349,36 @@ TEST_CASE("GPU occlusion: barriers between the pyramid's levels and before the s
     CHECK((beforeDraw & GL_TEXTURE_FETCH_BARRIER_BIT) != 0);
     CHECK((beforeDraw & GL_SHADER_STORAGE_BARRIER_BIT) != 0);
     (void)field;
+}
+
+TEST_CASE("GPU occlusion: gpuCullingCounts tells frustum- and occlusion-culled instances apart",
+          "[visibility][gpu-occlusion][stats]") {
+    const egl::HeadlessContext& context = test::context();
+    (void)context;
+    gl::Renderer renderer({.gpuCullingCounts = true});
+    gl::OffscreenTarget target(kSize, kSize, "counts-target");
+    const Camera camera = perspectiveCamera();
+    Scene scene;
+    // 100 x 100 boxes over [-12, 12]^2 at z = -5, where the frustum's half height is 8.66: some
+    // are outside it, the rest hidden by the wall.
+    InstancedMeshNode& field = addField(scene, 100, 100, -12.0f, 12.0f, -12.0f, 12.0f, -5.0f, 0.03f);
+    (void)addWall(scene, glm::vec3(0.0f, 0.0f, 3.0f), glm::vec3(12.0f, 12.0f, 0.2f));
+    gl::View view = gl::View::of(camera, target);
+    view.occlusionCulling = true;
+    gl::GpuCulledCounts counts;
+    for (int frame = 0; frame < 20 && counts.frame < 2; ++frame) {
+        renderer.render(scene, view);
+        counts = renderer.lastFrameStats().gpuCulled;
+        glFinish();  // the fences of earlier frames signal (a test: nothing waits in a frame)
+    }
+    REQUIRE(counts.frame >= 2);
+    CHECK(counts.instances == 0);
+    CHECK(counts.frustumCulled + counts.occlusionCulled == 10000);
+    // The frustum's share is the frustum test's (the CPU path's functions), the rest hidden.
+    const std::size_t kept = inFrustum(field, view);
+    CHECK(kept > 1000);
+    CHECK(kept < 9000);
+    CHECK(counts.occlusionCulled == kept);
+    CHECK(counts.frustumCulled == 10000 - kept);
+    CHECK(gl::to_string(renderer.lastFrameStats()).find(std::to_string(kept) + " occlusion-culled") != std::string::npos);
 }

@@ -21,6 +21,14 @@ struct GpuCulledCounts {
     std::uint64_t upperBound = 0;
     std::uint64_t triangles = 0;            ///< triangles those draws submitted, by the GPU's counts
     std::uint64_t trianglesUpperBound = 0;  ///< what that frame's `triangles` counted for them
+    /** Of the instances occlusion-culled batches tested that frame (View::occlusionCulling on
+     *  the GPU path, counted by the second phase, once per view and batch): those outside the
+     *  frustum. Batches culled by the frustum alone are not counted here (their culled count
+     *  is what `upperBound - instances` leaves). */
+    std::uint64_t frustumCulled = 0;
+    /** Of the same instances: those inside the frustum but hidden behind the view's depth (the
+     *  depth pyramid), not drawn. */
+    std::uint64_t occlusionCulled = 0;
 };
 
 /** Counters for one frame, reset at the start of each Renderer::render (and Renderer::prepare,
