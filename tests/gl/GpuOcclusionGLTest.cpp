@@ -382,3 +382,57 @@ TEST_CASE("GPU occlusion: gpuCullingCounts tells frustum- and occlusion-culled i
     CHECK(counts.frustumCulled == 10000 - kept);
     CHECK(gl::to_string(renderer.lastFrameStats()).find(std::to_string(kept) + " occlusion-culled") != std::string::npos);
 }
+
+TEST_CASE("GPU occlusion: reversed-Z with a 32-bit float depth culls and draws like ordinary depth",
+          "[visibility][gpu-occlusion][pixels]") {
+    const egl::HeadlessContext& context = test::context();
+    (void)context;
+    gl::Renderer on;
+    gl::Renderer off;
+    gl::OffscreenTarget onTarget(kSize, kSize, "reversed-on", gl::TargetFormat::Srgb8Alpha8, gl::DepthFormat::Depth32Float);
+    gl::OffscreenTarget offTarget(kSize, kSize, "reversed-off", gl::TargetFormat::Srgb8Alpha8, gl::DepthFormat::Depth32Float);
+    Scene scene;
+    // The peeking scene under a 90-degree reversed-Z projection (near 0.5 at depth 1, far 100 at
+    // 0) from (0, 0, 10): at z = -5 a pixel is 30 / 64 = 0.47 world units.
+    InstancedMeshNode& field = addField(scene, 21, 21, -3.0f, 3.0f, -3.0f, 3.0f, -5.0f, 0.5f);
+    (void)addWall(scene, glm::vec3(0.0f, -3.0f, 3.0f), glm::vec3(12.0f, 6.0f, 0.2f));
+    gl::View view;
+    view.viewMatrix = glm::lookAt(glm::vec3(0, 0, 10), glm::vec3(0), glm::vec3(0, 1, 0));
+    view.projectionMatrix = glm::mat4(0.0f);
+    view.projectionMatrix[0][0] = 1.0f;
+    view.projectionMatrix[1][1] = 1.0f;
+    view.projectionMatrix[2][2] = 0.5f / (100.0f - 0.5f);
+    view.projectionMatrix[2][3] = -1.0f;
+    view.projectionMatrix[3][2] = 0.5f * 100.0f / (100.0f - 0.5f);
+    view.viewport = {0, 0, kSize, kSize};
+    view.clipDepth = gl::ClipDepth::ZeroToOne;
+    view.reversedDepth = true;
+    for (int frame = 0; frame < 3; ++frame) {
+        gl::View withOcclusion = view;
+        withOcclusion.framebuffer = onTarget.framebufferId();
+        withOcclusion.depthTexture = onTarget.depthTextureId();
+        withOcclusion.occlusionCulling = true;
+        on.render(scene, withOcclusion);
+        gl::View reference = view;
+        reference.framebuffer = offTarget.framebufferId();
+        off.render(scene, reference);
+        const Image picture = onTarget.readPixels();
+        CHECK(sameImage(picture, offTarget.readPixels()));
+        std::set<std::uint32_t> drawn;
+        for (std::size_t phase = 0; phase < 2; ++phase) {
+            const auto list = on.readGpuCulledInstances(field, 0, phase);
+            REQUIRE(list.has_value());
+            drawn.insert(list->begin(), list->end());
+        }
+        for (std::uint32_t i = 0; i < 21 * 21; ++i) {
+            const float y = -3.0f + 6.0f * static_cast<float>(i / 21) / 20.0f;
+            INFO("frame " << frame << ", instance " << i << " at y " << y);
+            if (y >= 0.29f) {
+                CHECK(drawn.count(i) == 1);
+            } else if (y <= -1.79f && frame > 0) {
+                CHECK(drawn.count(i) == 0);  // more than three pixels under the wall's edge
+            }
+        }
+        MYRIAD_CHECK_PIXEL(picture, 32, 48, kRed);
+    }
+}
