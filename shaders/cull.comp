@@ -28,6 +28,16 @@
 // batch is small, at most 16,384 instances: no per-group compaction, so groups may mix jobs)
 // and writes the pair (row, instance) there for the multi-draw, which reads it as a divisor-1
 // attribute selected by the command's base instance (no LOD chain, one primitive).
+//
+// Occlusion culling (u_occlusionPhase != 0; View::occlusionCulling, docs/visibility.md "GPU
+// occlusion culling: the depth pyramid and the two phases"), after Haar and Aaltonen,
+// "GPU-Driven Rendering Pipelines" (SIGGRAPH 2015) and Kapoulkine's two-pass occlusion culling
+// (niagara, "Two-Pass Occlusion Culling", 2023). Bit 31 of the record's history word
+// (binding 5) says "visible last frame in this view". Phase 1 (this frame's dispatch before any
+// draw) draws, from slot 0, the instances in the frustum that were visible last frame. After
+// the view's opaque draws the depth pyramid is built (depth_pyramid.comp) and phase 2 tests
+// every instance in the frustum against it (and the batch's sphere, once): the bit becomes
+// "visible now", and those visible now that phase 1 did not draw go to slot 1, drawn next.
 layout(local_size_x = 256) in;
 
 // GL's DrawElementsIndirectCommand, 20 bytes, tightly packed (std430: stride 20).
@@ -66,6 +76,8 @@ struct CullJob {
 };
 layout(std430, binding = MYRIAD_BINDING_CULL_JOBS) readonly buffer MyriadCullJobs { CullJob jobs[]; };
 layout(binding = MYRIAD_UNIT_DRAW_TABLE) uniform usamplerBuffer u_drawTable;
+// The view's depth pyramid (depth_pyramid.comp), every level one after the other; phase 2 only.
+layout(std430, binding = MYRIAD_BINDING_CULL_PYRAMID) readonly buffer MyriadCullPyramid { float pyramid[]; };
 
 uniform vec4 u_planes[6];       // node space, camera-relative (nodeSpacePlanes()): world distance;
                                 // table jobs: the view's, camera-relative world space
@@ -113,6 +125,21 @@ uniform uint u_jobCount;          // its jobs
 uniform uint u_invocationCount;   // the instances all of them test
 uniform vec3 u_eyeHigh;           // the eye as two floats, as the surface stage gets it
 uniform vec3 u_eyeLow;
+// Occlusion culling (0: off; 1: phase 1; 2: phase 2) and the slot this dispatch writes.
+uniform uint u_occlusionPhase;
+uniform uint u_outputSlot;
+uniform mat4 u_clipFromNode;     // phase 2: the view-projection from node space (camera-relative)
+uniform mat4 u_clipFromWorld;    // phase 2: the view-projection from camera-relative world space
+uniform vec4 u_batchSphere;      // phase 2: the batch's sphere, camera-relative world space
+uniform ivec2 u_viewportSize;    // level 0's texels: the viewport's pixels
+uniform int u_pyramidLevels;
+uniform uint u_levelOffset[16];  // each level's first value in the pyramid buffer
+uniform ivec2 u_levelSize[16];
+uniform int u_reversedDepth;     // 1: nearer is larger depth; the pyramid holds minima
+uniform int u_clipZeroToOne;     // ClipDepth::ZeroToOne: window depth is NDC z
+// Phase 2: the command after the list's last, whose count and instanceCount count the
+// instances the frustum and the pyramid left out (RendererDesc::gpuCullingCounts reads them).
+uniform uint u_countersCommand;
 
 // Per work group: each invocation's visible flag, then their inclusive prefix sum; the group's
 // first place in the list. With LOD: per level, the group's count and first place.
@@ -120,6 +147,7 @@ shared uint s_prefix[256];
 shared uint s_base;
 shared uint s_levelCount[8];
 shared uint s_levelBase[8];
+shared uint s_culled[2];  // occlusion phase 2: the group's frustum- and occlusion-culled instances
 
 void groupBarrier() {
     memoryBarrierShared();
@@ -261,6 +289,63 @@ bool instanceInView(uint index, out vec3 centre, out float radius) {
                         u_planes, u_planeScale, centre, radius);
 }
 
+/** The level-@p level pyramid texel covering pixel @p p (clamped: the last texel covers the
+ *  remainder of an odd-sized level's source). */
+float pyramidAt(int level, ivec2 p) {
+    ivec2 size = u_levelSize[level];
+    ivec2 t = min(p >> level, size - 1);
+    return pyramid[u_levelOffset[level] + uint(t.y * size.x + t.x)];
+}
+
+/** True when the sphere (@p centre, @p radius) under @p clipFrom is behind the depth the view
+ *  holds everywhere it could cover: its bounding cube's eight corners projected, a rectangle of
+ *  level-0 pixels around them grown by one pixel, the pyramid level where it spans at most 2x2
+ *  texels, and the sphere's nearest depth beyond the farthest of those four. A corner behind
+ *  the eye or in front of the near plane: not occluded. */
+bool sphereOccluded(mat4 clipFrom, vec3 centre, float radius) {
+    vec2 low = vec2(1.0e30);
+    vec2 high = vec2(-1.0e30);
+    float nearest = u_reversedDepth != 0 ? -1.0e30 : 1.0e30;
+    for (int i = 0; i < 8; ++i) {
+        vec3 corner = centre + radius * vec3((i & 1) != 0 ? 1.0 : -1.0, (i & 2) != 0 ? 1.0 : -1.0,
+                                             (i & 4) != 0 ? 1.0 : -1.0);
+        vec4 clip = clipFrom * vec4(corner, 1.0);
+        if (clip.w <= 1.0e-6) {
+            return false;
+        }
+        vec3 ndc = clip.xyz / clip.w;
+        float depth = u_clipZeroToOne != 0 ? ndc.z : ndc.z * 0.5 + 0.5;
+        if (u_reversedDepth != 0 ? depth > 1.0 : depth < 0.0) {
+            return false;  // crosses the near plane
+        }
+        nearest = u_reversedDepth != 0 ? max(nearest, depth) : min(nearest, depth);
+        vec2 pixel = (ndc.xy * 0.5 + 0.5) * vec2(u_viewportSize);
+        low = min(low, pixel);
+        high = max(high, pixel);
+    }
+    if (high.x < 0.0 || high.y < 0.0 || low.x > float(u_viewportSize.x) || low.y > float(u_viewportSize.y)) {
+        return false;  // off the viewport (the frustum test keeps such a sphere only by a hair)
+    }
+    ivec2 first = clamp(ivec2(floor(low)) - 1, ivec2(0), u_viewportSize - 1);
+    ivec2 last = clamp(ivec2(floor(high)) + 1, ivec2(0), u_viewportSize - 1);
+    int level = 0;
+    for (; level < u_pyramidLevels - 1; ++level) {
+        ivec2 size = u_levelSize[level];
+        ivec2 span = min(last >> level, size - 1) - min(first >> level, size - 1);
+        if (span.x <= 1 && span.y <= 1) {
+            break;
+        }
+    }
+    float a = pyramidAt(level, first);
+    float b = pyramidAt(level, ivec2(last.x, first.y));
+    float c = pyramidAt(level, ivec2(first.x, last.y));
+    float d = pyramidAt(level, last);
+    if (u_reversedDepth != 0) {
+        return nearest < min(min(a, b), min(c, d));
+    }
+    return nearest > max(max(a, b), max(c, d));
+}
+
 /** Compaction per work group: an inclusive prefix sum of the visible flags (Hillis and
  *  Steele, 1986; log2(256) = 8 steps) gives each visible invocation its place in record
  *  order, and one atomicAdd per group (not per instance) reserves the group's run on
@@ -357,12 +442,49 @@ void main() {
     vec3 centre = vec3(0.0);
     float radius = 0.0;
     bool visible = local < u_count && instanceInView(index, centre, radius);
+    bool frustumCulled = false;
+    bool occlusionCulled = false;
+    if (u_occlusionPhase != 0u && local < u_count) {
+        uint history = heldLevels[index];
+        bool wasVisible = (history & 0x80000000u) != 0u;
+        if (u_occlusionPhase == 1u) {
+            visible = visible && wasVisible;  // drawn before the pyramid exists
+        } else {
+            // The batch's sphere first (the same for every invocation), then the instance's.
+            bool now = visible && !sphereOccluded(u_clipFromWorld, u_batchSphere.xyz, u_batchSphere.w) &&
+                       !sphereOccluded(u_clipFromNode, centre, radius);
+            heldLevels[index] = (history & 0x7FFFFFFFu) | (now ? 0x80000000u : 0u);
+            frustumCulled = !visible;
+            occlusionCulled = visible && !now;
+            visible = now && !wasVisible;  // what phase 1 drew is not drawn twice
+        }
+    }
+    if (u_occlusionPhase == 2u) {  // uniform: the whole dispatch takes this branch, barriers included
+        uint lane = gl_LocalInvocationIndex;
+        if (lane < 2u) {
+            s_culled[lane] = 0u;
+        }
+        groupBarrier();
+        if (frustumCulled) {
+            atomicAdd(s_culled[0], 1u);
+        }
+        if (occlusionCulled) {
+            atomicAdd(s_culled[1], 1u);
+        }
+        groupBarrier();
+        if (lane == 0u && s_culled[0] != 0u) {
+            atomicAdd(commands[u_countersCommand].count, s_culled[0]);
+        }
+        if (lane == 1u && s_culled[1] != 0u) {
+            atomicAdd(commands[u_countersCommand].instanceCount, s_culled[1]);
+        }
+    }
     if (u_lodLevelCount != 0u) {  // uniform: the whole dispatch takes this branch, barriers included
         compactByLevel(index, visible, centre, radius);
         return;
     }
-    uint place = compactInGroup(visible, 0u, u_primitiveCount);
+    uint place = compactInGroup(visible, u_outputSlot * u_primitiveCount, u_primitiveCount);
     if (visible) {
-        visibleIndices[place] = index;
+        visibleIndices[u_outputSlot * u_listCapacity + place] = index;
     }
 }

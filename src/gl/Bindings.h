@@ -76,9 +76,17 @@ inline constexpr std::uint32_t kCullCommandsBinding = 4;
 inline constexpr std::uint32_t kCullLodLevelsBinding = 5;
 /** The table-driven path's cull jobs: one per GPU-culled batch of a view (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kCullJobsBinding = 6;
-inline constexpr std::array<std::uint32_t, 6> kCullBindings{kCullRecordsBinding, kCullMorphWeightsBinding,
+/** GPU occlusion culling's depth pyramid (renderer/DepthPyramid.h): R32F values, every level
+ *  one after the other, written by depth_pyramid.comp and read by cull.comp's second phase. */
+inline constexpr std::uint32_t kCullPyramidBinding = 7;
+inline constexpr std::array<std::uint32_t, 7> kCullBindings{kCullRecordsBinding, kCullMorphWeightsBinding,
                                                             kCullVisibleBinding, kCullCommandsBinding,
-                                                            kCullLodLevelsBinding, kCullJobsBinding};
+                                                            kCullLodLevelsBinding, kCullJobsBinding,
+                                                            kCullPyramidBinding};
+/** The depth pyramid program's (depth_pyramid.comp) sampler2D u_depth: the view's depth texture
+ *  (View::depthTexture), read with texelFetch. One of the contract's units (the morph
+ *  targets' in surface programs), so the contract's list stays as it is. */
+inline constexpr std::uint32_t kPyramidDepthUnit = kMorphTargetUnit;
 /** GPU particle systems (particle_sim.comp, particle_sort.comp; renderer/GpuParticlePass.h):
  *  their counters (live counts, the indirect draw and dispatch), the state a step reads, the
  *  state it writes, a view's (index, key) sort pairs. Binding points GPU culling also uses, so
@@ -93,9 +101,9 @@ inline constexpr std::uint32_t kParticleOrderBinding = 4;
 inline constexpr std::uint32_t kSkinPaletteBinding = kCullVisibleBinding;
 /** Every storage binding render() uses (the GL state contract's): the material table's, then
  *  GPU culling's (which GPU particle systems share). */
-inline constexpr std::array<std::uint32_t, 7> kRendererStorageBindings{
+inline constexpr std::array<std::uint32_t, 8> kRendererStorageBindings{
     kMaterialTableBinding, kCullRecordsBinding, kCullMorphWeightsBinding, kCullVisibleBinding,
-    kCullCommandsBinding, kCullLodLevelsBinding, kCullJobsBinding};
+    kCullCommandsBinding, kCullLodLevelsBinding, kCullJobsBinding, kCullPyramidBinding};
 
 // ---- vertex-buffer binding indices and attribute locations -------------------------------------
 

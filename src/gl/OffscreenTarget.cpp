@@ -84,15 +84,17 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     glCreateFramebuffers(1, &m_framebuffer);
     detail::countObject(detail::ObjectKind::Framebuffer, 1);
     glCreateRenderbuffers(1, &m_color);
-    glCreateRenderbuffers(1, &m_depth);
+    // Depth is a texture (one level, immutable storage) so the renderer can read it (View::depthTexture:
+    // the GPU occlusion pass's depth pyramid); drawing into it is the same as into a renderbuffer.
+    glCreateTextures(GL_TEXTURE_2D, 1, &m_depth);
     const GLenum colorFormat = format == TargetFormat::Rgba16Float ? GL_RGBA16F
                                : format == TargetFormat::Rgba8     ? GL_RGBA8
                                                                    : GL_SRGB8_ALPHA8;
     glNamedRenderbufferStorage(m_color, colorFormat, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
-    glNamedRenderbufferStorage(m_depth, depth == DepthFormat::Depth32Float ? GL_DEPTH_COMPONENT32F : GL_DEPTH_COMPONENT24,
-                               static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+    glTextureStorage2D(m_depth, 1, depth == DepthFormat::Depth32Float ? GL_DEPTH_COMPONENT32F : GL_DEPTH_COMPONENT24,
+                       static_cast<GLsizei>(width), static_cast<GLsizei>(height));
     glNamedFramebufferRenderbuffer(m_framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
-    glNamedFramebufferRenderbuffer(m_framebuffer, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, m_depth);
+    glNamedFramebufferTexture(m_framebuffer, GL_DEPTH_ATTACHMENT, m_depth, 0);
     const GLenum status = glCheckNamedFramebufferStatus(m_framebuffer, GL_FRAMEBUFFER);
     if (status != GL_FRAMEBUFFER_COMPLETE) {
         destroy();
@@ -111,7 +113,7 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     const std::string base = detail::labelOrDefault(label, "offscreen-target", m_framebuffer);
     detail::setLabel(GL_FRAMEBUFFER, m_framebuffer, base);
     detail::setLabel(GL_RENDERBUFFER, m_color, base + ".color");
-    detail::setLabel(GL_RENDERBUFFER, m_depth, base + ".depth");
+    detail::setLabel(GL_TEXTURE, m_depth, base + ".depth");
 }
 
 void OffscreenTarget::destroy() noexcept {
@@ -123,7 +125,7 @@ void OffscreenTarget::destroy() noexcept {
         glDeleteRenderbuffers(1, &m_color);
     }
     if (m_depth != 0) {
-        glDeleteRenderbuffers(1, &m_depth);
+        glDeleteTextures(1, &m_depth);
     }
     m_framebuffer = m_color = m_depth = 0;
 }

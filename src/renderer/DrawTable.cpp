@@ -37,11 +37,12 @@ GLenum cullFaceOf(const DrawItem& item, std::uint32_t features) {
 
 /** Whether @p item may be drawn from the shared buffers, going by the node alone: nothing of
  *  its own to bind (a GPU-culled batch's list is the table's too, with one primitive: its
- *  dispatch writes the pairs of one row; a CPU list is not). */
+ *  dispatch writes the pairs of one row; a CPU list is not; an occlusion-culled one draws
+ *  twice, with a dispatch between, so it keeps its own list and commands). */
 bool tableableNode(const DrawItem& item) {
     return item.visible == nullptr && item.lodLevel == kNoLodLevel && drawnMesh(item)->morphTargetCount() == 0 &&
            !drawsSkinned(item) &&
-           (item.gpuCulled == nullptr || item.node->primitiveCount() == 1);
+           (item.gpuCulled == nullptr || (item.node->primitiveCount() == 1 && !item.gpuCulled->occlusion));
 }
 
 /** Whether @p item can be drawn from the shared buffers: nothing of its own to bind. A batch's

@@ -38,6 +38,8 @@ std::string to_string(const FrameStats& stats) {
     if (stats.gpuCulled.frame != 0) {
         out += ", gpu-culled drawn " + std::to_string(stats.gpuCulled.instances) + " of " +
                std::to_string(stats.gpuCulled.upperBound) + " (frame " + std::to_string(stats.gpuCulled.frame) + ")";
+        counter(out, stats.gpuCulled.frustumCulled, "frustum-culled");
+        counter(out, stats.gpuCulled.occlusionCulled, "occlusion-culled");
     }
     const char* lod = ", lod";  // written before the first level drawn, if any
     for (std::size_t level = 0; level < stats.lodInstances.size(); ++level) {
@@ -51,6 +53,8 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.gpuParticleSteps, "gpu particle steps");
     counter(out, stats.gpuParticleDispatches, "gpu particle dispatches");
     counter(out, stats.skinPaletteDispatches, "skin palette dispatches");
+    counter(out, stats.pyramidBuilds, "depth pyramids");
+    counter(out, stats.occlusionDispatches, "occlusion dispatches");
     counter(out, stats.programBinds, "program binds");
     counter(out, stats.vertexArrayBinds, "vertex array binds");
     counter(out, stats.bytesUploaded, "bytes uploaded");

@@ -2,6 +2,7 @@
 
 #include "core/LodBands.h"
 
+#include "renderer/DepthPyramid.h"
 #include "renderer/GpuResources.h"
 #include "renderer/InstanceVisibility.h"
 #include "renderer/ViewPass.h"
@@ -49,7 +50,7 @@ void GpuCulling::trim() noexcept {
 }
 
 void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const FrustumPlanes& planes,
-                        const ViewCamera& camera, DrawItem& item, FrameStats& stats) {
+                        const ViewCamera& camera, DrawItem& item, FrameStats& stats, bool occlusion) {
     GpuCullList& list = m_lists[{pass, batch.id()}];
     if (list.alive.expired()) {
         list = GpuCullList{};  // a new node (or one whose id outlived it): start clean
@@ -62,15 +63,24 @@ void GpuCulling::select(std::size_t pass, const InstancedMeshNode& batch, const 
     list.originFromEye = glm::vec3(batch.worldTranslation() - camera.lodEye);  // as LodSelection::split()
     list.lodLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
     list.lodProjection = camera.lodProjection;
+    list.pass = pass;
+    list.occlusion = occlusion && list.lodLevels == 0;
+    if (list.occlusion) {
+        // Camera-relative: clip = VP * (L p + (T - eye)), T - eye in double first.
+        glm::mat4 nodeFromLocal(batch.worldLinear());
+        nodeFromLocal[3] = glm::vec4(glm::vec3(batch.worldTranslation() - camera.eye), 1.0f);
+        list.clipFromNode = camera.viewProjection * nodeFromLocal;
+        list.batchSphere = glm::vec4(glm::vec3(batch.worldBoundsCentre() - camera.eye), batch.worldBoundsRadius());
+    }
     list.table = {};  // DrawTable::build takes it over again if it still draws the batch
     m_queued.push_back(&list);
     const std::size_t tested = list.range.end - list.range.begin;
-    if (list.capacity < tested || list.capacity == 0) {
+    if (list.capacity < tested || list.capacity == 0 || list.slots != slotsOf(list)) {
         // Decided here so the level items know where their slots start; run() allocates. The
         // slots together are read as a buffer texture (texels) and written as a storage block
         // (4 bytes a texel): the slack stays under both limits, so a list that fits either is
         // not refused for it.
-        const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
+        const std::size_t slots = slotsOf(list);
         const auto texels = std::min(static_cast<std::size_t>(m_limits.maxTextureBufferTexels),
                                      static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / sizeof(std::uint32_t));
         list.capacity = grownCapacity(tested, texels / slots);
@@ -128,6 +138,18 @@ void GpuCulling::ensureProgram() {
         .invocationCount = p.uniformLocation("u_invocationCount"),
         .eyeHigh = p.uniformLocation("u_eyeHigh"),
         .eyeLow = p.uniformLocation("u_eyeLow"),
+        .occlusionPhase = p.uniformLocation("u_occlusionPhase"),
+        .outputSlot = p.uniformLocation("u_outputSlot"),
+        .clipFromNode = p.uniformLocation("u_clipFromNode"),
+        .clipFromWorld = p.uniformLocation("u_clipFromWorld"),
+        .batchSphere = p.uniformLocation("u_batchSphere"),
+        .viewportSize = p.uniformLocation("u_viewportSize"),
+        .pyramidLevels = p.uniformLocation("u_pyramidLevels"),
+        .levelOffset = p.uniformLocation("u_levelOffset"),
+        .levelSize = p.uniformLocation("u_levelSize"),
+        .reversedDepth = p.uniformLocation("u_reversedDepth"),
+        .clipZeroToOne = p.uniformLocation("u_clipZeroToOne"),
+        .countersCommand = p.uniformLocation("u_countersCommand"),
     };
 }
 
@@ -149,7 +171,7 @@ void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const
         requireStorageBlockBytes(m_limits, static_cast<std::uint64_t>(weights.sizeBytes()), batch,
                                  "per-instance morph weights (one storage block for InstanceCulling::Gpu)", advice);
     }
-    const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
+    const std::size_t slots = slotsOf(list);
     const std::uint64_t listTexels = std::uint64_t{slots} * list.capacity;
     if (list.table.active) {
         // No list of its own: DrawTable::build kept the shared pair and command buffers under
@@ -163,9 +185,9 @@ void GpuCulling::checkLimits(const GpuCullList& list, const BatchGpu& gpu) const
     if (!list.table.active) {
         requireStorageBlockBytes(m_limits, listTexels * sizeof(std::uint32_t), batch, "GPU visible-index list", advice);
     }
-    if (list.lodLevels != 0) {
+    if (list.lodLevels != 0 || list.occlusion) {
         requireStorageBlockBytes(m_limits, std::uint64_t{list.range.end} * sizeof(std::uint32_t), batch,
-                                 "held LOD levels (one uint per record)", advice);
+                                 "held LOD levels or visible bits (one uint per record)", advice);
         if (batch.lodChain().fadeBand > 0.0f && list.lodProjection.fade && list.range.end > kLodFadeIndexMask + 1u) {
             throw CapacityError("gl::Renderer::render: batch '" + batch.name() + "' fades between LOD levels over " +
                                 std::to_string(list.range.end) + " records; a fading list entry keeps 24 bits for "
@@ -222,6 +244,7 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats, const Tabl
         }
     } barrier;
     glProgramUniform1ui(m_program.id(), m_uniforms.tableJobs, 0);
+    glProgramUniform1ui(m_program.id(), m_uniforms.outputSlot, 0);
     for (GpuCullList* list : m_queued) {
         // A pass that drew no primitive of the batch (a depth-only view of a blended batch)
         // left it unprepared: nothing reads its list.
@@ -275,7 +298,7 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     // The commands are rewritten whole every frame (20 bytes a primitive and slot): the counts
     // follow a changed mesh, and the instance counts start from 0 for the atomics. Slot s of a
     // LOD batch draws level s's mesh.
-    m_commands.assign(list.slots * primitives, DrawElementsIndirectCommand{});
+    m_commands.assign(list.slots * primitives + 1, DrawElementsIndirectCommand{});  // + the counters
     for (std::size_t slot = 0; slot < list.slots; ++slot) {
         for (std::size_t p = 0; p < primitives; ++p) {
             m_commands[slot * primitives + p].count = list.lodLevels != 0
@@ -285,24 +308,85 @@ void GpuCulling::run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats) 
     }
     list.commands.update(0, std::as_bytes(std::span(m_commands)));
     stats.bytesUploaded += m_commands.size() * sizeof(DrawElementsIndirectCommand);
+    if (!bindForTest(list, gpu)) {
+        return;  // nothing drawn (instance counts stay 0), validly
+    }
+    // Occlusion: phase 1, what was visible last frame, into slot 0 (u_outputSlot is 0 here).
+    glProgramUniform1ui(m_program.id(), m_uniforms.occlusionPhase, list.occlusion ? 1 : 0);
+    const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
+    glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
+}
+
+bool GpuCulling::bindForTest(const GpuCullList& list, const BatchGpu& gpu) {
+    const std::size_t tested = list.range.end - list.range.begin;
     const BatchGpu::RecordSource records = gpu.recordSource();  // Streaming: this frame's part
     if (tested == 0 || records.buffer == 0) {
-        return;  // nothing drawn (instance counts stay 0), validly
+        return false;
     }
     setTestUniforms(list, gpu);
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
-    glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(primitives));
+    glProgramUniform1ui(p.id(), u.primitiveCount, static_cast<GLuint>(list.primitives));
     setLodUniforms(list);
-    if (list.lodLevels != 0) {
+    if (list.lodLevels != 0 || list.occlusion) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullLodLevelsBinding, list.heldLevels.id());
     }
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCullRecordsBinding, records.buffer,
                       static_cast<GLintptr>(records.offset), static_cast<GLsizeiptr>(records.bytes));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullVisibleBinding, list.indices.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullCommandsBinding, list.commands.id());
-    const auto [groupsX, groupsY] = groupsFor(tested);  // checkLimits() saw them fit
-    glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
+    return true;
+}
+
+bool GpuCulling::hasOcclusion(std::size_t pass) const noexcept {
+    return std::ranges::any_of(m_queued, [&](const GpuCullList* list) {
+        return list->pass == pass && list->occlusion && !list->table.active;
+    });
+}
+
+void GpuCulling::dispatchOcclusion(std::size_t pass, const DepthPyramidLevels& pyramid, const glm::mat4& clipFromWorld,
+                                   const View& view, GpuResources& resources, FrameStats& stats) {
+    ensureProgram();
+    m_program.use();
+    const Program& p = m_program;
+    const Uniforms& u = m_uniforms;
+    glProgramUniform1ui(p.id(), u.tableJobs, 0);
+    glProgramUniform1ui(p.id(), u.occlusionPhase, 2);
+    glProgramUniform1ui(p.id(), u.outputSlot, 1);
+    glProgramUniformMatrix4fv(p.id(), u.clipFromWorld, 1, GL_FALSE, &clipFromWorld[0][0]);
+    glProgramUniform2i(p.id(), u.viewportSize, static_cast<GLint>(view.viewport.width),
+                       static_cast<GLint>(view.viewport.height));
+    glProgramUniform1i(p.id(), u.pyramidLevels, pyramid.levelCount);
+    glProgramUniform1uiv(p.id(), u.levelOffset, static_cast<GLsizei>(pyramid.offset.size()), pyramid.offset.data());
+    glProgramUniform2iv(p.id(), u.levelSize, static_cast<GLsizei>(pyramid.size.size()), pyramid.size[0].data());
+    glProgramUniform1i(p.id(), u.reversedDepth, view.reversedDepth ? 1 : 0);
+    glProgramUniform1i(p.id(), u.clipZeroToOne, view.clipDepth == ClipDepth::ZeroToOne ? 1 : 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullPyramidBinding, pyramid.buffer);
+    bool dispatched = false;
+    for (const GpuCullList* list : m_queued) {
+        if (list->pass != pass || !list->occlusion || list->table.active) {
+            continue;
+        }
+        const BatchGpu* gpu = resources.findBatch(*list->node);
+        if (gpu == nullptr || !bindForTest(*list, *gpu)) {
+            continue;
+        }
+        glProgramUniformMatrix4fv(p.id(), u.clipFromNode, 1, GL_FALSE, &list->clipFromNode[0][0]);
+        glProgramUniform4fv(p.id(), u.batchSphere, 1, &list->batchSphere[0]);
+        glProgramUniform1ui(p.id(), u.countersCommand, static_cast<GLuint>(countersCommand(*list)));
+        const auto [groupsX, groupsY] = groupsFor(list->range.end - list->range.begin);  // as in phase 1
+        glDispatchCompute(static_cast<GLuint>(groupsX), static_cast<GLuint>(groupsY), 1);
+        ++stats.occlusionDispatches;
+        dispatched = true;
+    }
+    glProgramUniform1ui(p.id(), u.outputSlot, 0);
+    glProgramUniform1ui(p.id(), u.occlusionPhase, 0);
+    if (dispatched) {
+        // dispatch()'s bits, for the same reasons: slot 1's list (texel fetch) and commands
+        // (indirect, and the counts' copy: buffer update), the visible bits (next frame's storage).
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                        GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    }
 }
 
 void GpuCulling::setTestUniforms(const GpuCullList& list, const BatchGpu& gpu) {
@@ -345,7 +429,7 @@ void GpuCulling::setTestUniforms(const GpuCullList& list, const BatchGpu& gpu) {
 
 void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
     // Labels only when something is made: this runs for every queued list every frame.
-    const std::size_t slots = std::max<std::size_t>(list.lodLevels, 1);
+    const std::size_t slots = slotsOf(list);
     if (list.allocatedCapacity != list.capacity || list.slots != slots || !list.indices) {
         list.indices = Buffer({.sizeBytes = slots * list.capacity * sizeof(std::uint32_t),
                                .label = labelFor(batch, "InstancedMeshNode.gpu-visible-instances")});
@@ -356,20 +440,30 @@ void GpuCulling::allocate(GpuCullList& list, const InstancedMeshNode& batch) {
     }
     const std::size_t primitives = batch.primitiveCount();
     if (list.primitives != primitives || list.slots != slots || !list.commands) {
-        list.commands = Buffer({.sizeBytes = slots * primitives * sizeof(DrawElementsIndirectCommand),
+        list.commands = Buffer({.sizeBytes = (slots * primitives + 1) * sizeof(DrawElementsIndirectCommand),
                                 .usage = BufferUsage::Dynamic,
                                 .label = labelFor(batch, "InstancedMeshNode.gpu-draw-commands")});
         list.primitives = primitives;
     }
     list.slots = slots;
-    if (list.lodLevels != 0 && list.heldCapacity < list.range.end) {
+    const bool history = list.lodLevels != 0 || list.occlusion;
+    if (history && list.historyForOcclusion != list.occlusion) {
+        // LOD levels start at kNoLodLevel, visible bits at 0: a list that changes kind starts again.
+        list.heldLevels = Buffer{};
+        list.heldCapacity = 0;
+        list.historyForOcclusion = list.occlusion;
+    }
+    if (history && list.heldCapacity < list.range.end) {
         // One uint per record up to the drawn range's end (the shader indexes it by record).
         // Growth keeps the levels held so far, as the CPU path's resize does; the rest, and a
         // new list, start at kNoLodLevel: the first frame selects without hysteresis.
         const std::size_t capacity = grownCapacity(
             list.range.end, static_cast<std::size_t>(m_limits.maxShaderStorageBlockBytes) / sizeof(std::uint32_t));
-        Buffer held({.sizeBytes = capacity * sizeof(std::uint32_t), .label = labelFor(batch, "InstancedMeshNode.gpu-lod-levels")});
-        const GLuint none = kNoLodLevel;
+        Buffer held({.sizeBytes = capacity * sizeof(std::uint32_t),
+                     .label = labelFor(batch, list.occlusion ? "InstancedMeshNode.gpu-visible-bits"
+                                                             : "InstancedMeshNode.gpu-lod-levels")});
+        // Occlusion: no instance visible last frame (phase 2 draws them all the first time).
+        const GLuint none = list.occlusion ? 0u : GLuint{kNoLodLevel};
         glClearNamedBufferData(held.id(), GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &none);
         if (list.heldLevels && list.heldCapacity != 0) {
             // Last frame's shader writes are visible to the copy: dispatch()'s barrier after

@@ -24,6 +24,9 @@
 #include "myriad/gl/Buffer.h"
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/Program.h"
+#include "myriad/gl/View.h"
+
+#include <glm/mat4x4.hpp>
 
 #include <array>
 #include <cstdint>
@@ -46,6 +49,7 @@ namespace myriad::gl::detail {
 
 class GpuResources;
 struct BatchGpu;
+struct DepthPyramidLevels;
 struct DrawItem;
 struct ViewCamera;
 
@@ -74,7 +78,10 @@ static_assert(sizeof(DrawElementsIndirectCommand) == 20);
 struct GpuCullList {
     Buffer indices;            ///< slots * capacity uints, written only by the GPU
     TextureHandle texture;     ///< R32UI view of indices
-    Buffer commands;           ///< slots * primitives commands, reset by the CPU each frame
+    /** slots * primitives commands, then one more whose count and instanceCount the
+     *  occlusion phase 2 counts its frustum- and occlusion-culled instances into
+     *  (countersCommand()); reset by the CPU each frame. */
+    Buffer commands;
     std::size_t capacity = 0;  ///< indices per level slot (set by select(), no GL)
     std::size_t primitives = 0;
     std::size_t slots = 0;            ///< level slots allocated in indices and commands
@@ -85,6 +92,15 @@ struct GpuCullList {
     Buffer heldLevels;
     std::size_t heldCapacity = 0;
     std::size_t lodLevels = 0;  ///< this frame's chain length; 0: no chain, one slot
+    /** Occlusion culling in two phases (View::occlusionCulling with a depth texture, no LOD
+     *  chain, every primitive opaque): two slots, slot 0 drawn with the view's opaque draws
+     *  (what was visible last frame), slot 1 after the pyramid (what became visible). The
+     *  history words (heldLevels) then hold bit 31 "visible last frame", starting at 0. */
+    bool occlusion = false;
+    bool historyForOcclusion = false;  ///< what heldLevels was made for (starts differ)
+    std::size_t pass = 0;              ///< the view pass that queued it this frame
+    glm::mat4 clipFromNode{1.0f};      ///< occlusion: the view-projection from node space, camera-relative
+    glm::vec4 batchSphere{0.0f};       ///< occlusion: the batch's sphere, camera-relative world space
     std::weak_ptr<const void> alive;  ///< the batch's lifetime
     std::uint64_t lastUsedFrame = 0;
     // This frame's work, from select():
@@ -154,7 +170,22 @@ public:
      *  into @p stats. A batch with a LOD chain gets one slot per level: the caller makes one
      *  item per level, first instance level * capacity (levelSlotFirst()). No GL. */
     void select(std::size_t pass, const InstancedMeshNode& batch, const FrustumPlanes& planes,
-                const ViewCamera& camera, DrawItem& item, FrameStats& stats);
+                const ViewCamera& camera, DrawItem& item, FrameStats& stats, bool occlusion = false);
+
+    /** Level slots of @p list: 2 with occlusion culling, else one per LOD level (at least 1). */
+    [[nodiscard]] static std::size_t slotsOf(const GpuCullList& list) noexcept {
+        return list.occlusion ? 2 : std::max<std::size_t>(list.lodLevels, 1);
+    }
+    /** True when pass @p pass queued a list with occlusion culling this frame. No GL. */
+    [[nodiscard]] bool hasOcclusion(std::size_t pass) const noexcept;
+    /** Phase 2 of pass @p pass's occlusion-culled lists, after the view's opaque draws and the
+     *  pyramid's build: one dispatch per list (each instance in the frustum against
+     *  @p pyramid, its visible bit rewritten, the newly visible ones into slot 1), then one
+     *  glMemoryBarrier with dispatch()'s bits. Counts FrameStats::occlusionDispatches. Leaves
+     *  the cull program current and kCullBindings bound. @p clipFromWorld: the view's
+     *  view-projection from camera-relative world space. */
+    void dispatchOcclusion(std::size_t pass, const DepthPyramidLevels& pyramid, const glm::mat4& clipFromWorld,
+                           const View& view, GpuResources& resources, FrameStats& stats);
 
     /** Runs every queued test: sizes lists and command buffers (reused once warm), resets the
      *  commands, one dispatch per queued (pass, batch), then one glMemoryBarrier (also when a
@@ -192,6 +223,11 @@ public:
     static void draw(const GpuCullList& list, const VertexArray& vertexArray, const MeshGeometry& geometry,
                      std::size_t primitive, std::size_t slot);
 
+    /** The command after @p list's last: its counters (see GpuCullList::commands). */
+    [[nodiscard]] static std::size_t countersCommand(const GpuCullList& list) noexcept {
+        return list.slots * list.primitives;
+    }
+
     /** Where level slot @p level of @p list starts in its list: the draw's u_baseInstance. */
     [[nodiscard]] static std::uint32_t levelSlotFirst(const GpuCullList& list, std::size_t level) noexcept {
         return static_cast<std::uint32_t>(level * list.capacity);
@@ -212,7 +248,10 @@ private:
             lodLower = -1, lodUpper = -1, lodLinear = -1, lodOriginFromEye = -1, lodFade = -1, lodScreen = -1,
             lodPerspectiveKey = -1, lodFadeLow = -1, lodFadeHigh = -1, lodFadeStart = -1, lodFadeInvWidth = -1,
             listCapacity = -1,
-            tableJobs = -1, jobFirst = -1, jobCount = -1, invocationCount = -1, eyeHigh = -1, eyeLow = -1;
+            tableJobs = -1, jobFirst = -1, jobCount = -1, invocationCount = -1, eyeHigh = -1, eyeLow = -1,
+            occlusionPhase = -1, outputSlot = -1, clipFromNode = -1, clipFromWorld = -1, batchSphere = -1,
+            viewportSize = -1, pyramidLevels = -1, levelOffset = -1, levelSize = -1, reversedDepth = -1,
+            clipZeroToOne = -1, countersCommand = -1;
     };
 
     void ensureProgram();
@@ -220,6 +259,8 @@ private:
     /** Work groups of a dispatch over @p tested instances: x up to the limit, the rest in y. */
     [[nodiscard]] std::pair<std::size_t, std::size_t> groupsFor(std::size_t tested) const noexcept;
     void run(GpuCullList& list, const BatchGpu& gpu, FrameStats& stats);
+    /** run()'s bindings and uniforms shared by both occlusion phases; false when nothing is tested. */
+    bool bindForTest(const GpuCullList& list, const BatchGpu& gpu);
     /** The table-driven path's job dispatches (dispatch()). */
     void runTabled(const TabledCulling& tabled);
     /** run()'s instance-test uniforms (node-space planes, range, boxes, morph bounds) and the

@@ -57,6 +57,14 @@ void GpuCullingCounts::noteCommand(GLuint commands, std::size_t command, std::ui
     m_trianglesUpperBound += triangles * upperBound;
 }
 
+void GpuCullingCounts::noteCounters(const GpuCullList& list) {
+    const auto at = static_cast<GLintptr>(GpuCulling::countersCommand(list) * sizeof(DrawElementsIndirectCommand));
+    m_draws.push_back({list.commands.id(), at + static_cast<GLintptr>(offsetof(DrawElementsIndirectCommand, count)), 0,
+                       Kind::FrustumCulled});
+    m_draws.push_back({list.commands.id(), at + static_cast<GLintptr>(offsetof(DrawElementsIndirectCommand, instanceCount)),
+                       0, Kind::OcclusionCulled});
+}
+
 void GpuCullingCounts::reserve(Slot& slot, std::size_t counts) {
     if (slot.capacity >= counts) {
         return;
@@ -107,8 +115,10 @@ void GpuCullingCounts::copy() {
     countObject(ObjectKind::Sync, 1);
     slot.frame = m_frame;
     slot.triangles.resize(m_draws.size());
+    slot.kinds.resize(m_draws.size());
     for (std::size_t i = 0; i < m_draws.size(); ++i) {
         slot.triangles[i] = m_draws[i].triangles;
+        slot.kinds[i] = m_draws[i].kind;
     }
     slot.upperBound = m_upperBound;
     slot.trianglesUpperBound = m_trianglesUpperBound;
@@ -134,9 +144,15 @@ void GpuCullingCounts::collect(GpuCulledCounts& out) {
         GpuCulledCounts read{.frame = slot.frame, .upperBound = slot.upperBound,
                              .trianglesUpperBound = slot.trianglesUpperBound};
         for (std::size_t i = 0; i < slot.triangles.size(); ++i) {
-            const std::uint64_t drawn = slot.mapped[i];
-            read.instances += drawn;
-            read.triangles += drawn * slot.triangles[i];
+            const std::uint64_t count = slot.mapped[i];
+            switch (slot.kinds[i]) {
+            case Kind::Drawn:
+                read.instances += count;
+                read.triangles += count * slot.triangles[i];
+                break;
+            case Kind::FrustumCulled: read.frustumCulled += count; break;
+            case Kind::OcclusionCulled: read.occlusionCulled += count; break;
+            }
         }
         if (read.frame > m_latest.frame) {
             m_latest = read;

@@ -36,6 +36,9 @@ public:
     /** noteDraw() for a command of the table-driven path: command @p command of the shared
      *  command buffer @p commands (DrawTable). */
     void noteCommand(GLuint commands, std::size_t command, std::uint64_t triangles, std::uint32_t upperBound);
+    /** Occlusion culling: notes @p list's counters (GpuCulling::countersCommand(), written by
+     *  its second phase) for GpuCulledCounts::frustumCulled and occlusionCulled. No GL. */
+    void noteCounters(const GpuCullList& list);
     /** After the frame's last draw: one barrier, one 4-byte copy per noted draw into a free
      *  slot, one fence. Nothing when no draw was noted or every slot is still pending. */
     void copy();
@@ -44,10 +47,13 @@ public:
     void collect(GpuCulledCounts& out);
 
 private:
+    /** What a copied count is. */
+    enum class Kind : std::uint8_t { Drawn, FrustumCulled, OcclusionCulled };
     struct Noted {
         GLuint commands = 0;
-        GLintptr offset = 0;  ///< of the command's instanceCount
+        GLintptr offset = 0;  ///< of the command's instanceCount (or a counter)
         std::uint64_t triangles = 0;
+        Kind kind = Kind::Drawn;
     };
     struct Slot {
         GLuint buffer = 0;
@@ -56,6 +62,7 @@ private:
         GLsync fence = nullptr;                 ///< set while pending
         std::uint64_t frame = 0;
         std::vector<std::uint64_t> triangles;   ///< per copied count
+        std::vector<Kind> kinds;                ///< per copied count
         std::uint64_t upperBound = 0;
         std::uint64_t trianglesUpperBound = 0;
     };

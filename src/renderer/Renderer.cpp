@@ -2,6 +2,7 @@
 
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
+#include "renderer/DepthPyramid.h"
 #include "renderer/DrawTable.h"
 #include "renderer/GlLimits.h"
 #include "renderer/GlState.h"
@@ -132,6 +133,7 @@ struct Renderer::Impl {
     detail::InstanceVisibility instanceVisibility{limits};  // visible-index lists (per-instance culling, sorting)
     detail::GpuCulling gpuCulling{limits};  // InstanceCulling::Gpu: compute-written lists, indirect draws
     detail::GpuCullingCounts gpuCullingCounts;  // RendererDesc::gpuCullingCounts: their counts, read late
+    detail::DepthPyramid depthPyramid{limits};  // View::occlusionCulling: per view, after its opaque draws
     std::uint64_t frames = 0;  // render() calls so far: FrameStats::frame
     std::vector<detail::ViewPass> passes;
     /** The frame's views with View::targetEncoding resolved (what the passes point at). */
@@ -369,6 +371,18 @@ struct Renderer::Impl {
         glDisable(GL_BLEND);
         const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
         surfaces.drawOpaque(passIndex, pass, scene);
+        if (gpuCulling.hasOcclusion(passIndex)) {
+            // Occlusion culling's second phase: the pyramid of what the opaque draws left in
+            // depth, every occlusion-culled instance tested against it, then those that became
+            // visible drawn, before anything else of the view (scatter, particles, blended).
+            {
+                const PhaseTimer timer(stats.cullMs);
+                const detail::DepthPyramidLevels& pyramid = depthPyramid.build(passIndex, view, stats);
+                gpuCulling.dispatchOcclusion(passIndex, pyramid, pass.camera().viewProjection, view, resources, stats);
+            }
+            surfaces.forgetProgram();
+            surfaces.drawOcclusionPhase2(passIndex, pass, scene);
+        }
         particles.drawScatter(passIndex, pass, shaders, resources, scene);  // particles and scatter
         surfaces.forgetProgram();
         surfaces.drawPopulations(pass, scene, false);
@@ -496,6 +510,7 @@ struct Renderer::Impl {
             detail::ParticlePass& particles;
             detail::GpuParticlePass& gpuParticles;
             detail::GpuCulling& gpuCulling;
+            detail::DepthPyramid& depthPyramid;
             detail::SkinPalettePass& skinPalettes;
             FrameStats& stats;
             std::uint64_t waitsBefore;
@@ -504,6 +519,7 @@ struct Renderer::Impl {
                 resources.endFrame();
                 visibility.endFrame();
                 gpuCulling.endFrame();
+                depthPyramid.endFrame();
                 particles.endFrame();
                 gpuParticles.endFrame();
                 skinPalettes.endFrame();
@@ -512,7 +528,8 @@ struct Renderer::Impl {
                 stats.uploadWaits = resources.stagingWaits() - waitsBefore;
                 stats.stagingBytes = resources.ring().capacity();
             }
-        } restore{exitState, resources, instanceVisibility, particles, gpuParticles, gpuCulling, skinPalettes, stats, waitsBefore};
+        } restore{exitState,   resources,    instanceVisibility, particles, gpuParticles,
+                  gpuCulling,  depthPyramid, skinPalettes,       stats,     waitsBefore};
         detail::applyRenderState();
         {
             // The identity table: every renderable of the scene (visible, culled or not) and
@@ -536,7 +553,13 @@ struct Renderer::Impl {
         }
         prepare();
         if (!draw) {
-            gpuCulling.prepareProgram();  // the one program render() would compile after prepare
+            gpuCulling.prepareProgram();  // the programs render() would compile after prepare
+            for (std::size_t p = 0; p < passes.size(); ++p) {
+                if (gpuCulling.hasOcclusion(p)) {
+                    depthPyramid.prepareProgram();
+                    break;
+                }
+            }
             stats.frameMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count();
             return;
         }
@@ -599,6 +622,7 @@ void Renderer::trim() {
     m_impl->resources.trim();
     m_impl->instanceVisibility.trim();
     m_impl->gpuCulling.trim();
+    m_impl->depthPyramid.trim();
     m_impl->particles.trim();
     m_impl->gpuParticles.trim();
     m_impl->shadow.trim();

@@ -238,14 +238,14 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         const PhaseTimer timer(m_parts.stats.drawMs);
         if (item.gpuCulled != nullptr) {
             GpuCulling::draw(*item.gpuCulled, *vertexArray, geometry, item.primitive,
-                                     item.lodLevel == kNoLodLevel ? 0 : item.lodLevel);
+                             item.lodLevel == kNoLodLevel ? item.cullSlot : item.lodLevel);
         } else {
             drawElementsInstancedBaseInstance(*vertexArray, PrimitiveMode::Triangles, geometry.indexCount(),
                                               geometry.indexType(), 0, item.instanceCount, item.firstInstance);
         }
     }
     if (item.gpuCulled != nullptr && m_parts.countGpuCulled) {  // its count is copied after the frame's draws
-        m_parts.gpuCullingCounts.noteDraw(*item.gpuCulled, item.primitive, item.lodLevel == kNoLodLevel ? 0 : item.lodLevel,
+        m_parts.gpuCullingCounts.noteDraw(*item.gpuCulled, item.primitive, item.lodLevel == kNoLodLevel ? item.cullSlot : item.lodLevel,
                                   geometry.triangleCount(), item.instanceCount);
     }
     ++m_parts.stats.vertexArrayBinds;
@@ -364,6 +364,20 @@ void SurfacePass::drawOpaque(std::size_t passIndex, const ViewPass& pass, const 
     drawTableGroups(passIndex, pass, scene);
     for (const DrawItem* item : m_parts.table.rest(passIndex)) {
         draw(*item, pass, scene);
+    }
+}
+
+void SurfacePass::drawOcclusionPhase2(std::size_t passIndex, const ViewPass& pass, const Scene& scene) {
+    for (const DrawItem* item : m_parts.table.rest(passIndex)) {
+        if (item->gpuCulled != nullptr && item->gpuCulled->occlusion) {
+            DrawItem second = *item;
+            second.cullSlot = 1;
+            second.firstInstance = GpuCulling::levelSlotFirst(*item->gpuCulled, 1);
+            draw(second, pass, scene);
+            if (item->primitive == 0 && m_parts.countGpuCulled) {
+                m_parts.gpuCullingCounts.noteCounters(*item->gpuCulled);  // once per (view, batch)
+            }
+        }
     }
 }
 

@@ -74,6 +74,10 @@ public:
      *  the draws with a call of their own (DrawTable::rest), in the depth and blend state the
      *  caller set. */
     void drawOpaque(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
+    /** Occlusion culling's second phase: every occlusion-culled draw of pass @p passIndex
+     *  again, from slot 1 of its list (the instances that became visible: GpuCulling's
+     *  dispatchOcclusion() wrote it), in the same state as drawOpaque(). */
+    void drawOcclusionPhase2(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
     /** @p pass's blended draws, back to front, with its blended particle pools
      *  (ViewPass::blendedParticles) among them: @p drawPool(pool) draws one where its distance
      *  falls (farther first; a pool and a mesh at the same distance: the mesh first), and must

@@ -9,6 +9,7 @@ View View::of(const Camera& camera, const OffscreenTarget& target) {
     view.camera = &camera;
     view.framebuffer = target.framebufferId();
     view.viewport = {0, 0, target.width(), target.height()};
+    view.depthTexture = target.depthTextureId();
     switch (target.format()) {
     case TargetFormat::Srgb8Alpha8: view.targetEncoding = TargetEncoding::Srgb; break;
     case TargetFormat::Rgba8: view.targetEncoding = TargetEncoding::Linear; break;

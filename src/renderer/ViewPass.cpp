@@ -169,7 +169,15 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
                 if (onGpu) {
                     // Culled on the GPU later in the frame: always queued, drawn indirect.
                     const auto& batch = static_cast<const InstancedMeshNode&>(node);
-                    m_gpuCulling->select(m_index, batch, std::to_array(frustum.planes), m_camera, item, stats);
+                    // Occlusion culling in two phases: an ordinary view with a depth texture to
+                    // build the pyramid from, a batch without a LOD chain whose primitives are
+                    // all opaque (phase 2 draws right after the opaque draws).
+                    bool occlusion = m_shadowCamera == nullptr && m_view->occlusionCulling && m_view->depthTexture != 0 &&
+                                     !batch.hasLodChain();
+                    for (std::size_t p = 0; occlusion && p < meshNode.primitiveCount(); ++p) {
+                        occlusion = !meshNode.primitiveDrawsTransparent(p);
+                    }
+                    m_gpuCulling->select(m_index, batch, std::to_array(frustum.planes), m_camera, item, stats, occlusion);
                     gpuLevels = batch.hasLodChain() ? batch.lodChain().levels.size() : 0;
                 }
                 item.distance = glm::length(centre);

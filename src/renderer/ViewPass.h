@@ -62,6 +62,9 @@ struct DrawItem {
     /** Drawn indirect through this GPU-written visible-index list (kIndexed; instanceCount is
      *  then the tested count, an upper bound). */
     GpuCullList* gpuCulled = nullptr;
+    /** The slot of gpuCulled drawn when it has no LOD chain: 0, or 1 for occlusion culling's
+     *  second phase (drawn after the depth pyramid; firstInstance is then the slot's start). */
+    std::uint8_t cullSlot = 0;
 };
 
 /** Camera data of a view, camera-relative: the eye in double, the rest in float. */

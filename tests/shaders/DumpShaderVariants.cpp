@@ -12,6 +12,7 @@
 // stages' interfaces are matched too) or "compile C.frag" (a user-surface fragment stage: its
 // vertex stage and interface are those of the built-in program of the same feature set).
 // Exit status 0, or 1 with a message on stderr.
+#include "renderer/DepthPyramid.h"
 #include "renderer/GpuCulling.h"
 #include "renderer/SkinPalettePass.h"
 #include "renderer/GpuParticlePass.h"
@@ -242,15 +243,16 @@ int run(int argc, char** argv) {
     }
     programs << "link " << writeStage(GpuCulling::programSource(), "cull") << "\n";
     programs << "link " << writeStage(SkinPalettePass::programSource(), "skin_palette") << "\n";
+    programs << "link " << writeStage(DepthPyramid::programSource(), "depth_pyramid") << "\n";
     const auto particleKernels = gpuParticleProgramSources();  // particle_sim.comp, particle_sort.comp
     for (const auto& [stem, source] : particleKernels) {
         programs << "link " << writeStage(source, stem) << "\n";
     }
     writeFile(out / "programs.txt", programs.str());
-    std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp + skin_palette.comp + %zu particle kernels: "
+    std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp + skin_palette.comp + depth_pyramid.comp + %zu particle kernels: "
                 "%zu programs, %zu stage files in %s\n",
                 featureSets.size(), surfaces.size(), particleKernels.size(),
-                featureSets.size() * (1 + surfaces.size()) + 2 + particleKernels.size(), files, out.string().c_str());
+                featureSets.size() * (1 + surfaces.size()) + 3 + particleKernels.size(), files, out.string().c_str());
     return 0;
 }
 

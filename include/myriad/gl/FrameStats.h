@@ -21,6 +21,14 @@ struct GpuCulledCounts {
     std::uint64_t upperBound = 0;
     std::uint64_t triangles = 0;            ///< triangles those draws submitted, by the GPU's counts
     std::uint64_t trianglesUpperBound = 0;  ///< what that frame's `triangles` counted for them
+    /** Of the instances occlusion-culled batches tested that frame (View::occlusionCulling on
+     *  the GPU path, counted by the second phase, once per view and batch): those outside the
+     *  frustum. Batches culled by the frustum alone are not counted here (their culled count
+     *  is what `upperBound - instances` leaves). */
+    std::uint64_t frustumCulled = 0;
+    /** Of the same instances: those inside the frustum but hidden behind the view's depth (the
+     *  depth pyramid), not drawn. */
+    std::uint64_t occlusionCulled = 0;
 };
 
 /** Counters for one frame, reset at the start of each Renderer::render (and Renderer::prepare,
@@ -131,6 +139,13 @@ struct FrameStats {
      *  (docs/skinning.md, "Crowds"): one per batch whose clock, animation stream or count
      *  changed since its last (more for a batch past the driver's work-group count). */
     std::uint32_t skinPaletteDispatches = 0;
+    /** GPU occlusion culling (View::occlusionCulling, docs/visibility.md): depth pyramids built,
+     *  one per view with at least one occlusion-culled batch in view (each a dispatch per
+     *  pyramid level). */
+    std::uint32_t pyramidBuilds = 0;
+    /** GPU occlusion culling's second-phase dispatches: one per (view, occlusion-culled batch)
+     *  with instances to test (the first phase is the batch's ordinary cull dispatch). */
+    std::uint32_t occlusionDispatches = 0;
     /** Shader programs this call compiled from source (variants no earlier frame needed).
      *  0 in a frame after Renderer::prepare() with the same scene and views. */
     std::uint32_t programsCompiled = 0;

@@ -36,9 +36,11 @@ enum class DepthFormat : std::uint8_t {
 };
 
 /** A framebuffer object with an sRGB (default), RGBA8 or RGBA16F colour renderbuffer and a
- *  DEPTH24 (default) or DEPTH32F one.
+ *  DEPTH24 (default) or DEPTH32F depth texture (one level, single-sampled: depthTextureId(),
+ *  which View::of() hands to the renderer as View::depthTexture for GPU occlusion culling).
  *  GL calls: glCreateFramebuffers, glCreateRenderbuffers, glNamedRenderbufferStorage,
- *  glNamedFramebufferRenderbuffer, glCheckNamedFramebufferStatus, glReadPixels.
+ *  glCreateTextures, glTextureStorage2D, glNamedFramebufferRenderbuffer,
+ *  glNamedFramebufferTexture, glCheckNamedFramebufferStatus, glReadPixels.
  *  Ownership: move-only RAII. Thread safety: the context's thread only. */
 class OffscreenTarget {
 public:
@@ -64,6 +66,12 @@ public:
 
     /** The GL name of the framebuffer object; 0 when empty. */
     [[nodiscard]] std::uint32_t framebufferId() const noexcept { return m_framebuffer; }
+    /** The GL name of the depth attachment, a GL_TEXTURE_2D of one level in the depth format
+     *  (GL_DEPTH_COMPONENT24 or GL_DEPTH_COMPONENT32F), width() x height(), compare mode
+     *  none; 0 when empty. Owned by this target: valid until it is destroyed or moved from.
+     *  Read it with texelFetch (a sampler2D returns window depth in .r), never while a draw
+     *  writes it. */
+    [[nodiscard]] std::uint32_t depthTextureId() const noexcept { return m_depth; }
     /** Width in pixels. */
     [[nodiscard]] std::uint32_t width() const noexcept { return m_width; }
     /** Height in pixels. */

@@ -245,9 +245,12 @@ public:
      *  A batch with a LOD chain has one list per level: @p lodLevel picks it (the instances
      *  the GPU drew with that level's mesh); 0 for a batch without a chain. A fading chain's
      *  entries are as written, a fade code in the top byte (lodFadeEntry(), myriad/core/Lod.h;
-     *  the record is entry & kLodFadeIndexMask).
+     *  the record is entry & kLodFadeIndexMask). A batch that view
+     *  culled with occlusion (View::occlusionCulling) has two lists: 0, the instances drawn
+     *  before the depth pyramid (visible last frame), and 1, those drawn after it (visible
+     *  now, not drawn before); together, the instances drawn.
      *  @return nullopt when that view did not cull @p batch on the GPU in the last frame, or
-     *  @p lodLevel is not below the chain's level count (1 without a chain).
+     *  @p lodLevel is not below the chain's level count (1 without a chain, 2 with occlusion).
      *  @throws GlError with no current context. */
     [[nodiscard]] std::optional<std::vector<std::uint32_t>> readGpuCulledInstances(const InstancedMeshNode& batch,
                                                                                  std::size_t view,

@@ -121,18 +121,29 @@ struct View {
     bool reversedDepth = false;
     /** Writes depth only (colour writes masked, no lighting): shadow maps, depth pre-passes. */
     bool depthOnly = false;
-    /** Occlusion culling (docs/visibility.md, "Occlusion culling"): the view tests what it
-     *  draws against its occluders (MeshNode::occluder(), occluderMesh()) and leaves out what
-     *  they hide. On the CPU: the occluders are rasterised once per view and frame into a small
-     *  software depth buffer (RendererDesc::occlusionBufferHeight, occluderTriangleBudget), and
-     *  every drawn node's bounding sphere (a batch's as a whole), and each instance's sphere of
-     *  a batch with InstanceCulling::Cpu, is tested against it after the frustum test.
-     *  Conservative: nothing visible at the buffer's resolution is left out. Off by default.
-     *  Ignored by shadow views. */
+    /** Occlusion culling (docs/visibility.md, "Occlusion culling"): the view leaves out what
+     *  its occluders hide. Off by default; ignored by shadow views. Conservative: the picture is
+     *  the same as with it off, within the CPU buffer's resolution (below).
+     *  - On the CPU: the occluders (MeshNode::occluder(), occluderMesh()) are rasterised once
+     *    per view and frame into a small software depth buffer (RendererDesc::
+     *    occlusionBufferHeight, occluderTriangleBudget), and every drawn node's bounding
+     *    sphere (a batch's as a whole), and each instance's sphere of a batch with
+     *    InstanceCulling::Cpu, is tested against it after the frustum test.
+     *  - On the GPU (InstanceCulling::Gpu batches, opaque, without a LOD chain): with
+     *    @ref depthTexture, each instance is tested in two phases against a hierarchical depth
+     *    pyramid of the view's own depth ("GPU occlusion culling"); without one such batches
+     *    are tested on the CPU as a whole only. */
     bool occlusionCulling = false;
+    /** The GL name of a GL_TEXTURE_2D holding @ref framebuffer's depth attachment (single
+     *  sampled, level 0, compare mode none), or 0 (the default): none known. View::of() fills
+     *  it with OffscreenTarget::depthTextureId(); a game's framebuffer states its own. The
+     *  renderer reads it (texelFetch, at the viewport's offset) after the view's opaque draws
+     *  to build the occlusion pyramid, so it must cover the viewport. Framebuffer 0 has no
+     *  depth texture: a window's view gets no GPU occlusion culling. Borrowed, not owned. */
+    std::uint32_t depthTexture = 0;
 
     /** A view of @p camera filling @p target, clearing colour and depth, with the target's
-     *  encoding stated (no query). */
+     *  encoding stated (no query) and its depth texture (OffscreenTarget::depthTextureId()). */
     [[nodiscard]] static View of(const Camera& camera, const OffscreenTarget& target);
     /** A view of @p camera filling the default framebuffer of @p width x @p height pixels. */
     [[nodiscard]] static View of(const Camera& camera, std::uint32_t width, std::uint32_t height);
