@@ -19,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 17> kFeatureNames{{
+constexpr std::array<FeatureName, 18> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -37,6 +37,7 @@ constexpr std::array<FeatureName, 17> kFeatureNames{{
     {kTabled, "MYRIAD_TABLED"},
     {kSkin, "MYRIAD_SKIN"},
     {kSkinAnimated, "MYRIAD_SKIN_ANIMATED"},
+    {kVelocity, "MYRIAD_VELOCITY"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -101,7 +102,10 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       shadowViewForward(program.uniformLocation("u_shadowViewForward")),
       eyeHigh(program.uniformLocation("u_eyeHigh")),
       eyeLow(program.uniformLocation("u_eyeLow")),
-      jointCount(program.uniformLocation("u_jointCount")) {
+      jointCount(program.uniformLocation("u_jointCount")),
+      prevViewProjection(program.uniformLocation("u_prevViewProjection")),
+      prevModel(program.uniformLocation("u_prevModel")),
+      viewportSize(program.uniformLocation("u_viewportSize")) {
     if ((features & kScatter) != 0) {
         wind = {.meshHeight = program.uniformLocation("u_meshHeight"),
                 .time = program.uniformLocation("u_windTime"),
