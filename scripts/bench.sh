@@ -58,7 +58,7 @@ launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=OFF \
     -DMYRIAD_BUILD_BENCHMARKS=ON "${launcher[@]}"
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite myriad_crowd_bench
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite myriad_crowd_bench myriad_occlusion_bench
 
 # ---- Ogre 1.12 InstanceManager (HWInstancingBasic), the same scene, in this run ----------------
 ogre_args=()
@@ -126,6 +126,12 @@ case " $* " in *" --quick "*) crowd_args+=(--counts 1000) ;; esac
 if wants 1; then
     "$build/bench/myriad_crowd_bench" "${crowd_args[@]}" --out "$build/crowd-results.md"
     { echo; cat "$build/crowd-results.md"; } >> bench-results.md
+fi
+
+# Occlusion culling (issue 22): 100,000 props in a city seen from a street, four culling set-ups.
+if wants 1; then
+    "$build/bench/myriad_occlusion_bench" --out "$build/occlusion-results.md"
+    { echo; cat "$build/occlusion-results.md"; } >> bench-results.md
 fi
 
 if ! wants 2; then

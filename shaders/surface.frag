@@ -17,6 +17,8 @@
 //   MYRIAD_ENCODE_SRGB       rgb encoded by myriad_encodeSrgb() (IEC 61966-2-1, defined by
 //                            ShaderLibrary before this text): a linear 8-bit target that the
 //                            view wants display-encoded; blending then mixes encoded values
+//   MYRIAD_VELOCITY          output 1: window position now minus in the previous frame, in
+//                            pixels, +x right, +y up (View::velocity, docs/visibility.md)
 in vec3 v_normal;
 in vec2 v_uv0;
 in vec4 v_color;
@@ -77,7 +79,15 @@ layout(std430, binding = MYRIAD_BINDING_MATERIAL_TABLE) readonly buffer MyriadMa
 };
 MyriadMaterial myriad_material(int index) { return myriad_materialTable[index]; }
 
+#ifdef MYRIAD_VELOCITY
+layout(location = 0) out vec4 o_color;
+layout(location = 1) out vec2 o_velocity;  // colour attachment 1 (RG16F/RG32F)
+in vec4 v_currentClip;
+in vec4 v_previousClip;
+uniform vec2 u_viewportSize;  // pixels
+#else
 out vec4 o_color;
+#endif
 
 #ifdef MYRIAD_SHADOW_RECEIVE
 // The directional light's shadow map: one layer per cascade of 32-bit float depth, compare mode
@@ -253,5 +263,9 @@ void main() {
 #else
     o_color = vec4(rgb, 1.0);
 #endif
+#endif
+#ifdef MYRIAD_VELOCITY
+    // NDC to window is x_w = (x_ndc + 1) * width / 2 + x: the viewport's origin cancels.
+    o_velocity = (v_currentClip.xy / v_currentClip.w - v_previousClip.xy / v_previousClip.w) * 0.5 * u_viewportSize;
 #endif
 }

@@ -16,6 +16,10 @@
 //                                  MYRIAD_INDEXED, a GPU-culled batch's pairs and records
 //   MYRIAD_LOD_FADE                with MYRIAD_INDEXED: a fading LOD level's draw; the list
 //                                  entry's fade code goes to surface.frag as v_lodFade
+//   MYRIAD_VELOCITY                motion vectors (View::velocity): the clip position the point
+//                                  had in the previous frame, from the previous view-projection,
+//                                  node matrix and (instanced) record, for surface.frag's
+//                                  second output (docs/visibility.md, "Motion vectors")
 // The per-instance stream declarations are generated from each stream's InstanceStreamDesc
 // (one declaration drives the GL binding and the GLSL): the record stream arrives as
 // myriad_record_0..3 (divisor-1 attributes: three rows of the node-from-instance matrix, then
@@ -126,6 +130,18 @@ flat out int v_instanceIndex;
 flat out uint v_lodFade;  // the entry's top byte (lodFadeEntry(), myriad/core/Lod.h)
 #endif
 
+#ifdef MYRIAD_VELOCITY
+uniform mat4 u_prevViewProjection;  // the view's previous, relative to the previous eye
+uniform mat4 u_prevModel;           // the node's previous world matrix minus the previous eye
+#ifdef MYRIAD_INSTANCED
+// The batch's records as its previous frame drew them, 4 texels a record, by instance index
+// (renderer/GpuResources.h PreviousRecords: moved along with release()'s swap-removes).
+layout(binding = MYRIAD_UNIT_PREVIOUS_RECORD) uniform samplerBuffer u_prevRecords;
+#endif
+out vec4 v_currentClip;   // divided per fragment: the window positions are exact at every pixel
+out vec4 v_previousClip;
+#endif
+
 // Normals transform by the cofactor of the 3x3 part (det * inverse transpose): exact under
 // non-uniform scale with no per-vertex inverse. Its sign is flipped for mirrored (det < 0)
 // matrices so the normal keeps pointing out of the surface.
@@ -186,5 +202,18 @@ void main() {
     v_instanceIndex = myriad_instanceIndex();
 #ifdef MYRIAD_LOD_FADE
     v_lodFade = myriad_listEntry() >> 24u;
+#endif
+#ifdef MYRIAD_VELOCITY
+    // The same vertex (morphed and skinned as now: a pose's own motion is not tracked) under the
+    // previous frame's record, node matrix and view.
+#ifdef MYRIAD_INSTANCED
+    int previous = myriad_instanceIndex() * 4;
+    vec3 prevNodePosition = vec3(dot(texelFetch(u_prevRecords, previous), p), dot(texelFetch(u_prevRecords, previous + 1), p),
+                                 dot(texelFetch(u_prevRecords, previous + 2), p));
+#else
+    vec3 prevNodePosition = position;
+#endif
+    v_currentClip = gl_Position;
+    v_previousClip = u_prevViewProjection * (u_prevModel * vec4(prevNodePosition, 1.0));
 #endif
 }

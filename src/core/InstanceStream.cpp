@@ -340,4 +340,99 @@ const InstanceStreamDesc& kLanes = kLaneDescs[3];
 
 } // namespace streams
 
+// ---- MoveLog ----------------------------------------------------------------------------------
+
+void MoveLog::push(const Entry& entry) noexcept {
+    if (m_entries.size() == kMaxEntries) {
+        // Full: the older half goes; a consumer that had not applied it starts again (since()
+        // returns false for it).
+        const std::size_t dropped = kMaxEntries / 2;
+        m_base = m_entries[dropped - 1].version;
+        m_entries.erase(m_entries.begin(), m_entries.begin() + static_cast<std::ptrdiff_t>(dropped));
+    }
+    m_version = entry.version;
+    try {
+        m_entries.push_back(entry);
+    } catch (const std::bad_alloc&) {
+        // Logged after the node changed, so never thrown: every consumer starts again instead.
+        m_entries.clear();
+        m_base = m_version;
+    }
+}
+
+bool MoveLog::since(std::uint64_t since, std::vector<Entry>& out) const {
+    if (since < m_base) {
+        return false;
+    }
+    for (const Entry& entry : m_entries) {
+        if (entry.version > since) {
+            out.push_back(entry);
+        }
+    }
+    return true;
+}
+
+void MoveLog::acknowledge(std::uint64_t consumer, std::uint64_t version) noexcept {
+    if (!m_active) {
+        m_active = true;
+        m_base = m_version;  // nothing before this was logged
+    }
+    Cursor* slot = nullptr;
+    for (Cursor& cursor : m_cursors) {
+        if (cursor.consumer == consumer) {
+            slot = &cursor;
+            break;
+        }
+    }
+    if (slot == nullptr) {
+        for (Cursor& cursor : m_cursors) {
+            if (cursor.consumer == 0) {
+                slot = &cursor;
+                break;
+            }
+        }
+    }
+    if (slot == nullptr) {
+        slot = &*std::min_element(m_cursors.begin(), m_cursors.end(),
+                                  [](const Cursor& a, const Cursor& b) { return a.version < b.version; });
+    }
+    slot->consumer = consumer;
+    slot->version = version;
+    m_newestSeen = std::max(m_newestSeen, version);
+    trim();
+}
+
+void MoveLog::forget(std::uint64_t consumer) noexcept {
+    bool any = false;
+    for (Cursor& cursor : m_cursors) {
+        if (cursor.consumer == consumer) {
+            cursor = Cursor{};
+        }
+        any = any || cursor.consumer != 0;
+    }
+    if (!any) {
+        // Nobody follows the log: stop recording (and give the storage back).
+        m_active = false;
+        m_base = m_version;
+        std::vector<Entry>().swap(m_entries);
+        return;
+    }
+    trim();
+}
+
+void MoveLog::trim() noexcept {
+    std::uint64_t oldest = std::numeric_limits<std::uint64_t>::max();
+    for (const Cursor& cursor : m_cursors) {
+        if (cursor.consumer != 0) {
+            oldest = std::min(oldest, cursor.version);
+        }
+    }
+    if (oldest == std::numeric_limits<std::uint64_t>::max()) {
+        return;
+    }
+    // An evicted consumer's cursor may be behind entries already dropped: keep the base.
+    m_base = std::max(m_base, std::min(oldest, m_version));
+    std::erase_if(m_entries, [&](const Entry& entry) { return entry.version <= oldest; });
+}
+
 } // namespace myriad

@@ -601,6 +601,7 @@ void InstancedMeshNode::setCount(std::size_t count) {
             }
         }
         enterDrawn(m_count, count);
+        m_moves.added(m_count, count);
     } else if (count < m_count) {
         dropHandlesFrom(count);
         m_boundsValid = false;
@@ -731,6 +732,7 @@ void InstancedMeshNode::appendUnchecked(const glm::mat4& transform, const glm::v
     // Rows entering the drawn range are marked in every stream (enterDrawn); the side streams
     // were marked by reset() above, so the record stream is the one left.
     m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
+    m_moves.added(index, index + 1);  // a new instance has no previous transform
     ++m_dataVersion;
     subtreeChanged();
 }
@@ -897,6 +899,7 @@ void InstancedMeshNode::release(InstanceHandle handle) {
     if (index != last) {
         all[index] = all[last];
         m_streams[InstanceStreamId::Record].markChanged(index, index + 1);
+        m_moves.move(last, index);  // previous transforms follow the moved instance
     }
     if (hasSideRows()) {
         if (hasOwnWeights(index)) {

@@ -17,6 +17,7 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_UNIT_VISIBLE_INDEX " << kVisibleIndexUnit << "\n"
         << "#define MYRIAD_UNIT_SHADOW_MAP " << kShadowMapUnit << "\n"
         << "#define MYRIAD_UNIT_DRAW_TABLE " << kDrawTableUnit << "\n"
+        << "#define MYRIAD_UNIT_PREVIOUS_RECORD " << kPreviousRecordUnit << "\n"
         << "#define MYRIAD_LOCATION_DRAW " << kDrawIdLocation << "\n"
         << "#define MYRIAD_DRAW_ROW_TEXELS " << kDrawRowTexels << "\n"
         << "#define MYRIAD_DRAW_ROW_RECORD_SLOT " << kDrawRowRecordSlotTexel << "\n"

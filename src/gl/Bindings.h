@@ -39,6 +39,9 @@ inline constexpr std::uint32_t kShadowMapUnit = 8;      ///< sampler2DArrayShado
 inline constexpr std::uint32_t kDrawTableUnit = 9;
 /** RGBA32UI texels per draw-table row (MYRIAD_DRAW_ROW_TEXELS in GLSL). */
 inline constexpr std::uint32_t kDrawRowTexels = 12;
+/** samplerBuffer u_prevRecords (kVelocity): RGBA32F view of a batch's previous-frame records
+ *  (4 texels a record), read by instance index (docs/visibility.md, "Motion vectors"). */
+inline constexpr std::uint32_t kPreviousRecordUnit = 10;
 /** The row's texel whose .x holds the draw's first record slot in the record arena (uint bits),
  *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
@@ -59,9 +62,9 @@ inline constexpr std::uint32_t kParticleCurvesUnit = kLanesUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 9> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 10> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
-    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit};
+    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 

@@ -5,6 +5,7 @@
 #include "myriad/util/Error.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -75,7 +76,8 @@ Image readFramebuffer(GLuint framebuffer, std::uint32_t width, std::uint32_t hei
 } // namespace
 
 OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
-                                 std::string_view label, TargetFormat format, DepthFormat depth) {
+                                 std::string_view label, TargetFormat format, DepthFormat depth,
+                                 VelocityFormat velocity) {
     if (width == 0 || height == 0 || width > 16384 || height > 16384) {
         throw InvalidArgument("gl::OffscreenTarget: size " + std::to_string(width) + "x" +
                               std::to_string(height) + " is outside 1..16384");
@@ -95,6 +97,16 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
                        static_cast<GLsizei>(width), static_cast<GLsizei>(height));
     glNamedFramebufferRenderbuffer(m_framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
     glNamedFramebufferTexture(m_framebuffer, GL_DEPTH_ATTACHMENT, m_depth, 0);
+    if (velocity != VelocityFormat::None) {
+        // Motion vectors (View::velocity): colour attachment 1, both written by every draw into
+        // this framebuffer (draw buffers set once here; a draw that writes no velocity is masked).
+        glCreateRenderbuffers(1, &m_velocity);
+        glNamedRenderbufferStorage(m_velocity, velocity == VelocityFormat::Rg32Float ? GL_RG32F : GL_RG16F,
+                                   static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+        glNamedFramebufferRenderbuffer(m_framebuffer, GL_COLOR_ATTACHMENT1, GL_RENDERBUFFER, m_velocity);
+        static constexpr std::array<GLenum, 2> kDrawBuffers{GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+        glNamedFramebufferDrawBuffers(m_framebuffer, 2, kDrawBuffers.data());
+    }
     const GLenum status = glCheckNamedFramebufferStatus(m_framebuffer, GL_FRAMEBUFFER);
     if (status != GL_FRAMEBUFFER_COMPLETE) {
         destroy();
@@ -110,10 +122,14 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     m_height = height;
     m_format = format;
     m_depthFormat = depth;
+    m_velocityFormat = velocity;
     const std::string base = detail::labelOrDefault(label, "offscreen-target", m_framebuffer);
     detail::setLabel(GL_FRAMEBUFFER, m_framebuffer, base);
     detail::setLabel(GL_RENDERBUFFER, m_color, base + ".color");
     detail::setLabel(GL_TEXTURE, m_depth, base + ".depth");
+    if (m_velocity != 0) {
+        detail::setLabel(GL_RENDERBUFFER, m_velocity, base + ".velocity");
+    }
 }
 
 void OffscreenTarget::destroy() noexcept {
@@ -127,16 +143,19 @@ void OffscreenTarget::destroy() noexcept {
     if (m_depth != 0) {
         glDeleteTextures(1, &m_depth);
     }
-    m_framebuffer = m_color = m_depth = 0;
+    if (m_velocity != 0) {
+        glDeleteRenderbuffers(1, &m_velocity);
+    }
+    m_framebuffer = m_color = m_depth = m_velocity = 0;
 }
 
 OffscreenTarget::~OffscreenTarget() { destroy(); }
 
 OffscreenTarget::OffscreenTarget(OffscreenTarget&& other) noexcept
     : m_framebuffer(std::exchange(other.m_framebuffer, 0)), m_color(std::exchange(other.m_color, 0)),
-      m_depth(std::exchange(other.m_depth, 0)), m_width(std::exchange(other.m_width, 0)),
-      m_height(std::exchange(other.m_height, 0)), m_format(other.m_format),
-      m_depthFormat(other.m_depthFormat) {}
+      m_depth(std::exchange(other.m_depth, 0)), m_velocity(std::exchange(other.m_velocity, 0)),
+      m_width(std::exchange(other.m_width, 0)), m_height(std::exchange(other.m_height, 0)), m_format(other.m_format),
+      m_depthFormat(other.m_depthFormat), m_velocityFormat(std::exchange(other.m_velocityFormat, VelocityFormat::None)) {}
 
 OffscreenTarget& OffscreenTarget::operator=(OffscreenTarget&& other) noexcept {
     if (this != &other) {
@@ -144,6 +163,8 @@ OffscreenTarget& OffscreenTarget::operator=(OffscreenTarget&& other) noexcept {
         m_framebuffer = std::exchange(other.m_framebuffer, 0);
         m_color = std::exchange(other.m_color, 0);
         m_depth = std::exchange(other.m_depth, 0);
+        m_velocity = std::exchange(other.m_velocity, 0);
+        m_velocityFormat = std::exchange(other.m_velocityFormat, VelocityFormat::None);
         m_width = std::exchange(other.m_width, 0);
         m_height = std::exchange(other.m_height, 0);
         m_format = other.m_format;
@@ -157,6 +178,44 @@ Image OffscreenTarget::readPixels() const {
         throw InvalidArgument("gl::OffscreenTarget::readPixels: the target is empty");
     }
     return readFramebuffer(m_framebuffer, m_width, m_height, m_format == TargetFormat::Rgba16Float);
+}
+
+std::vector<float> OffscreenTarget::readVelocity() const {
+    if (m_framebuffer == 0 || m_velocity == 0) {
+        throw InvalidArgument("gl::OffscreenTarget::readVelocity: the target is empty or has no velocity attachment");
+    }
+    std::vector<float> pixels(std::size_t{m_width} * m_height * 2);
+    GLint previous[4] = {};
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous[0]);
+    glGetIntegerv(GL_PACK_ALIGNMENT, &previous[1]);
+    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &previous[2]);
+    glGetIntegerv(GL_PACK_ROW_LENGTH, &previous[3]);
+    GLint skip[2] = {};
+    glGetIntegerv(GL_PACK_SKIP_ROWS, &skip[0]);
+    glGetIntegerv(GL_PACK_SKIP_PIXELS, &skip[1]);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, m_framebuffer);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
+    glNamedFramebufferReadBuffer(m_framebuffer, GL_COLOR_ATTACHMENT1);
+    glReadPixels(0, 0, static_cast<GLsizei>(m_width), static_cast<GLsizei>(m_height), GL_RG, GL_FLOAT, pixels.data());
+    glNamedFramebufferReadBuffer(m_framebuffer, GL_COLOR_ATTACHMENT0);  // readPixels()' (GL's default)
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previous[0]));
+    glPixelStorei(GL_PACK_ALIGNMENT, previous[1]);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(previous[2]));
+    glPixelStorei(GL_PACK_ROW_LENGTH, previous[3]);
+    glPixelStorei(GL_PACK_SKIP_ROWS, skip[0]);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, skip[1]);
+    // GL's rows run bottom to top; readPixels()' (and this) top to bottom.
+    const std::size_t row = std::size_t{m_width} * 2;
+    for (std::uint32_t y = 0; y < m_height / 2; ++y) {
+        std::swap_ranges(pixels.begin() + static_cast<std::ptrdiff_t>(y * row),
+                         pixels.begin() + static_cast<std::ptrdiff_t>((y + 1) * row),
+                         pixels.begin() + static_cast<std::ptrdiff_t>((m_height - 1 - y) * row));
+    }
+    return pixels;
 }
 
 Image readDefaultFramebuffer(std::uint32_t width, std::uint32_t height) {

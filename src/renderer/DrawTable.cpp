@@ -184,9 +184,12 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
     // Every command of this pass lands below this after the sort (groups reorder the pass's own
     // commands only): a culled command there is inside the storage block the dispatch binds.
     const std::size_t culledCommandsEnd = m_commands.size() + pass.opaque().size();
+    // Motion vectors (View::velocity) are not written by the table's variants: such a view's
+    // opaque draws keep a call of their own, as skinned ones do (docs/visibility.md).
+    const bool velocity = pass.view().velocity && !pass.view().depthOnly;
     for (const DrawItem& item : pass.opaque()) {
         const BatchGpu* batch = nullptr;
-        if (!tableable(item, resources, batch)) {
+        if (velocity || !tableable(item, resources, batch)) {
             table.rest.push_back(&item);
             continue;
         }

@@ -32,6 +32,7 @@ GlStateSnapshot GlStateSnapshot::capture() {
     s.scissorBox.emplace();
     glGetIntegerv(GL_SCISSOR_BOX, s.scissorBox->data());
     glGetBooleanv(GL_COLOR_WRITEMASK, s.colorMask.data());
+    glGetBooleani_v(GL_COLOR_WRITEMASK, 1, s.colorMask1.data());  // a velocity view masks draw buffer 1
     s.depthTest = enabled(GL_DEPTH_TEST);
     s.depthFunc = integer(GL_DEPTH_FUNC);
     glGetBooleanv(GL_DEPTH_WRITEMASK, &s.depthMask);
@@ -100,6 +101,7 @@ void GlStateSnapshot::apply() const {
         glScissor((*scissorBox)[0], (*scissorBox)[1], (*scissorBox)[2], (*scissorBox)[3]);
     }
     glColorMask(colorMask[0], colorMask[1], colorMask[2], colorMask[3]);
+    glColorMaski(1, colorMask1[0], colorMask1[1], colorMask1[2], colorMask1[3]);
     setEnabled(GL_DEPTH_TEST, depthTest);
     glDepthFunc(static_cast<GLenum>(depthFunc));
     glDepthMask(depthMask);

@@ -39,6 +39,9 @@ struct GlStateSnapshot {
      *  which render() cannot know without a glGet). */
     std::optional<std::array<GLint, 4>> scissorBox;
     std::array<GLboolean, 4> colorMask{GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
+    /** Draw buffer 1's write mask (glColorMaski(1, ...)): a velocity view masks it for the
+     *  draws that write no velocity (View::velocity). */
+    std::array<GLboolean, 4> colorMask1{GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
     GLboolean depthTest = GL_FALSE;
     GLint depthFunc = GL_LESS;
     GLboolean depthMask = GL_TRUE;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 namespace myriad::gl::detail {
 namespace {
@@ -216,6 +217,9 @@ void GpuResources::forgetBatch(BatchGpu& batch) noexcept {
     if (!batch.alive.expired() && batch.node != nullptr) {
         for (const InstanceStream& stream : batch.node->streams()) {
             stream.changes().forget(m_consumer);
+        }
+        if (batch.previous) {
+            batch.node->moves().forget(m_consumer);
         }
     }
 }
@@ -539,6 +543,10 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
     if (batch.inArena()) {
         placePrimitives(batch.primitivePlaces, node.primitiveCount(), batch.arenaRows);
     }
+    // Motion vectors: last frame's rows into the previous records before this frame's upload
+    // overwrites them (a staged batch's only copy; a streaming batch's stay in last frame's part).
+    const bool velocity = m_velocityFrame != 0 && node.streams()[InstanceStreamId::Record].allocated();
+    const bool previousFromCurrent = velocity && beginPrevious(node, batch);
     for (std::size_t s = 0; s < InstanceStreamId::Count; ++s) {
         const InstanceStream& stream = node.streams()[s];
         if (!stream.allocated()) {
@@ -557,6 +565,9 @@ BatchGpu& GpuResources::batch(const InstancedMeshNode& node) {
         }
     }
     noteRecordsRead(batch);  // the draws of this frame read the current part (streaming)
+    if (velocity) {
+        finishPrevious(node, batch, previousFromCurrent);
+    }
     // Its own vertex arrays are brought up to date by the draw that uses them
     // (syncVertexArrays): a batch drawn from the table-driven path's arenas never needs them.
     return batch;
@@ -991,6 +1002,138 @@ void bindRecordTexture(BatchGpu& gpu, GLuint unit) {
         gpu.recordTextureSource = wanted;
     }
     glBindTextureUnit(unit, gpu.recordTexture.id());
+}
+
+// ---- motion vectors: previous records (docs/visibility.md, "Motion vectors") -------------------
+
+namespace {
+/** Where a batch's records are drawn from now, as a key that survives the record arena's
+ *  growth (which moves every batch's rows to a new buffer, contents kept): the arena's place,
+ *  or the own or streaming buffer's serial and the part's offset. */
+std::pair<std::uint64_t, std::size_t> drawnKey(const BatchGpu& batch) noexcept {
+    if (batch.streaming) {
+        return {batch.streaming->serial, batch.streaming->partOffset()};
+    }
+    if (batch.inArena()) {
+        return {~0ull, batch.arenaFirst * InstancedMeshNode::strideInBytes};
+    }
+    return {batch.streams[InstanceStreamId::Record].serial, 0};
+}
+} // namespace
+
+bool GpuResources::beginPrevious(const InstancedMeshNode& node, BatchGpu& batch) {
+    constexpr std::size_t kStride = InstancedMeshNode::strideInBytes;
+    const std::size_t capacity = StreamingRecords::partCapacity(node.capacity());
+    m_scratchNewRows.clear();
+    if (batch.previous && batch.previous->frame == m_velocityFrame) {
+        return false;  // already this frame (a second prepare of the same frame number)
+    }
+    if (!batch.previous || batch.previous->capacity != capacity) {
+        // First velocity frame, or the batch's capacity changed: a buffer of its capacity
+        // (rounded up to 4 rows like a streaming part), previous = current for one frame.
+        requireTextureBufferTexels(m_limits, capacity * 4, node, "previous records for motion vectors (a buffer texture, 4 texels a record)",
+                                   "lower the batch's capacity or split it into several batches");
+        auto made = std::make_unique<PreviousRecords>();
+        made->buffer = Buffer({.sizeBytes = capacity * kStride, .label = labelFor(node, "InstancedMeshNode.previous-records")});
+        made->texture = TextureHandle(GL_TEXTURE_BUFFER);
+        glTextureBuffer(made->texture.id(), GL_RGBA32F, made->buffer.id());
+        setLabel(GL_TEXTURE, made->texture.id(), labelFor(node, "InstancedMeshNode.previous-records-texture"));
+        made->capacity = capacity;
+        if (batch.previous) {
+            made->moveCursor = batch.previous->moveCursor;
+        }
+        batch.previous = std::move(made);
+        batch.previous->frame = 0;
+    }
+    PreviousRecords& previous = *batch.previous;
+    // Where last frame's rows are: still in place for a staged batch (this frame's upload comes
+    // after), in last frame's part for a streaming one (streamAhead may have written the next).
+    GLuint source = 0;
+    std::size_t sourceOffset = previous.drawnOffset;
+    const std::pair<std::uint64_t, std::size_t> key = drawnKey(batch);
+    if (previous.frame + 1 == m_velocityFrame && key.first == previous.drawnSerial &&
+        (batch.streaming || key.second == previous.drawnOffset)) {
+        source = batch.recordBuffer().id();
+        if (batch.streaming) {
+            // This frame's commands read that part too: the frame's fence covers it.
+            batch.streaming->readFrame[previous.drawnOffset / (batch.streaming->capacity * kStride)] = m_frame;
+            m_streamingReadThisFrame = true;
+        }
+    }
+    m_scratchMoves.clear();
+    if (source == 0 || !node.moves().since(previous.moveCursor, m_scratchMoves)) {
+        return true;  // no usable last frame: previous = current after the upload
+    }
+    const std::size_t drawnRows = std::min(previous.drawnCount, capacity);
+    if (drawnRows != 0) {
+        glCopyNamedBufferSubData(source, previous.buffer.id(), static_cast<GLintptr>(sourceOffset), 0,
+                                 static_cast<GLsizeiptr>(drawnRows * kStride));
+        ++m_previousCopies;
+    }
+    // The moves since then, in order, as "row r now holds what row from[r] held last frame"
+    // (kNew: a new instance). Each row is then copied from last frame's rows, which no command
+    // has changed yet, so a chain of moves (a row moved twice) needs no order among the copies.
+    std::unordered_map<std::size_t, std::size_t> from;
+    for (const MoveLog::Entry& entry : m_scratchMoves) {
+        for (std::size_t k = 0; k < entry.count; ++k) {
+            if (entry.from == MoveLog::kNew) {
+                from[entry.to + k] = MoveLog::kNew;
+            } else {
+                const auto found = from.find(entry.from + k);
+                from[entry.to + k] = found != from.end() ? found->second : entry.from + k;
+            }
+        }
+    }
+    const std::size_t count = node.count();
+    for (const auto& [row, was] : from) {
+        if (row >= count || row == was) {
+            continue;
+        }
+        if (was == MoveLog::kNew || was >= drawnRows) {
+            m_scratchNewRows.emplace_back(row, row + 1);
+        } else {
+            glCopyNamedBufferSubData(source, previous.buffer.id(), static_cast<GLintptr>(sourceOffset + was * kStride),
+                                     static_cast<GLintptr>(row * kStride), static_cast<GLsizeiptr>(kStride));
+            ++m_previousCopies;
+        }
+    }
+    if (count > drawnRows) {
+        m_scratchNewRows.emplace_back(drawnRows, count);  // rows past last frame's count are new
+    }
+    return false;
+}
+
+void GpuResources::finishPrevious(const InstancedMeshNode& node, BatchGpu& batch, bool all) {
+    constexpr std::size_t kStride = InstancedMeshNode::strideInBytes;
+    PreviousRecords& previous = *batch.previous;
+    if (previous.frame == m_velocityFrame) {
+        return;
+    }
+    const BatchGpu::RecordSource current = batch.recordSource();
+    const std::size_t count = std::min(node.count(), previous.capacity);
+    if (all) {
+        m_scratchNewRows.assign(1, {0, count});
+    }
+    for (const auto& [begin, end] : m_scratchNewRows) {
+        if (begin < end && current.buffer != 0) {
+            glCopyNamedBufferSubData(current.buffer, previous.buffer.id(), static_cast<GLintptr>(current.offset + begin * kStride),
+                                     static_cast<GLintptr>(begin * kStride), static_cast<GLsizeiptr>((end - begin) * kStride));
+            ++m_previousCopies;
+        }
+    }
+    m_scratchNewRows.clear();
+    const auto [serial, offset] = drawnKey(batch);
+    previous.drawnSerial = serial;
+    previous.drawnOffset = offset;
+    previous.drawnCount = node.count();
+    previous.frame = m_velocityFrame;
+    MoveLog& moves = node.moves();
+    previous.moveCursor = moves.version();
+    moves.acknowledge(m_consumer, moves.version());
+}
+
+void GpuResources::bindPreviousRecords(const BatchGpu& batch, GLuint unit) noexcept {
+    glBindTextureUnit(unit, batch.previous ? batch.previous->texture.id() : 0);
 }
 
 } // namespace myriad::gl::detail

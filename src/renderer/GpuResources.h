@@ -136,8 +136,25 @@ struct StreamingRecords {
     [[nodiscard]] static constexpr std::size_t partCapacity(std::size_t capacity) noexcept { return (capacity + 3) / 4 * 4; }
 };
 
+/** A batch's records as its previous frame drew them (motion vectors, View::velocity;
+ *  docs/visibility.md, "Motion vectors"): capacity rows of 64 bytes, written only by GPU copies
+ *  (glCopyNamedBufferSubData, no shader writes: no barrier), read through an RGBA32F
+ *  buffer-texture view on kPreviousRecordUnit by the kVelocity variants. */
+struct PreviousRecords {
+    Buffer buffer;
+    TextureHandle texture;
+    std::size_t capacity = 0;     ///< rows
+    std::uint64_t frame = 0;      ///< the draw frame (FrameStats::frame) whose previous rows it holds
+    std::uint64_t moveCursor = 0; ///< the MoveLog version applied
+    /** Where the frame `frame` drew its records, for the next frame to copy: a streaming
+     *  batch's part (its rows stay there while the next frame writes the next part). */
+    std::uint64_t drawnSerial = 0;
+    std::size_t drawnOffset = 0;
+    std::size_t drawnCount = 0;  ///< rows the frame `frame` drew
+};
 struct BatchGpu {
     const InstancedMeshNode* node = nullptr;
+    std::unique_ptr<PreviousRecords> previous;  ///< motion vectors: made by the first velocity frame
     std::weak_ptr<const void> alive;  // SceneNode::lifetime(): expires with the node
     std::vector<std::uint64_t> meshIds;     // per primitive: the mesh its vertex array binds
     std::vector<VertexArray> vertexArrays;  // per primitive: its mesh + the shared record stream
@@ -286,6 +303,13 @@ public:
      *  the pass that derives them (InstancedMeshNode::copyDrawnRecords), so culling reads
      *  current bounds without a pass of its own. batch() then finds the part written. */
     void streamAhead();
+    /** Motion vectors: batches brought up to date from here on keep their previous records
+     *  for draw frame @p frame (FrameStats::frame; 0: none kept this frame). */
+    void setVelocityFrame(std::uint64_t frame) noexcept { m_velocityFrame = frame; }
+    /** Binds @p batch's previous records on @p unit (kVelocity draws); batch() made them. */
+    static void bindPreviousRecords(const BatchGpu& batch, GLuint unit) noexcept;
+    /** GPU copies made for previous records this frame (whole copies and moved or new rows). */
+    [[nodiscard]] std::uint64_t previousCopies() const noexcept { return m_previousCopies; }
     /** The batch's copy if one exists (no upload). */
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
     /** The same, for drawing what batch() prepared this frame (no upload, no GL call). */
@@ -351,6 +375,13 @@ private:
     /** @return rows sent. */
     std::size_t uploadStream(const InstancedMeshNode& node, const InstanceStream& stream, StreamGpu& gpu);
     void uploadStreaming(const InstancedMeshNode& node, BatchGpu& batch);
+    /** Before the records' upload: the previous frame's rows into @p batch's previous
+     *  records, following the batch's MoveLog. @return true when rows must be set to the
+     *  current ones after the upload (finishPrevious). */
+    bool beginPrevious(const InstancedMeshNode& node, BatchGpu& batch);
+    /** After the upload: rows new since the last frame (or all, on a first frame) copied from
+     *  the current records; the drawn part remembered. */
+    void finishPrevious(const InstancedMeshNode& node, BatchGpu& batch, bool all);
     void forgetBatch(BatchGpu& batch) noexcept;
     void releaseNodeSlot(NodeSlotGpu& slot) noexcept;
     void releaseMeshPlace(MeshGpu& mesh) noexcept;
@@ -424,6 +455,10 @@ private:
     std::uint64_t m_completedFrame = 0;  ///< every command of frames up to this one has completed
     bool m_streamingReadThisFrame = false;  ///< a streaming part was read: endFrame() fences the frame
     std::uint64_t m_streamingWaits = 0;
+    std::uint64_t m_velocityFrame = 0;   ///< setVelocityFrame()
+    std::uint64_t m_previousCopies = 0;  ///< previousCopies()
+    std::vector<MoveLog::Entry> m_scratchMoves;                  // beginPrevious
+    std::vector<std::pair<std::size_t, std::size_t>> m_scratchNewRows;  // rows to copy after the upload: [begin, end)
     double m_ringWaitMsBefore = 0.0;  ///< StagingRing::copyWaitMs() at beginFrame()
     RecordArena m_recordArena;
     std::deque<MeshArena> m_meshArenas;

@@ -138,6 +138,9 @@ struct Renderer::Impl {
     std::vector<detail::ViewPass> passes;
     /** The frame's views with View::targetEncoding resolved (what the passes point at). */
     std::vector<View> resolvedViews;
+    /** Per pass: the position in render()'s list of the view it draws, for a View::velocity
+     *  view (its previous view-projection is kept by that position); SIZE_MAX otherwise. */
+    std::vector<std::size_t> passVelocityView;
     /** Each framebuffer name's encoding as queried (TargetEncoding::Query views), until
      *  forgetFramebuffer(). */
     std::unordered_map<std::uint32_t, TargetEncoding> targetEncodings;
@@ -325,7 +328,9 @@ struct Renderer::Impl {
 
     void drawView(const detail::ViewPass& pass, const Scene& scene) {
         const View& view = pass.view();
-        surfaces.beginView();
+        const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
+        const bool velocity = passVelocityView[passIndex] != SIZE_MAX;
+        surfaces.beginView(pass, passVelocityView[passIndex], stats.frame);
         ++stats.views;
         glBindFramebuffer(GL_FRAMEBUFFER, view.framebuffer);
         glViewport(view.viewport.x, view.viewport.y, static_cast<GLsizei>(view.viewport.width),
@@ -364,13 +369,17 @@ struct Renderer::Impl {
             glScissor(view.viewport.x, view.viewport.y, static_cast<GLsizei>(view.viewport.width),
                       static_cast<GLsizei>(view.viewport.height));
             glClear(clearBits);
+            if (velocity && (clearBits & GL_COLOR_BUFFER_BIT) != 0) {
+                // Motion vectors: attachment 1 to zero, not to the clear colour (draw buffer 1).
+                static constexpr std::array<GLfloat, 4> kZero{};
+                glClearBufferfv(GL_COLOR, 1, kZero.data());
+            }
             glDisable(GL_SCISSOR_TEST);
         }
         glEnable(GL_DEPTH_TEST);
         glDepthFunc(view.reversedDepth ? GL_GREATER : GL_LESS);
         glDisable(GL_BLEND);
-        const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
-        surfaces.drawOpaque(passIndex, pass, scene);
+        surfaces.drawOpaque(passIndex, pass, scene);  // with velocity: every one of them writes it
         if (gpuCulling.hasOcclusion(passIndex)) {
             // Occlusion culling's second phase: the pyramid of what the opaque draws left in
             // depth, every occlusion-culled instance tested against it, then those that became
@@ -382,6 +391,11 @@ struct Renderer::Impl {
             }
             surfaces.forgetProgram();
             surfaces.drawOcclusionPhase2(passIndex, pass, scene);
+        }
+        if (velocity) {
+            // Everything after writes no velocity (scatter, populations, blended draws,
+            // particles): draw buffer 1 masked, so it keeps the cleared zero (docs/gl-state.md).
+            glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         }
         particles.drawScatter(passIndex, pass, shaders, resources, scene);  // particles and scatter
         surfaces.forgetProgram();
@@ -498,6 +512,17 @@ struct Renderer::Impl {
                 }
             }
             passes.resize(drawable + shadowViews);
+            passVelocityView.assign(passes.size(), SIZE_MAX);
+            std::size_t userPass = shadowViews;
+            for (std::size_t v = 0; v < resolvedViews.size(); ++v) {
+                const View& view = resolvedViews[v];
+                if (view.viewport.width != 0 && view.viewport.height != 0) {
+                    if (view.velocity && !view.depthOnly) {
+                        passVelocityView[userPass] = v;
+                    }
+                    ++userPass;
+                }
+            }
         }
         // Whatever happens from here, the caller's state (or the documented one) comes back and
         // the frame's uploads are fenced.
@@ -551,6 +576,11 @@ struct Renderer::Impl {
             stats.bytesUploaded += materials.bytesUploaded() - tableBytes;
             materials.bind();
         }
+        // Motion vectors: batches keep their previous records in draw frames with a velocity view.
+        resources.setVelocityFrame(draw && std::any_of(passVelocityView.begin(), passVelocityView.end(),
+                                                       [](std::size_t v) { return v != SIZE_MAX; })
+                                       ? stats.frame
+                                       : 0);
         prepare();
         if (!draw) {
             gpuCulling.prepareProgram();  // the programs render() would compile after prepare

@@ -38,6 +38,7 @@ constexpr std::array<FeatureName, 18> kFeatureNames{{
     {kSkin, "MYRIAD_SKIN"},
     {kSkinAnimated, "MYRIAD_SKIN_ANIMATED"},
     {kLodFade, "MYRIAD_LOD_FADE"},
+    {kVelocity, "MYRIAD_VELOCITY"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -102,7 +103,10 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       shadowViewForward(program.uniformLocation("u_shadowViewForward")),
       eyeHigh(program.uniformLocation("u_eyeHigh")),
       eyeLow(program.uniformLocation("u_eyeLow")),
-      jointCount(program.uniformLocation("u_jointCount")) {
+      jointCount(program.uniformLocation("u_jointCount")),
+      prevViewProjection(program.uniformLocation("u_prevViewProjection")),
+      prevModel(program.uniformLocation("u_prevModel")),
+      viewportSize(program.uniformLocation("u_viewportSize")) {
     if ((features & kScatter) != 0) {
         wind = {.meshHeight = program.uniformLocation("u_meshHeight"),
                 .time = program.uniformLocation("u_windTime"),

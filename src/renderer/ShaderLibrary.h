@@ -54,7 +54,12 @@ enum ShaderFeature : std::uint32_t {
      *  blended from the baked clips at its own time before the frame's draws
      *  (renderer/SkinPalettePass.h). */
     kSkinAnimated = 1u << 16,
-    // 1u << 17 is reserved (velocity output, issue 22's motion vectors).
+    /** MYRIAD_VELOCITY: a second fragment output (location 1), the window-space displacement
+     *  since the previous frame in pixels (View::velocity; docs/visibility.md, "Motion
+     *  vectors"): the previous clip position from u_prevViewProjection, u_prevModel and, when
+     *  instanced, the previous record on kPreviousRecordUnit. Never with kTabled, kBlend,
+     *  kDepthOnly, kParticle or kScatter. (Bit 18 is LOD fade's.) */
+    kVelocity = 1u << 17,
     /** MYRIAD_LOD_FADE: with kIndexed, a fading LOD chain's level draw (docs/visibility.md,
      *  "Level of detail"): each list entry's top byte is the instance's fade code
      *  (lodFadeEntry(), myriad/core/Lod.h), the record index its low 24 bits, and the fragment
@@ -115,6 +120,9 @@ struct SurfaceUniforms {
     int eyeHigh = -1;             ///< u_eyeHigh (kTabled)
     int eyeLow = -1;              ///< u_eyeLow (kTabled)
     int jointCount = -1;          ///< u_jointCount (kSkinAnimated): joints per instance palette
+    int prevViewProjection = -1;  ///< u_prevViewProjection (kVelocity): the view's previous, camera-relative to the previous eye
+    int prevModel = -1;           ///< u_prevModel (kVelocity): the node's previous world matrix minus the previous eye
+    int viewportSize = -1;        ///< u_viewportSize (kVelocity): the view's viewport in pixels
     /** scatter.vert's wind (kScatter); -1 in other variants. */
     struct Wind {
         int meshHeight = -1, time = -1, direction = -1, strength = -1, gustStrength = -1, gustScale = -1,

@@ -57,7 +57,11 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const View& view) co
     } else if (drawsSkinned(item)) {
         features |= kSkin;
     }
-    features |= shadingFeatures(material, node.primitiveDrawsTransparent(item.primitive), view);
+    const bool blended = node.primitiveDrawsTransparent(item.primitive);
+    features |= shadingFeatures(material, blended, view);
+    if (view.velocity && !view.depthOnly && !blended) {
+        features |= kVelocity;  // motion vectors: opaque MeshNode and batch draws only
+    }
     return features | m_parts.shadow.receiveFeatures(features, &node, view);  // shadows
 }
 
@@ -88,6 +92,53 @@ std::uint32_t SurfacePass::featuresOf(const Population& population, const View& 
     }
     features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
     return features | m_parts.shadow.receiveFeatures(features, nullptr, view);  // shadows
+}
+
+void SurfacePass::beginView(const ViewPass& pass, std::size_t velocityView, std::uint64_t frame) {
+    ++m_viewSerial;
+    if (frame != m_frame) {
+        m_frame = frame;
+        // Nodes not drawn into a velocity view for a frame start again anyway: forget them
+        // now and then, so destroyed nodes do not pile up.
+        if (m_nodeHistory.size() > 1024 && frame % 64 == 0) {
+            std::erase_if(m_nodeHistory, [&](const auto& entry) { return entry.second.frame + 1 < frame; });
+        }
+    }
+    if (velocityView == SIZE_MAX) {
+        return;
+    }
+    if (m_viewHistory.size() <= velocityView) {
+        m_viewHistory.resize(velocityView + 1);
+    }
+    ViewHistory& history = m_viewHistory[velocityView];
+    const ViewCamera& camera = pass.camera();
+    if (history.frame != frame) {
+        const bool continues = history.frame != 0 && history.frame + 1 == frame;
+        history.previous = continues ? history.current : camera.viewProjection;
+        history.previousEye = continues ? history.currentEye : camera.eye;
+        history.current = camera.viewProjection;
+        history.currentEye = camera.eye;
+        history.frame = frame;
+    }
+    m_previousViewProjection = history.previous;
+    m_previousEye = history.previousEye;
+    m_viewportSize = glm::vec2(static_cast<float>(pass.view().viewport.width), static_cast<float>(pass.view().viewport.height));
+}
+
+glm::mat4 SurfacePass::previousModel(const MeshNode& node) {
+    NodeHistory& history = m_nodeHistory[node.id()];
+    if (history.frame != m_frame) {
+        const bool continues = history.frame != 0 && history.frame + 1 == m_frame;
+        history.previousLinear = continues ? history.currentLinear : node.worldLinear();
+        history.previousTranslation = continues ? history.currentTranslation : node.worldTranslation();
+        history.currentLinear = node.worldLinear();
+        history.currentTranslation = node.worldTranslation();
+        history.frame = m_frame;
+    }
+    glm::mat4 model(history.previousLinear);
+    // In double, then float: camera-relative like u_model, about the previous eye.
+    model[3] = glm::vec4(glm::vec3(history.previousTranslation - m_previousEye), 1.0f);
+    return model;
 }
 
 void SurfacePass::useProgram(const SurfaceProgram& program) {
@@ -137,6 +188,10 @@ void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const
         program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
         program.setUniform(u.ambient, scene.ambient);
         m_parts.shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
+        if (u.prevViewProjection >= 0) {  // motion vectors (beginView)
+            program.setUniform(u.prevViewProjection, m_previousViewProjection);
+            program.setUniform(u.viewportSize, m_viewportSize);
+        }
         chosen.viewSerial = m_viewSerial;
     }
 }
@@ -196,6 +251,9 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
     glm::mat4 model(node.worldLinear());
     model[3] = glm::vec4(glm::vec3(node.worldTranslation() - pass.camera().eye), 1.0f);
     program.setUniform(u.model, model);
+    if ((features & kVelocity) != 0) {
+        program.setUniform(u.prevModel, previousModel(node));
+    }
     program.setUniform(u.tint, node.tint());
     program.setUniform(u.baseInstance, static_cast<int>(item.firstInstance));
     if ((features & kInstanceLanes) == 0) {
@@ -213,6 +271,9 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         }
         if ((features & kSkinAnimated) != 0) {
             bindAnimation(chosen, batchNode);
+        }
+        if ((features & kVelocity) != 0) {
+            GpuResources::bindPreviousRecords(batch, kPreviousRecordUnit);  // prepare() brought them up to date
         }
         if ((features & kInstanceLanes) != 0) {
             glBindTextureUnit(kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());

@@ -9,11 +9,17 @@
 #include "renderer/ViewPass.h"
 #include "myriad/gl/FrameStats.h"
 
+#include <glm/mat3x3.hpp>
+#include <glm/mat4x4.hpp>
+#include <glm/vec2.hpp>
+#include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
+#include <vector>
 
 namespace myriad {
 class InstancedMeshNode;
@@ -64,8 +70,11 @@ public:
      *  shape). No GL. */
     [[nodiscard]] std::uint32_t featuresOf(const Population& population, const View& view) const;
 
-    /** A new view: every program gets the view's camera and light again on first use. */
-    void beginView() noexcept { ++m_viewSerial; }
+    /** A new view: every program gets the view's camera and light again on first use.
+     *  @p velocityView: the view's position in the list render() was given, for a view with
+     *  View::velocity (its previous view-projection is kept under that position; SIZE_MAX for
+     *  other views); @p frame the draw frame (FrameStats::frame). */
+    void beginView(const ViewPass& pass, std::size_t velocityView, std::uint64_t frame);
     /** Forgets which program is current (another pass changed it: particles, the cull
      *  dispatch, the state restore). */
     void forgetProgram() noexcept { m_boundProgram = nullptr; }
@@ -116,9 +125,31 @@ private:
     void draw(const DrawItem& item, const ViewPass& pass, const Scene& scene);
     void drawTableGroups(std::size_t passIndex, const ViewPass& pass, const Scene& scene);
     void drawPopulation(Population& population, const ViewPass& pass, const Scene& scene);
+    /** u_prevModel for @p node: its world matrix as the previous frame drew it (this frame's
+     *  the first time), minus the view's previous eye. */
+    [[nodiscard]] glm::mat4 previousModel(const MeshNode& node);
+
+    /** Motion vectors: what a view or node was last frame and is this frame, rolled forward on
+     *  the first use of each frame (a gap of a frame or more starts again: previous = current). */
+    struct ViewHistory {
+        glm::mat4 previous{1.0f}, current{1.0f};  ///< camera-relative view-projections
+        glm::dvec3 previousEye{0.0}, currentEye{0.0};
+        std::uint64_t frame = 0;
+    };
+    struct NodeHistory {
+        glm::mat3 previousLinear{1.0f}, currentLinear{1.0f};
+        glm::dvec3 previousTranslation{0.0}, currentTranslation{0.0};
+        std::uint64_t frame = 0;
+    };
 
     Parts m_parts;
     std::uint64_t m_viewSerial = 0;
+    std::uint64_t m_frame = 0;                        ///< the draw frame (beginView)
+    std::vector<ViewHistory> m_viewHistory;           ///< by position in render()'s list of views
+    std::unordered_map<std::uint64_t, NodeHistory> m_nodeHistory;  ///< by SceneNode::id()
+    glm::mat4 m_previousViewProjection{1.0f};         ///< the current velocity view's
+    glm::dvec3 m_previousEye{0.0};
+    glm::vec2 m_viewportSize{0.0f};
     const SurfaceProgram* m_boundProgram = nullptr;
 };
 

@@ -15,6 +15,7 @@ View View::of(const Camera& camera, const OffscreenTarget& target) {
     case TargetFormat::Rgba8: view.targetEncoding = TargetEncoding::Linear; break;
     case TargetFormat::Rgba16Float: view.targetEncoding = TargetEncoding::Float; break;
     }
+    view.velocity = target.hasVelocity();
     return view;
 }
 

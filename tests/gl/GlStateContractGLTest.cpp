@@ -190,6 +190,16 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                          return mask == std::array<GLboolean, 4>{GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
                      },
                      [] { glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE); }});
+    // Draw buffer 1's mask: a velocity view masks it for the draws that write no velocity.
+    const auto mask1 = [] {
+        std::array<GLboolean, 4> mask{};
+        glGetBooleani_v(GL_COLOR_WRITEMASK, 1, mask.data());
+        return mask;
+    };
+    cases.push_back({"colour mask of draw buffer 1", [] { glColorMaski(1, GL_FALSE, GL_TRUE, GL_FALSE, GL_TRUE); },
+                     [=] { return mask1() == std::array<GLboolean, 4>{GL_FALSE, GL_TRUE, GL_FALSE, GL_TRUE}; },
+                     [=] { return mask1() == std::array<GLboolean, 4>{GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE}; },
+                     [] { glColorMaski(1, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE); }});
     cases.push_back(capability("depth test", GL_DEPTH_TEST));
     cases.push_back(value("depth function", GL_DEPTH_FUNC, GL_ALWAYS, GL_LESS,
                           [](GLint f) { glDepthFunc(static_cast<GLenum>(f)); }));
@@ -298,7 +308,8 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
     cases.push_back({"active texture unit", [] { glActiveTexture(GL_TEXTURE5); },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u}) {
+    // Unit 10: the previous records of a velocity view's batches (motion vectors).
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;
@@ -366,7 +377,9 @@ TEST_CASE("every piece of state in the contract comes back with preserveState an
     context();
     const EverythingScene everything;
     const Camera camera = orthoCamera();
-    gl::OffscreenTarget target(kSize, kSize, "contract-target");
+    // With a velocity attachment: the frame writes motion vectors (unit 10, draw buffer 1's mask).
+    gl::OffscreenTarget target(kSize, kSize, "contract-target", gl::TargetFormat::Srgb8Alpha8, gl::DepthFormat::Depth24,
+                               gl::VelocityFormat::Rg16Float);
     gl::Renderer preserving({.preserveState = true});
     gl::Renderer plain;
     const HostObjects host;

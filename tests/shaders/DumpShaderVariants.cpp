@@ -104,6 +104,10 @@ std::set<std::uint32_t> reachableFeatureSets() {
     for (const std::uint32_t shape : geometry) {
         for (const std::uint32_t shading : shadingSets(true)) {
             sets.insert(shape | shading);
+            // Motion vectors (View::velocity): every opaque colour draw off the table-driven path.
+            if ((shape & kTabled) == 0 && (shading & (kBlend | kDepthOnly)) == 0) {
+                sets.insert(shape | shading | kVelocity);
+            }
         }
     }
     // GPU populations: instanced, lanes or not, no morphing, no index list.

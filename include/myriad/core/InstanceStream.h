@@ -182,6 +182,89 @@ private:
     std::array<Cursor, kMaxConsumers> m_cursors{};
 };
 
+/** Where a batch's rows went, in order: each swap-remove move of release() (the last drawn row
+ *  copied onto a freed one) and each range of rows that entered the drawn range new (an append,
+ *  a larger setCount()). For a consumer that keeps a copy of an earlier frame's rows by index:
+ *  a renderer's previous transforms for motion vectors (docs/visibility.md, "Motion vectors")
+ *  applies the entries since it last looked, in order, so a moved instance keeps its own
+ *  previous transform and a new one starts with none (previous = current).
+ *
+ *  Versioned like ChangeLog, with one cursor per consumer (at most kMaxConsumers; a further one
+ *  evicts the one furthest behind). It records nothing until a consumer has acknowledged once
+ *  (a batch no renderer tracks pays one branch per release or append), and holds at most
+ *  kMaxEntries: past it the older half is dropped, and a consumer that had not seen them is told
+ *  (since() returns false) to start again from the rows as they are. 32 bytes an entry, held
+ *  only until every consumer has applied it (a frame's moves, in a renderer's use). Logging never
+ *  throws: out of memory for an entry drops the log, and every consumer starts again. */
+class MoveLog {
+public:
+    /** Entries kept before the older half is dropped. */
+    static constexpr std::size_t kMaxEntries = 4096;
+    /** Consumer cursors kept (renderers tracking the same batch). */
+    static constexpr std::size_t kMaxConsumers = 4;
+    /** Entry::from of a range of new rows. */
+    static constexpr std::size_t kNew = ~std::size_t{0};
+    /** One event: rows [from, from + count) copied onto [to, to + count) (a move; count 1 from
+     *  release()), or with from == kNew, rows [to, to + count) new. */
+    struct Entry {
+        std::size_t from;
+        std::size_t to;
+        std::size_t count;
+        std::uint64_t version;  ///< the log's version() after this entry
+    };
+    /** Row @p from was copied onto row @p to (swap-remove). Never throws. */
+    void move(std::size_t from, std::size_t to) noexcept {
+        if (m_active) {
+            push({from, to, 1, m_version + 1});
+        }
+    }
+    /** Rows [begin, end) entered the drawn range new. Joins the newest entry when it is a new
+     *  range ending at @p begin that no consumer has seen. Never throws. */
+    void added(std::size_t begin, std::size_t end) noexcept {
+        if (!m_active || begin >= end) {
+            return;
+        }
+        if (!m_entries.empty()) {
+            Entry& last = m_entries.back();
+            if (last.from == kNew && last.to + last.count == begin && last.version > m_newestSeen) {
+                last.count += end - begin;
+                return;
+            }
+        }
+        push({kNew, begin, end - begin, m_version + 1});
+    }
+    /** Bumped by every entry (0 until the first). */
+    [[nodiscard]] std::uint64_t version() const noexcept { return m_version; }
+    /** Appends to @p out the entries after version @p since, oldest first.
+     *  @return false when the log no longer reaches back to @p since (entries were dropped, or
+     *  the consumer is new): the consumer must start again from the rows as they are now. */
+    [[nodiscard]] bool since(std::uint64_t since, std::vector<Entry>& out) const;
+    /** Consumer @p consumer (non-zero) has applied everything up to @p version; the first call
+     *  of any consumer starts the log. Entries every consumer has applied are dropped. Never
+     *  throws. */
+    void acknowledge(std::uint64_t consumer, std::uint64_t version) noexcept;
+    /** Forgets @p consumer's cursor (a renderer being destroyed); the log stops recording when no
+     *  consumer is left. */
+    void forget(std::uint64_t consumer) noexcept;
+    /** Entries currently held (tests). */
+    [[nodiscard]] std::size_t size() const noexcept { return m_entries.size(); }
+
+private:
+    struct Cursor {
+        std::uint64_t consumer = 0;  ///< 0: free slot
+        std::uint64_t version = 0;
+    };
+    void push(const Entry& entry) noexcept;
+    void trim() noexcept;
+
+    std::vector<Entry> m_entries;  ///< capacity kMaxEntries once active
+    std::uint64_t m_version = 0;
+    std::uint64_t m_base = 0;        ///< entries at versions <= m_base are no longer held
+    std::uint64_t m_newestSeen = 0;  ///< the highest version any consumer has acknowledged
+    bool m_active = false;
+    std::array<Cursor, kMaxConsumers> m_cursors{};
+};
+
 /** One per-instance array: capacity() rows of desc().floatsPerInstance floats, allocated on
  *  first use (a stream a batch never uses allocates nothing), with a version bumped by every
  *  change and a ChangeLog of changed rows.

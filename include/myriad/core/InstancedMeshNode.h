@@ -401,6 +401,11 @@ public:
      *  Rows in [0, count()) are what is drawn; every row that enters that range (append,
      *  release's swap-remove, setCount) is marked changed in every allocated stream. */
     [[nodiscard]] std::span<const InstanceStream> streams() const noexcept { return m_streams; }
+    /** Where rows went since a consumer last looked (release()'s swap-remove moves, new rows):
+     *  what a renderer's previous transforms follow for motion vectors (MoveLog;
+     *  docs/visibility.md, "Motion vectors"). Mutable: a renderer acknowledges through a const
+     *  scene. Records nothing until a renderer draws the batch into a velocity view. */
+    [[nodiscard]] MoveLog& moves() const noexcept { return m_moves; }
     /** Rows of the record stream changed and not yet uploaded by every renderer that drew the
      *  batch (merged within kDirtyRangeMergeGap); for tests and tools. */
     [[nodiscard]] std::vector<IndexRange> dirtyRanges() const {
@@ -582,6 +587,7 @@ private:
     std::array<InstanceStream, InstanceStreamId::Count> m_streams{
         InstanceStream(streams::kRecord), InstanceStream(streams::kMorphWeights),
     InstanceStream(streams::kLanes), InstanceStream(streams::kAnimation)};
+    mutable MoveLog m_moves;  ///< swap-remove moves and new rows, for previous transforms (moves())
     std::shared_ptr<const AnimationSet> m_animationSet;  ///< baked clips the instances play, or null
     float m_animationTime = 0.0f;                        ///< the batch clock, seconds
     std::size_t m_capacity = 0;

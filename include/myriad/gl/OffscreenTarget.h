@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace myriad::gl {
 
@@ -35,6 +36,13 @@ enum class DepthFormat : std::uint8_t {
     Depth32Float,
 };
 
+/** A velocity (motion-vector) attachment of an OffscreenTarget (View::velocity). */
+enum class VelocityFormat : std::uint8_t {
+    None,       ///< no velocity attachment (the default)
+    Rg16Float,  ///< GL_RG16F at colour attachment 1: 4 bytes a pixel; exact to 1/1024 px up to 2 px, 1/32 px up to 64 px
+    Rg32Float,  ///< GL_RG32F at colour attachment 1: 8 bytes a pixel
+};
+
 /** A framebuffer object with an sRGB (default), RGBA8 or RGBA16F colour renderbuffer and a
  *  DEPTH24 (default) or DEPTH32F depth texture (one level, single-sampled: depthTextureId(),
  *  which View::of() hands to the renderer as View::depthTexture for GPU occlusion culling).
@@ -45,9 +53,13 @@ enum class DepthFormat : std::uint8_t {
 class OffscreenTarget {
 public:
     OffscreenTarget() noexcept = default;
-    /** @throws InvalidArgument if a side is 0 or above 16384; GlError if incomplete. */
+    /** @param velocity a velocity renderbuffer at colour attachment 1 (none by default); with
+     *  one, the framebuffer's draw buffers are {COLOR_ATTACHMENT0, COLOR_ATTACHMENT1}, set here
+     *  once, and View::of() turns View::velocity on.
+     *  @throws InvalidArgument if a side is 0 or above 16384; GlError if incomplete. */
     OffscreenTarget(std::uint32_t width, std::uint32_t height, std::string_view label = {},
-                    TargetFormat format = TargetFormat::Srgb8Alpha8, DepthFormat depth = DepthFormat::Depth24);
+                    TargetFormat format = TargetFormat::Srgb8Alpha8, DepthFormat depth = DepthFormat::Depth24,
+                    VelocityFormat velocity = VelocityFormat::None);
     ~OffscreenTarget();
     /** Takes over the GL object of @p other, which is left empty (destructible without a context). */
     OffscreenTarget(OffscreenTarget&& other) noexcept;
@@ -63,6 +75,16 @@ public:
      *  state it needs and puts back the caller's (alignment, row length, skips, pack buffer,
      *  read framebuffer). */
     [[nodiscard]] Image readPixels() const;
+
+    /** The velocity attachment (View::velocity), width() * height() pairs of floats (x, y) in
+     *  pixels, rows top to bottom like readPixels(). Waits for the GPU (tests and tools only);
+     *  puts back the caller's pack state and read framebuffer.
+     *  @throws InvalidArgument if the target is empty or has no velocity attachment. */
+    [[nodiscard]] std::vector<float> readVelocity() const;
+    /** True when made with a VelocityFormat other than None. */
+    [[nodiscard]] bool hasVelocity() const noexcept { return m_velocityFormat != VelocityFormat::None; }
+    /** The velocity format chosen at construction (None when empty). */
+    [[nodiscard]] VelocityFormat velocityFormat() const noexcept { return m_velocityFormat; }
 
     /** The GL name of the framebuffer object; 0 when empty. */
     [[nodiscard]] std::uint32_t framebufferId() const noexcept { return m_framebuffer; }
@@ -86,10 +108,12 @@ private:
     std::uint32_t m_framebuffer = 0;
     std::uint32_t m_color = 0;
     std::uint32_t m_depth = 0;
+    std::uint32_t m_velocity = 0;
     std::uint32_t m_width = 0;
     std::uint32_t m_height = 0;
     TargetFormat m_format = TargetFormat::Srgb8Alpha8;
     DepthFormat m_depthFormat = DepthFormat::Depth24;
+    VelocityFormat m_velocityFormat = VelocityFormat::None;
 };
 
 /** Reads the default framebuffer's back buffer (window) as an Image, rows top to bottom. */

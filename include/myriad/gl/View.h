@@ -142,8 +142,26 @@ struct View {
      *  depth texture: a window's view gets no GPU occlusion culling. Borrowed, not owned. */
     std::uint32_t depthTexture = 0;
 
+    /** Motion vectors (docs/visibility.md, "Motion vectors"): opaque MeshNode and
+     *  InstancedMeshNode draws also write fragment output 1 (colour attachment 1 of @ref
+     *  framebuffer, which must have one, with draw buffers {COLOR_ATTACHMENT0,
+     *  COLOR_ATTACHMENT1}: an OffscreenTarget made with a VelocityFormat does) holding, in its
+     *  red and green channels, the surface point's window position now minus where the same
+     *  point was in the previous frame, in pixels, +x right and +y up (GL window coordinates;
+     *  Filament and Godot store the same difference in NDC or UV units, Unreal in a scaled
+     *  encoding). "Previous" is this renderer's previous render() call: the instance's
+     *  previous record, the node's previous world matrix and the previous view-projection of
+     *  the view at the same position in the list passed to render(). A first frame, a new
+     *  instance or node, or a view position not drawn last frame, reads zero. The projection
+     *  is taken as given (a TAA jitter is part of the difference). Colour clears clear
+     *  attachment 1 to 0. Blended draws, particles, scatter and populations write no velocity
+     *  (attachment 1 masked, keeping the cleared 0), and with velocity the view's opaque draws
+     *  do not use the table-driven multi-draw path. Ignored with @ref depthOnly. Default off. */
+    bool velocity = false;
+
     /** A view of @p camera filling @p target, clearing colour and depth, with the target's
-     *  encoding stated (no query) and its depth texture (OffscreenTarget::depthTextureId()). */
+     *  encoding stated (no query), its depth texture (OffscreenTarget::depthTextureId()), and
+     *  @ref velocity on when the target has a velocity attachment (OffscreenTarget::hasVelocity()). */
     [[nodiscard]] static View of(const Camera& camera, const OffscreenTarget& target);
     /** A view of @p camera filling the default framebuffer of @p width x @p height pixels. */
     [[nodiscard]] static View of(const Camera& camera, std::uint32_t width, std::uint32_t height);
