@@ -326,8 +326,11 @@ bool sphereOccluded(mat4 clipFrom, vec3 centre, float radius) {
     if (high.x < 0.0 || high.y < 0.0 || low.x > float(u_viewportSize.x) || low.y > float(u_viewportSize.y)) {
         return false;  // off the viewport (the frustum test keeps such a sphere only by a hair)
     }
-    ivec2 first = clamp(ivec2(floor(low)) - 1, ivec2(0), u_viewportSize - 1);
-    ivec2 last = clamp(ivec2(floor(high)) + 1, ivec2(0), u_viewportSize - 1);
+    // Clamped as floats first: a corner near w = 0 projects past any int, and converting such a
+    // float to int is undefined (GLSL 4.50 section 5.4.1).
+    vec2 lastPixel = vec2(u_viewportSize - 1);
+    ivec2 first = ivec2(clamp(floor(low) - 1.0, vec2(0.0), lastPixel));
+    ivec2 last = ivec2(clamp(floor(high) + 1.0, vec2(0.0), lastPixel));
     int level = 0;
     for (; level < u_pyramidLevels - 1; ++level) {
         ivec2 size = u_levelSize[level];

@@ -30,7 +30,9 @@ void main() {
     }
     float value;
     if (u_level == 0) {
-        value = texelFetch(u_depth, u_viewportOrigin + t, 0).r;
+        // Clamped: a viewport reaching past the depth texture reads its edge, never past it
+        // (an out-of-range texelFetch is undefined, GLSL 4.50 section 8.9.2).
+        value = texelFetch(u_depth, min(u_viewportOrigin + t, textureSize(u_depth, 0) - 1), 0).r;
     } else {
         ivec2 first = 2 * t;
         ivec2 last = min(first + 1, u_sourceSize - 1);

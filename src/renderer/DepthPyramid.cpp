@@ -15,6 +15,13 @@ constexpr std::uint32_t kLocalSize = 8;  // depth_pyramid.comp's local_size_x an
 
 } // namespace
 
+DepthPyramid::~DepthPyramid() {
+    if (m_depthSampler != 0) {
+        glDeleteSamplers(1, &m_depthSampler);
+        countObject(ObjectKind::Sampler, -1);
+    }
+}
+
 ShaderSource DepthPyramid::programSource() {
     return {ShaderStage::Compute, "depth_pyramid.comp", embeddedShaderText("depth_pyramid.comp")};
 }
@@ -25,6 +32,16 @@ void DepthPyramid::ensureProgram() {
     }
     const ShaderSource stage = programSource();
     m_program = Program(std::span(&stage, 1), "myriad/depth-pyramid");
+    if (m_depthSampler == 0) {
+        // The sampler's state replaces the texture's: complete (nearest, no mipmaps needed)
+        // and no depth comparison, whatever the game set on its own depth texture.
+        glCreateSamplers(1, &m_depthSampler);
+        countObject(ObjectKind::Sampler, 1);
+        glSamplerParameteri(m_depthSampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glSamplerParameteri(m_depthSampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glSamplerParameteri(m_depthSampler, GL_TEXTURE_COMPARE_MODE, GL_NONE);
+        setLabel(GL_SAMPLER, m_depthSampler, "myriad/depth-pyramid.depth-sampler");
+    }
     const Program& p = m_program;
     m_uniforms = {.level = p.uniformLocation("u_level"),
                   .viewportOrigin = p.uniformLocation("u_viewportOrigin"),
@@ -43,6 +60,12 @@ const DepthPyramidLevels& DepthPyramid::build(std::size_t pass, const View& view
         // The levels' places: level k is max(1, side >> k) a side, down to 1x1.
         DepthPyramidLevels levels;
         levels.levelCount = std::bit_width(std::max(width, height));
+        if (static_cast<std::size_t>(levels.levelCount) > DepthPyramidLevels::kMaxLevels) {
+            throw CapacityError("gl::Renderer::render: the occlusion depth pyramid of a " + std::to_string(width) + "x" +
+                                std::to_string(height) + " viewport needs " + std::to_string(levels.levelCount) +
+                                " levels, above " + std::to_string(DepthPyramidLevels::kMaxLevels) +
+                                " (a side below 65,536 pixels); turn View::occlusionCulling off or use a smaller viewport");
+        }
         std::uint64_t texels = 0;
         for (std::int32_t k = 0; k < levels.levelCount; ++k) {
             levels.offset[k] = static_cast<std::uint32_t>(texels);
@@ -85,6 +108,7 @@ const DepthPyramidLevels& DepthPyramid::build(std::size_t pass, const View& view
     // in a later command need no barrier (OpenGL 4.5 section 9.3: only a draw that samples its
     // own attachment is a feedback loop; a dispatch draws nothing).
     glBindTextureUnit(kPyramidDepthUnit, view.depthTexture);
+    glBindSampler(kPyramidDepthUnit, m_depthSampler);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCullPyramidBinding, levels.buffer);
     glProgramUniform2i(p.id(), u.viewportOrigin, view.viewport.x, view.viewport.y);
     glProgramUniform1i(p.id(), u.reversedDepth, view.reversedDepth ? 1 : 0);
@@ -108,6 +132,7 @@ const DepthPyramidLevels& DepthPyramid::build(std::size_t pass, const View& view
     // The depth texture stays attached to the view's framebuffer: no unit keeps it bound while
     // the view goes on drawing into it.
     glBindTextureUnit(kPyramidDepthUnit, 0);
+    glBindSampler(kPyramidDepthUnit, 0);
     ++stats.pyramidBuilds;
     return levels;
 }

@@ -39,6 +39,9 @@ struct DepthPyramidLevels {
 class DepthPyramid {
 public:
     explicit DepthPyramid(const GlLimits& limits) noexcept : m_limits(limits) {}
+    ~DepthPyramid();
+    DepthPyramid(const DepthPyramid&) = delete;
+    DepthPyramid& operator=(const DepthPyramid&) = delete;
 
     /** Builds pass @p pass's pyramid from @p view's depth texture over its viewport: one
      *  dispatch per level (8x8 work groups), a glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT)
@@ -46,7 +49,12 @@ public:
      *  buffer is made on first use and again only when the viewport's size changes. Binds the
      *  pyramid program, the depth texture on kPyramidDepthUnit (unbound again after) and the
      *  buffer on kCullPyramidBinding. Counts FrameStats::pyramidBuilds.
-     *  @throws CapacityError when the pyramid (4 bytes a texel, 4/3 of the viewport) is larger
+     *  The depth texture is read through the pyramid's own sampler object (nearest, no
+     *  comparison), so a game's texture with mipmap filtering and one level (incomplete: every
+     *  fetch 0, everything "hidden") or a compare mode (undefined through a sampler2D, OpenGL
+     *  4.5 section 11.1.3.5) reads its depth all the same; the sampler is unbound after.
+     *  @throws CapacityError when the viewport needs more than kMaxLevels levels (a side of
+     *  65,536 pixels or more), the pyramid (4 bytes a texel, 4/3 of the viewport) is larger
      *  than GL_MAX_SHADER_STORAGE_BLOCK_SIZE or level 0's work groups exceed
      *  GL_MAX_COMPUTE_WORK_GROUP_COUNT; ShaderError if the program does not compile. */
     const DepthPyramidLevels& build(std::size_t pass, const View& view, FrameStats& stats);
@@ -73,6 +81,7 @@ private:
 
     const GlLimits& m_limits;
     Program m_program;
+    GLuint m_depthSampler = 0;  ///< nearest, no compare: made with the program
     struct Uniforms {
         int level = -1, viewportOrigin = -1, size = -1, sourceSize = -1, offset = -1, sourceOffset = -1,
             reversedDepth = -1;

@@ -347,6 +347,13 @@ struct Renderer::Impl {
         }
         const GLboolean colorWrites = view.depthOnly ? GL_FALSE : GL_TRUE;
         glColorMask(colorWrites, colorWrites, colorWrites, colorWrites);
+        if (!velocity) {
+            // A view without velocity into a framebuffer that has a velocity attachment (an
+            // overlay into a velocity target): its shaders write no output 1, which would leave
+            // attachment 1 undefined (OpenGL 4.5 section 17.4.1), and its colour clear would
+            // write the clear colour there. Masked, attachment 1 keeps what it holds.
+            glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        }
         glDepthMask(GL_TRUE);
         GLbitfield clearBits = 0;
         if ((static_cast<unsigned>(view.clear) & static_cast<unsigned>(ClearFlags::Color)) != 0 && !view.depthOnly) {

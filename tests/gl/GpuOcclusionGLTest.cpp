@@ -129,6 +129,9 @@ TEST_CASE("GPU occlusion: a wall in front of 10,000 instances draws none of them
     // The wall at z = 3 (the frustum's half height there is 4.04) covers the whole view; it
     // starts far off to the side, out of view.
     MeshNode& wall = addWall(scene, glm::vec3(100.0f, 0.0f, 3.0f), glm::vec3(12.0f, 12.0f, 0.2f));
+    // Not an occluder of the CPU buffer, which would hide the whole batch by its sphere before
+    // the GPU tests an instance (checked at the end): this test is the GPU path's.
+    wall.setOccluder(false);
 
     // No history: phase 1 draws nothing, the pyramid (empty depth) hides nothing, phase 2 all.
     (void)on.render(scene, camera);
@@ -169,6 +172,16 @@ TEST_CASE("GPU occlusion: a wall in front of 10,000 instances draws none of them
     REQUIRE(whole.has_value());
     CHECK(whole->size() == 10000);
     CHECK_FALSE(on.fixture.renderer.readGpuCulledInstances(field, 0, 1).has_value());
+
+    // Both paths together: with the wall an occluder of the CPU buffer (the default), the
+    // batch's sphere is hidden there first, and the whole batch is left out on the CPU.
+    wall.setOccluder(true);
+    const Image both = on.render(scene, camera);
+    const gl::FrameStats stats = on.fixture.renderer.lastFrameStats();
+    CHECK(stats.nodesOcclusionCulled == 1);
+    CHECK(stats.instancesOcclusionCulled == 10000);
+    CHECK(stats.instancesGpuCulled == 0);
+    CHECK(sameImage(both, off.render(scene, camera)));
 }
 
 TEST_CASE("GPU occlusion: instances peeking over a wall's top are drawn", "[visibility][gpu-occlusion][pixels]") {
@@ -435,4 +448,81 @@ TEST_CASE("GPU occlusion: reversed-Z with a 32-bit float depth culls and draws l
         }
         MYRIAD_CHECK_PIXEL(picture, 32, 48, kRed);
     }
+}
+
+namespace {
+
+/** A game's own framebuffer: an RGBA8 colour renderbuffer and a *mutable* depth texture made
+ *  the old way (glTexImage2D, one level) with GL's default minification filter
+ *  (GL_NEAREST_MIPMAP_LINEAR), so it is mipmap-incomplete for sampling (OpenGL 4.5 section
+ *  8.17), and with a depth comparison mode set, as a texture also used as a shadow map has. */
+struct GameFramebuffer {
+    GLuint framebuffer = 0, color = 0, depth = 0;
+    GameFramebuffer() {
+        glCreateRenderbuffers(1, &color);
+        glNamedRenderbufferStorage(color, GL_RGBA8, kSize, kSize);
+        glGenTextures(1, &depth);
+        glBindTexture(GL_TEXTURE_2D, depth);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, kSize, kSize, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, nullptr);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glCreateFramebuffers(1, &framebuffer);
+        glNamedFramebufferRenderbuffer(framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+        glNamedFramebufferTexture(framebuffer, GL_DEPTH_ATTACHMENT, depth, 0);
+        REQUIRE(glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE);
+    }
+    ~GameFramebuffer() {
+        glDeleteFramebuffers(1, &framebuffer);
+        glDeleteRenderbuffers(1, &color);
+        glDeleteTextures(1, &depth);
+    }
+    GameFramebuffer(const GameFramebuffer&) = delete;
+    GameFramebuffer& operator=(const GameFramebuffer&) = delete;
+    [[nodiscard]] std::vector<std::uint8_t> read() const {
+        std::vector<std::uint8_t> pixels(std::size_t{kSize} * kSize * 4);
+        glNamedFramebufferReadBuffer(framebuffer, GL_COLOR_ATTACHMENT0);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);
+        glReadPixels(0, 0, kSize, kSize, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        return pixels;
+    }
+};
+
+} // namespace
+
+TEST_CASE("GPU occlusion: a game's depth texture that is mipmap-incomplete or set to compare is read all the same",
+          "[visibility][gpu-occlusion][pixels]") {
+    // Read through the texture's own state, every fetch of such a texture is 0 (or undefined),
+    // so every instance would be "behind" the nearest depth and vanish from the second frame on.
+    RenderFixture fixture;
+    GameFramebuffer game;
+    const Camera camera = perspectiveCamera();
+    Scene scene;
+    InstancedMeshNode& field = addField(scene, 20, 20, -3.0f, 3.0f, -3.0f, 3.0f, -5.0f, 0.2f);
+    (void)addWall(scene, glm::vec3(-2.0f, 0.0f, 3.0f), glm::vec3(2.0f, 2.0f, 0.2f));  // hides a few
+    gl::View view;
+    view.camera = &camera;
+    view.framebuffer = game.framebuffer;
+    view.viewport = {0, 0, kSize, kSize};
+    view.targetEncoding = gl::TargetEncoding::Linear;
+    view.depthTexture = game.depth;
+    std::vector<std::uint8_t> reference;
+    {
+        gl::View off = view;
+        off.occlusionCulling = false;
+        gl::Renderer plain;
+        plain.render(scene, off);
+        reference = game.read();
+    }
+    view.occlusionCulling = true;
+    for (int frame = 0; frame < 3; ++frame) {
+        fixture.renderer.render(scene, view);
+        INFO("frame " << frame);
+        CHECK(fixture.renderer.lastFrameStats().pyramidBuilds == 1);
+        CHECK(game.read() == reference);
+    }
+    const auto first = fixture.renderer.readGpuCulledInstances(field, 0, 0);
+    REQUIRE(first.has_value());
+    CHECK(first->size() > 300);  // the third frame's phase 1: what was visible, most of the 400
 }

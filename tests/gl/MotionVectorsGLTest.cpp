@@ -15,6 +15,7 @@
 
 #include <glm/trigonometric.hpp>
 
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -238,4 +239,28 @@ TEST_CASE("previous records are written by GPU copies only, before the frame's d
     CHECK(copies >= 2);  // last frame's rows, and the moved row
     CHECK(lastCopy < firstDraw);
     CHECK_VELOCITY(f.at(0.5f, 0.0f), glm::vec2(0.0f));  // the moved row's instance sits still
+}
+
+TEST_CASE("a view without velocity into a velocity target leaves the velocity as it found it", "[velocity][state][pixels]") {
+    // An overlay view (velocity off) after the main view, into the same target in the same
+    // frame: its colour clear and its draws (shaders without output 1) must not reach
+    // attachment 1, which keeps the main view's motion vectors.
+    VelocityFixture f;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(smallQuad(), unlit(), 4, "batch");
+    batch.addInstance(at(-0.5f, 0.0f));
+    const gl::View main = gl::View::of(f.camera, f.target);
+    REQUIRE(main.velocity);
+    gl::View overlay = main;
+    overlay.velocity = false;
+    overlay.clear = gl::ClearFlags::Color;
+    overlay.clearColor = glm::vec4(0.25f, 0.5f, 0.75f, 1.0f);
+    const std::array<gl::View, 2> views{main, overlay};
+    f.renderer.render(scene, views);
+    batch.setTransform(0, at(-0.4f, 0.1f));
+    f.renderer.render(scene, views);
+    f.velocity = f.target.readVelocity();
+    const glm::vec2 moved(0.1f * kPixelsPerUnit, 0.1f * kPixelsPerUnit);
+    CHECK_VELOCITY(f.at(-0.4f, 0.1f), moved);             // drawn over by the overlay too
+    CHECK_VELOCITY(f.at(0.0f, -0.8f), glm::vec2(0.0f));  // background: the overlay's clear did not reach it
 }

@@ -207,9 +207,9 @@ public:
     /** One event: rows [from, from + count) copied onto [to, to + count) (a move; count 1 from
      *  release()), or with from == kNew, rows [to, to + count) new. */
     struct Entry {
-        std::size_t from;
-        std::size_t to;
-        std::size_t count;
+        std::size_t from;   ///< first source row, or kNew for new rows
+        std::size_t to;     ///< first destination (or new) row
+        std::size_t count;  ///< rows
         std::uint64_t version;  ///< the log's version() after this entry
     };
     /** Row @p from was copied onto row @p to (swap-remove). Never throws. */

@@ -139,7 +139,9 @@ inline constexpr std::uint32_t kLodFadeSteps = 64;
  *  the farther level (draws the pixels whose lodBayer8() < k) and 0 for the nearer one (those
  *  whose lodBayer8() >= k): complementary, so the two draws cover each pixel once. */
 inline constexpr std::uint32_t kLodFadeIndexMask = 0x00FFFFFFu;
+/** Bit of a fade code (an entry's top byte) that marks the entry as fading. */
 inline constexpr std::uint32_t kLodFadeFlag = 0x80u;
+/** Bit of a fade code set for the farther level's draw (it keeps the pixels below k). */
 inline constexpr std::uint32_t kLodFadeFarSide = 0x40u;
 
 /** The list entry of record @p index drawn by the nearer (@p farSide false) or farther level
@@ -165,8 +167,8 @@ inline constexpr std::uint32_t kLodFadeFarSide = 0x40u;
  *  (fadeSteps 1..63) also level + 1 (not drawn when level + 1 = n) over fadeSteps / 64 of its
  *  pixels, @p level over the rest. */
 struct LodPick {
-    std::uint8_t level = 0;
-    std::uint8_t fadeSteps = 0;
+    std::uint8_t level = 0;      ///< the nearer level drawn, 0..n (n: not drawn)
+    std::uint8_t fadeSteps = 0;  ///< 0: no fade; 1..63: level + 1's share of the pixels, in 64ths
 };
 
 /** The general form of selectLodLevel(): an instance whose bounding sphere has radius

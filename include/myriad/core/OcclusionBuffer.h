@@ -93,7 +93,9 @@ public:
         return boxOccluded(centre, glm::vec3(radius));
     }
 
+    /** Columns of the buffer, pixels. */
     [[nodiscard]] std::uint32_t width() const noexcept { return m_width; }
+    /** Rows of the buffer, pixels. */
     [[nodiscard]] std::uint32_t height() const noexcept { return m_height; }
     /** True when an occluder covers pixel (@p x, @p y). @throws OutOfRange outside the buffer. */
     [[nodiscard]] bool covered(std::uint32_t x, std::uint32_t y) const;

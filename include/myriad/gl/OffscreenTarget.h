@@ -53,7 +53,11 @@ enum class VelocityFormat : std::uint8_t {
 class OffscreenTarget {
 public:
     OffscreenTarget() noexcept = default;
-    /** @param velocity a velocity renderbuffer at colour attachment 1 (none by default); with
+    /** @param width, height the size in pixels, 1 to 16384 each
+     *  @param label the GL debug label's base ("offscreen-target" when empty)
+     *  @param format the colour format
+     *  @param depth the depth format (a texture: depthTextureId())
+     *  @param velocity a velocity renderbuffer at colour attachment 1 (none by default); with
      *  one, the framebuffer's draw buffers are {COLOR_ATTACHMENT0, COLOR_ATTACHMENT1}, set here
      *  once, and View::of() turns View::velocity on.
      *  @throws InvalidArgument if a side is 0 or above 16384; GlError if incomplete. */
