@@ -68,11 +68,14 @@ void MeshNode::setMorphState(const MorphState& state) {
 
 void MeshNode::setOccluderMesh(std::shared_ptr<const MeshGeometry> mesh) {
     if (mesh && !occluderMeshFits(*mesh)) {
-        const Aabb& box = mesh->localBounds();
-        throw InvalidArgument("MeshNode::setOccluderMesh: '" + mesh->name() + "' (box (" + std::to_string(box.min.x) + ", " +
-                              std::to_string(box.min.y) + ", " + std::to_string(box.min.z) + ")..(" +
-                              std::to_string(box.max.x) + ", " + std::to_string(box.max.y) + ", " +
-                              std::to_string(box.max.z) + ")) is not inside node '" + name() + "''s mesh bounds");
+        const auto text = [](const Aabb& box) {
+            return "(" + std::to_string(box.min.x) + ", " + std::to_string(box.min.y) + ", " + std::to_string(box.min.z) +
+                   ")..(" + std::to_string(box.max.x) + ", " + std::to_string(box.max.y) + ", " +
+                   std::to_string(box.max.z) + ")";
+        };
+        throw InvalidArgument("MeshNode::setOccluderMesh: the occluder mesh '" + mesh->name() + "' (box " +
+                              text(mesh->localBounds()) + ") is not inside node '" + name() + "''s mesh bounds " +
+                              text(m_meshBounds) + "; both are in the mesh's model space, before the node's transform");
     }
     m_occluderMesh = std::move(mesh);
 }

@@ -38,8 +38,8 @@ std::string to_string(const FrameStats& stats) {
     if (stats.gpuCulled.frame != 0) {
         out += ", gpu-culled drawn " + std::to_string(stats.gpuCulled.instances) + " of " +
                std::to_string(stats.gpuCulled.upperBound) + " (frame " + std::to_string(stats.gpuCulled.frame) + ")";
-        counter(out, stats.gpuCulled.frustumCulled, "frustum-culled");
-        counter(out, stats.gpuCulled.occlusionCulled, "occlusion-culled");
+        counter(out, stats.gpuCulled.frustumCulled, "gpu frustum-culled");
+        counter(out, stats.gpuCulled.occlusionCulled, "gpu occlusion-culled");
     }
     const char* lod = ", lod";  // written before the first level drawn, if any
     for (std::size_t level = 0; level < stats.lodInstances.size(); ++level) {

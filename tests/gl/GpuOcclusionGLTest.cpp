@@ -393,7 +393,7 @@ TEST_CASE("GPU occlusion: gpuCullingCounts tells frustum- and occlusion-culled i
     CHECK(kept < 9000);
     CHECK(counts.occlusionCulled == kept);
     CHECK(counts.frustumCulled == 10000 - kept);
-    CHECK(gl::to_string(renderer.lastFrameStats()).find(std::to_string(kept) + " occlusion-culled") != std::string::npos);
+    CHECK(gl::to_string(renderer.lastFrameStats()).find(std::to_string(kept) + " gpu occlusion-culled") != std::string::npos);
 }
 
 TEST_CASE("GPU occlusion: reversed-Z with a 32-bit float depth culls and draws like ordinary depth",

@@ -1,9 +1,10 @@
 #pragma once
 /** @file
  *  Per-instance level of detail (LOD) for an InstancedMeshNode (docs/visibility.md, "Level of
- *  detail"): a chain of meshes, each drawn by the instances whose distance from the camera
- *  selects it, with hysteresis so an instance near a switch distance does not flicker between
- *  two levels. No GL: the renderer buckets each (view, batch) list of instances by level with
+ *  detail"): a chain of meshes, each drawn by the instances whose distance from the camera, or
+ *  whose bounding sphere's projected size on screen (LodChain::metric), selects it, with
+ *  hysteresis so an instance near a switch does not flicker between two levels, or a dithered
+ *  cross-fade over a band (LodChain::fadeBand) so a level change never pops. No GL: the renderer buckets each (view, batch) list of instances by level with
  *  selectLodLevels() and draws every non-empty level with that level's mesh. Generating the
  *  simpler levels from level 0 is myriad::lod (myriad/lod/GenerateLod.h, meshoptimizer). */
 #include "myriad/core/InstanceCulling.h"
@@ -54,7 +55,8 @@ struct LodLevel {
     std::shared_ptr<const MeshGeometry> mesh;
     /** World units, from the camera's eye to the instance's bounding-sphere centre: the level
      *  is drawn while that distance is below this and at least the previous level's
-     *  switchDistance (0 for level 0), give or take the chain's hysteresis. Past the last
+     *  switchDistance (0 for level 0), give or take the chain's hysteresis or fade band (under
+     *  LodMetric::Distance, the default; ignored under a screen metric). Past the last
      *  level's switchDistance an instance is not drawn at all; +infinity (the default) draws it
      *  at any distance. */
     float switchDistance = std::numeric_limits<float>::infinity();
