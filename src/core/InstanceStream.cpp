@@ -18,6 +18,29 @@
 
 namespace myriad {
 
+namespace {
+
+/** The cursor of @p consumer in @p cursors (ChangeLog's or MoveLog's fixed slots): its own,
+ *  else a free one, else the one furthest behind, evicted (its next read fails, as its cursor
+ *  is below the log's new base, and it starts over). */
+template <class Cursors>
+auto* cursorSlot(Cursors& cursors, std::uint64_t consumer) noexcept {
+    for (auto& cursor : cursors) {
+        if (cursor.consumer == consumer) {
+            return &cursor;
+        }
+    }
+    for (auto& cursor : cursors) {
+        if (cursor.consumer == 0) {
+            return &cursor;
+        }
+    }
+    return &*std::min_element(cursors.begin(), cursors.end(),
+                              [](const auto& a, const auto& b) { return a.version < b.version; });
+}
+
+} // namespace
+
 void mergeIndexRanges(std::vector<IndexRange>& ranges, std::size_t gap) {
     std::sort(ranges.begin(), ranges.end(),
               [](const IndexRange& a, const IndexRange& b) { return a.begin < b.begin; });
@@ -138,27 +161,7 @@ bool ChangeLog::collect(std::uint64_t since, std::vector<IndexRange>& out) const
 }
 
 void ChangeLog::acknowledge(std::uint64_t consumer, std::uint64_t version) {
-    Cursor* slot = nullptr;
-    for (Cursor& cursor : m_cursors) {
-        if (cursor.consumer == consumer) {
-            slot = &cursor;
-            break;
-        }
-    }
-    if (slot == nullptr) {
-        for (Cursor& cursor : m_cursors) {
-            if (cursor.consumer == 0) {
-                slot = &cursor;
-                break;
-            }
-        }
-    }
-    if (slot == nullptr) {
-        // Every slot taken: evict the consumer furthest behind. Its next collect() fails (its
-        // cursor is below the new base) and it re-sends everything.
-        slot = &*std::min_element(m_cursors.begin(), m_cursors.end(),
-                                  [](const Cursor& a, const Cursor& b) { return a.version < b.version; });
-    }
+    auto* slot = cursorSlot(m_cursors, consumer);
     slot->consumer = consumer;
     slot->version = version;
     trim();
@@ -377,25 +380,7 @@ void MoveLog::acknowledge(std::uint64_t consumer, std::uint64_t version) noexcep
         m_active = true;
         m_base = m_version;  // nothing before this was logged
     }
-    Cursor* slot = nullptr;
-    for (Cursor& cursor : m_cursors) {
-        if (cursor.consumer == consumer) {
-            slot = &cursor;
-            break;
-        }
-    }
-    if (slot == nullptr) {
-        for (Cursor& cursor : m_cursors) {
-            if (cursor.consumer == 0) {
-                slot = &cursor;
-                break;
-            }
-        }
-    }
-    if (slot == nullptr) {
-        slot = &*std::min_element(m_cursors.begin(), m_cursors.end(),
-                                  [](const Cursor& a, const Cursor& b) { return a.version < b.version; });
-    }
+    auto* slot = cursorSlot(m_cursors, consumer);
     slot->consumer = consumer;
     slot->version = version;
     m_newestSeen = std::max(m_newestSeen, version);
