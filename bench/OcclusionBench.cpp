@@ -121,10 +121,10 @@ int main(int argc, char** argv) try {
     Report report(options.out);
     report.line("# Occlusion culling: %zu props in a street of buildings (issue 22)", options.props);
     report.blank();
-    report.line("GL: %s / %s. Target %ux%u; a city of %dx%d blocks (%.0f m each, streets %.0f m), every block one box "
+    report.line("GL: %s. Target %ux%u; a city of %dx%d blocks (%.0f m each, streets %.0f m), every block one box "
                 "building 12-40 m tall; props (spheres of 0.4 m, 112 triangles) on the streets in %d batches; the camera "
                 "1.7 m above one street, walking 0.5 m a frame. Medians of %d frames after 3 warm-up frames.",
-                context.vendor().c_str(), context.renderer().c_str(), kTargetWidth, kTargetHeight, kBlocks, kBlocks,
+                driverLine(context).c_str(), kTargetWidth, kTargetHeight, kBlocks, kBlocks,
                 static_cast<double>(kBlock), static_cast<double>(kStreet), kDistricts * kDistricts, options.frames);
     report.blank();
 

@@ -147,6 +147,7 @@ shared uint s_prefix[256];
 shared uint s_base;
 shared uint s_levelCount[8];
 shared uint s_levelBase[8];
+shared uint s_batchHidden;  // occlusion phase 2: 1 when the batch's sphere is hidden
 shared uint s_culled[2];  // occlusion phase 2: the group's frustum- and occlusion-culled instances
 
 void groupBarrier() {
@@ -447,15 +448,23 @@ void main() {
     bool visible = local < u_count && instanceInView(index, centre, radius);
     bool frustumCulled = false;
     bool occlusionCulled = false;
+    bool batchHidden = false;
+    if (u_occlusionPhase == 2u) {  // uniform: the whole dispatch takes this branch, barriers included
+        // The batch's sphere, the same for every invocation: tested once per work group.
+        if (gl_LocalInvocationIndex == 0u) {
+            s_batchHidden = sphereOccluded(u_clipFromWorld, u_batchSphere.xyz, u_batchSphere.w) ? 1u : 0u;
+        }
+        groupBarrier();
+        batchHidden = s_batchHidden != 0u;
+    }
     if (u_occlusionPhase != 0u && local < u_count) {
         uint history = heldLevels[index];
         bool wasVisible = (history & 0x80000000u) != 0u;
         if (u_occlusionPhase == 1u) {
             visible = visible && wasVisible;  // drawn before the pyramid exists
         } else {
-            // The batch's sphere first (the same for every invocation), then the instance's.
-            bool now = visible && !sphereOccluded(u_clipFromWorld, u_batchSphere.xyz, u_batchSphere.w) &&
-                       !sphereOccluded(u_clipFromNode, centre, radius);
+            // The batch's sphere first (the group's one test), then the instance's.
+            bool now = visible && !batchHidden && !sphereOccluded(u_clipFromNode, centre, radius);
             heldLevels[index] = (history & 0x7FFFFFFFu) | (now ? 0x80000000u : 0u);
             frustumCulled = !visible;
             occlusionCulled = visible && !now;

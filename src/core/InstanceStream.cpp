@@ -376,6 +376,9 @@ bool MoveLog::since(std::uint64_t since, std::vector<Entry>& out) const {
 }
 
 void MoveLog::acknowledge(std::uint64_t consumer, std::uint64_t version) noexcept {
+    if (consumer == 0) {
+        return;  // 0 marks a free cursor: it would switch logging on with no one to trim it
+    }
     if (!m_active) {
         m_active = true;
         m_base = m_version;  // nothing before this was logged

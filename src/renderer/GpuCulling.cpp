@@ -510,15 +510,14 @@ void GpuCulling::setLodUniforms(const GpuCullList& list) {
     glProgramUniform1ui(p.id(), u.lodScreen, chain.metric != LodMetric::Distance ? 1u : 0u);
     glProgramUniform1ui(p.id(), u.lodPerspectiveKey, bands.perspectiveKey ? 1u : 0u);
     // Only the finite switches' bands are read (the first u_lodSwitchCount): no infinities sent.
-    std::array<float, kMaxLodLevels> fadeLow{}, fadeHigh{};
-    for (std::size_t i = 0; i < finite; ++i) {
-        fadeLow[i] = bands.fadeLow[i];
-        fadeHigh[i] = bands.fadeHigh[i];
+    // The fade's bands only when the chain fades (the shader reads them only then).
+    if (bands.fading && finite != 0) {
+        const auto count = static_cast<GLsizei>(finite);
+        glProgramUniform1fv(p.id(), u.lodFadeLow, count, bands.fadeLow.data());
+        glProgramUniform1fv(p.id(), u.lodFadeHigh, count, bands.fadeHigh.data());
+        glProgramUniform1fv(p.id(), u.lodFadeStart, count, bands.fadeStart.data());
+        glProgramUniform1fv(p.id(), u.lodFadeInvWidth, count, bands.fadeInvWidth.data());
     }
-    glProgramUniform1fv(p.id(), u.lodFadeLow, static_cast<GLsizei>(kMaxLodLevels), fadeLow.data());
-    glProgramUniform1fv(p.id(), u.lodFadeHigh, static_cast<GLsizei>(kMaxLodLevels), fadeHigh.data());
-    glProgramUniform1fv(p.id(), u.lodFadeStart, static_cast<GLsizei>(kMaxLodLevels), bands.fadeStart.data());
-    glProgramUniform1fv(p.id(), u.lodFadeInvWidth, static_cast<GLsizei>(kMaxLodLevels), bands.fadeInvWidth.data());
     glProgramUniform3fv(p.id(), u.lodOriginFromEye, 1, &list.originFromEye[0]);
 }
 

@@ -1068,7 +1068,6 @@ bool GpuResources::beginPrevious(const InstancedMeshNode& node, BatchGpu& batch)
     if (drawnRows != 0) {
         glCopyNamedBufferSubData(source, previous.buffer.id(), static_cast<GLintptr>(sourceOffset), 0,
                                  static_cast<GLsizeiptr>(drawnRows * kStride));
-        ++m_previousCopies;
     }
     // The moves since then, in order, as "row r now holds what row from[r] held last frame"
     // (kNew: a new instance). Each row is then copied from last frame's rows, which no command
@@ -1094,7 +1093,6 @@ bool GpuResources::beginPrevious(const InstancedMeshNode& node, BatchGpu& batch)
         } else {
             glCopyNamedBufferSubData(source, previous.buffer.id(), static_cast<GLintptr>(sourceOffset + was * kStride),
                                      static_cast<GLintptr>(row * kStride), static_cast<GLsizeiptr>(kStride));
-            ++m_previousCopies;
         }
     }
     if (count > drawnRows) {
@@ -1118,7 +1116,6 @@ void GpuResources::finishPrevious(const InstancedMeshNode& node, BatchGpu& batch
         if (begin < end && current.buffer != 0) {
             glCopyNamedBufferSubData(current.buffer, previous.buffer.id(), static_cast<GLintptr>(current.offset + begin * kStride),
                                      static_cast<GLintptr>(begin * kStride), static_cast<GLsizeiptr>((end - begin) * kStride));
-            ++m_previousCopies;
         }
     }
     m_scratchNewRows.clear();

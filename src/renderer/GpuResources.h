@@ -308,8 +308,6 @@ public:
     void setVelocityFrame(std::uint64_t frame) noexcept { m_velocityFrame = frame; }
     /** Binds @p batch's previous records on @p unit (kVelocity draws); batch() made them. */
     static void bindPreviousRecords(const BatchGpu& batch, GLuint unit) noexcept;
-    /** GPU copies made for previous records this frame (whole copies and moved or new rows). */
-    [[nodiscard]] std::uint64_t previousCopies() const noexcept { return m_previousCopies; }
     /** The batch's copy if one exists (no upload). */
     [[nodiscard]] const BatchGpu* findBatch(const InstancedMeshNode& node) const noexcept;
     /** The same, for drawing what batch() prepared this frame (no upload, no GL call). */
@@ -456,7 +454,6 @@ private:
     bool m_streamingReadThisFrame = false;  ///< a streaming part was read: endFrame() fences the frame
     std::uint64_t m_streamingWaits = 0;
     std::uint64_t m_velocityFrame = 0;   ///< setVelocityFrame()
-    std::uint64_t m_previousCopies = 0;  ///< previousCopies()
     std::vector<MoveLog::Entry> m_scratchMoves;                  // beginPrevious
     std::vector<std::pair<std::size_t, std::size_t>> m_scratchNewRows;  // rows to copy after the upload: [begin, end)
     double m_ringWaitMsBefore = 0.0;  ///< StagingRing::copyWaitMs() at beginFrame()

@@ -240,8 +240,8 @@ public:
      *  the consumer is new): the consumer must start again from the rows as they are now. */
     [[nodiscard]] bool since(std::uint64_t since, std::vector<Entry>& out) const;
     /** Consumer @p consumer (non-zero) has applied everything up to @p version; the first call
-     *  of any consumer starts the log. Entries every consumer has applied are dropped. Never
-     *  throws. */
+     *  of any consumer starts the log. Entries every consumer has applied are dropped. Consumer
+     *  0 (a free cursor's mark) is ignored. Never throws. */
     void acknowledge(std::uint64_t consumer, std::uint64_t version) noexcept;
     /** Forgets @p consumer's cursor (a renderer being destroyed); the log stops recording when no
      *  consumer is left. */
@@ -257,7 +257,7 @@ private:
     void push(const Entry& entry) noexcept;
     void trim() noexcept;
 
-    std::vector<Entry> m_entries;  ///< capacity kMaxEntries once active
+    std::vector<Entry> m_entries;  ///< grows up to kMaxEntries while active
     std::uint64_t m_version = 0;
     std::uint64_t m_base = 0;        ///< entries at versions <= m_base are no longer held
     std::uint64_t m_newestSeen = 0;  ///< the highest version any consumer has acknowledged

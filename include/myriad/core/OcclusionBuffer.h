@@ -65,7 +65,7 @@ public:
 
     /** Rasterises the triangles @p indices (three per triangle, into @p positions) after
      *  @p relativeFromModel (an affine matrix to camera-relative space), clipped to the near
-     *  plane (and to a guard band four buffer-widths wide, which changes nothing on screen).
+     *  plane (and to a guard band of two buffer widths (NDC -2..2), which changes nothing on screen).
      *  Triangles with a vertex behind the eye after clipping (w <= 0) are skipped.
      *  @return triangles given (indices.size() / 3).
      *  @throws InvalidArgument if indices.size() is not a multiple of 3 or an index is not
