@@ -180,6 +180,7 @@ TEST_CASE("LOD: setLodChain refuses every bad chain and leaves the node as it wa
         CHECK_FALSE(batch.hasLodChain());
         CHECK_THROWS_AS(batch.setLodChain(renewed), InvalidArgument);  // level 1 has no mesh for primitive 1
         LodChain perPrimitive = renewed;
+        perPrimitive.levels[1].mesh = nullptr;  // else every check below stops at "mesh is not meshes[0]"
         perPrimitive.levels[1].meshes = {quadMesh(0.5f), nullptr};
         CHECK_THROWS_AS(batch.setLodChain(perPrimitive), InvalidArgument);  // a null one
         perPrimitive.levels[1].meshes = {quadMesh(0.5f), quadMesh(0.6f)};
@@ -188,7 +189,6 @@ TEST_CASE("LOD: setLodChain refuses every bad chain and leaves the node as it wa
         CHECK_THROWS_AS(batch.setLodChain(perPrimitive), InvalidArgument);  // one mesh for two primitives
         CHECK_FALSE(batch.hasLodChain());
         const auto second = quadMesh(0.25f);
-        perPrimitive.levels[1].mesh = nullptr;
         perPrimitive.levels[1].meshes = {quadMesh(0.5f), second};
         batch.setLodChain(perPrimitive);
         CHECK(batch.hasLodChain());

@@ -79,16 +79,6 @@ InstancedMeshNode& buildField(Scene& scene) {
     return batch;
 }
 
-Camera perspectiveCamera() {
-    Camera camera;
-    camera.setPerspective(glm::radians(60.0f), 1.0f, 0.5f, 50.0f);
-    camera.lookAt(glm::dvec3(0.0, 0.0, 10.0), glm::dvec3(0.0));
-    return camera;
-}
-
-bool sameImage(const Image& a, const Image& b) {
-    return a.width == b.width && a.height == b.height && a.pixels == b.pixels;
-}
 
 /** Renders @p scene with @p batch culled on the CPU, then on the GPU, and checks the two give
  *  the same pixels and the same set of drawn indices. @return that set, sorted. */

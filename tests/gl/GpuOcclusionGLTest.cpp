@@ -62,14 +62,6 @@ InstancedMeshNode& addField(Scene& scene, int columns, int rows, float x0, float
     return batch;
 }
 
-/** 60 degrees, square, from (0, 0, 10) down -z. */
-Camera perspectiveCamera() {
-    Camera camera;
-    camera.setPerspective(glm::radians(60.0f), 1.0f, 0.5f, 50.0f);
-    camera.lookAt(glm::dvec3(0.0, 0.0, 10.0), glm::dvec3(0.0));
-    return camera;
-}
-
 /** How many of @p batch's instances the frustum test keeps in @p view (the CPU path's functions). */
 std::size_t inFrustum(const InstancedMeshNode& batch, const gl::View& view) {
     const gl::detail::ViewCamera camera = gl::detail::resolveCamera(view);
@@ -82,10 +74,6 @@ std::size_t inFrustum(const InstancedMeshNode& batch, const gl::View& view) {
                                               batch.worldTranslation(), camera.eye),
                               out);
     return out.size();
-}
-
-bool sameImage(const Image& a, const Image& b) {
-    return a.width == b.width && a.height == b.height && a.pixels == b.pixels;
 }
 
 /** A renderer and its target drawing with View::occlusionCulling set as asked. */

@@ -264,3 +264,22 @@ TEST_CASE("a view without velocity into a velocity target leaves the velocity as
     CHECK_VELOCITY(f.at(-0.4f, 0.1f), moved);             // drawn over by the overlay too
     CHECK_VELOCITY(f.at(0.0f, -0.8f), glm::vec2(0.0f));  // background: the overlay's clear did not reach it
 }
+
+TEST_CASE("an instance acquired onto a row another instance drew last frame reads zero motion", "[velocity][handles][pixels]") {
+    // The new row is inside last frame's drawn rows (a release freed it in between), so only
+    // the move log's "new rows" entry tells the renderer not to take that row's old record.
+    VelocityFixture f;
+    Scene scene;
+    auto& batch = scene.root().emplace<InstancedMeshNode>(smallQuad(), unlit(), 8, "batch");
+    const InstanceHandle a = batch.acquire({.transform = at(-0.5f, -0.5f)});
+    (void)batch.acquire({.transform = at(0.5f, -0.5f)});
+    const InstanceHandle c = batch.acquire({.transform = at(0.5f, 0.5f)});
+    f.render(scene);
+    batch.release(a);  // c moves from row 2 onto row 0
+    const InstanceHandle e = batch.acquire({.transform = at(-0.5f, 0.5f)});
+    REQUIRE(batch.indexOf(e) == 2);  // the row c was drawn from last frame
+    REQUIRE(batch.indexOf(c) == 0);
+    f.render(scene);
+    CHECK_VELOCITY(f.at(-0.5f, 0.5f), glm::vec2(0.0f));  // new: not c's old place 1 unit right
+    CHECK_VELOCITY(f.at(0.5f, 0.5f), glm::vec2(0.0f));   // c, on another row, did not move
+}

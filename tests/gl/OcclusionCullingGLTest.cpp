@@ -26,8 +26,8 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 
-/** 60 degrees, square, from (0, 0, 10) towards the origin. */
-Camera perspectiveCamera() {
+/** 60 degrees, square, from (0, 0, 10) towards the origin, near 0.1 and far 100 (the wall scene's depths). */
+Camera wallCamera() {
     Camera camera;
     camera.setPerspective(glm::radians(60.0f), 1.0f, 0.1f, 100.0f);
     camera.lookAt(glm::dvec3(0.0, 0.0, 10.0), glm::dvec3(0.0));
@@ -90,7 +90,7 @@ std::size_t countPixels(const Image& image, const Rgba& colour) {
 struct OcclusionFixture {
     RenderFixture fixture;
     Scene scene;
-    Camera camera = perspectiveCamera();
+    Camera camera = wallCamera();
 
     Image render(bool occlusion = true) {
         gl::View view = gl::View::of(camera, fixture.target);
@@ -167,8 +167,7 @@ TEST_CASE("Occlusion culling: a wall in front of 10,000 instances draws none of 
         MYRIAD_CHECK_PIXEL(reversedImage, kSize / 2, kSize / 2, kRed);
         // Exactly the picture occlusion culling off draws.
         const Image reference = f.render(false);
-        CHECK(countPixels(image, kGreen) == countPixels(reference, kGreen));
-        CHECK(countPixels(image, kRed) == countPixels(reference, kRed));
+        CHECK(sameImage(image, reference));
         CHECK(countPixels(image, kGreen) > 0);
     }
 }

@@ -89,6 +89,20 @@ inline Camera orthoCamera() {
     return camera;
 }
 
+/** A square perspective camera of 60 degrees (near 0.5, far 50) at (0, 0, 10) looking down -z
+ *  at the origin: the GPU culling and occlusion tests' view. */
+inline Camera perspectiveCamera() {
+    Camera camera;
+    camera.setPerspective(glm::radians(60.0f), 1.0f, 0.5f, 50.0f);
+    camera.lookAt(glm::dvec3(0.0, 0.0, 10.0), glm::dvec3(0.0));
+    return camera;
+}
+
+/** True when two read-backs are the same size and byte for byte equal. */
+inline bool sameImage(const Image& a, const Image& b) {
+    return a.width == b.width && a.height == b.height && a.pixels == b.pixels;
+}
+
 /** A square perspective camera (50 degrees) framing @p bounds from the front-right-top, at
  *  @p radii times the box's half diagonal from its centre. */
 inline Camera framing(const Aabb& bounds, float radii = 3.0f) {
