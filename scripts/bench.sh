@@ -58,7 +58,7 @@ launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=OFF \
     -DMYRIAD_BUILD_BENCHMARKS=ON "${launcher[@]}"
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite myriad_crowd_bench myriad_occlusion_bench
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite myriad_crowd_bench myriad_occlusion_bench myriad_lights_bench
 
 # ---- Ogre 1.12 InstanceManager (HWInstancingBasic), the same scene, in this run ----------------
 ogre_args=()
@@ -132,6 +132,12 @@ fi
 if wants 1; then
     "$build/bench/myriad_occlusion_bench" --out "$build/occlusion-results.md"
     { echo; cat "$build/occlusion-results.md"; } >> bench-results.md
+fi
+
+# Lamps (issue 20): a field of props under 0, 16 and 256 lamps, and 256 without clusters.
+if wants 1; then
+    "$build/bench/myriad_lights_bench" --out "$build/lights-results.md"
+    { echo; cat "$build/lights-results.md"; } >> bench-results.md
 fi
 
 if ! wants 2; then

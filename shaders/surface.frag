@@ -1,9 +1,13 @@
 #version 450 core
 // The fragment stage of every MeshNode and InstancedMeshNode: the surface function decides base
-// colour and alpha, then optional Lambert + ambient lighting, all in linear light. The output
+// colour and alpha, then optional lighting (Lambert, or glTF's metallic-roughness BRDF) from the
+// scene's sun, its LightNodes and ambient, all in linear light. The output
 // is linear: the framebuffer encodes it once (GL_FRAMEBUFFER_SRGB on an sRGB target) or stores
 // it as is (a float target), unless MYRIAD_ENCODE_SRGB encodes it here. Feature switches:
-//   MYRIAD_LIT               Lambert from the scene's directional light, plus ambient
+//   MYRIAD_LIT               lit by the scene's sun (Scene::light), its directional lights and
+//                            the view's clustered list of point and spot lamps, plus ambient:
+//                            Lambert diffuse, or with MYRIAD_METALLIC_ROUGHNESS glTF 2.0's
+//                            metallic-roughness BRDF (Appendix B); then emission
 //   MYRIAD_ALPHA_MASK        discard below u_alphaCutoff (glTF alphaMode MASK)
 //   MYRIAD_BLEND             alpha is written (alpha-blended pass); otherwise 1
 //   MYRIAD_MIXED_MIRRORING   back faces culled here, per instance (a batch mixing mirrored and
@@ -50,22 +54,33 @@ flat in int v_drawRow;
 #define u_alphaCutoff v_drawMaterial.x
 #define u_tint v_drawTint
 #define u_materialIndex int(v_drawMaterial.z)
+flat in vec4 v_drawShading;
+flat in vec3 v_drawEmissive;
+flat in uint v_drawLightChannels;
+#define u_metallicRoughness v_drawShading.xy
+#define u_emissive v_drawEmissive
+#define myriad_lightChannels() v_drawLightChannels
 #else
 uniform vec4 u_baseColor;        // linear RGBA, the material's factor
 uniform int u_hasTexture;        // 1: multiply by u_baseColorTexture
 uniform float u_alphaCutoff;
 uniform vec4 u_tint;             // the node's tint: multiplies colour and opacity
 uniform int u_materialIndex;     // the material's index in the renderer's identity table
+uniform vec2 u_metallicRoughness;  // the material's factors (MYRIAD_METALLIC_ROUGHNESS)
+uniform vec3 u_emissive;         // the material's emission, linear RGB * strength
+uniform int u_lightChannels;     // the node's SceneNode::lightChannels() (bits)
+#define myriad_lightChannels() uint(u_lightChannels)
 #endif
 layout(binding = MYRIAD_UNIT_BASE_COLOR) uniform sampler2D u_baseColorTexture;  // sRGB texture: reads linear
 uniform vec3 u_eye;              // world position of the eye (float; the rest is relative)
 uniform vec3 u_lightDirection;   // world space, normalised, the way light travels
 uniform vec3 u_lightColor;       // linear RGB * intensity
-uniform vec3 u_ambient;          // linear RGB
+uniform vec3 u_ambient;          // linear RGB: the uniform sky radiance around every surface
+uniform int u_sunChannels;       // Scene::light's channel mask (bits)
 
 // The renderer's material table, indexed by material index (0: no material), std430, the
 // same buffer compute passes can bind (Renderer::kMaterialTableBuffer). Row layout, 32 bytes:
-// base colour (linear RGBA), alpha cutoff, shading (0 lit, 1 unlit), alpha mode (0 opaque,
+// base colour (linear RGBA), alpha cutoff, shading (0 lit, 1 unlit, 2 metallic-roughness), alpha mode (0 opaque,
 // 1 mask, 2 blend), flags (1 double-sided, 2 textured).
 struct MyriadMaterial {
     vec4 baseColor;
@@ -132,6 +147,108 @@ float myriad_shadow(vec3 relativePosition, vec3 normal) {
     }
     float taps = float(2 * u_shadowFilterRadius + 1);
     return lit / (taps * taps);
+}
+#endif
+
+#ifdef MYRIAD_LIT
+const float MYRIAD_PI = 3.14159265358979;
+
+// The clustered light list of this view (src/renderer/LightList.h has the layout): lights of 4
+// RGBA32UI texels from u_lightBase, directional ones first, then one texel per cluster (first
+// index, count) and the clusters' lamp indices, 4 per texel.
+layout(binding = MYRIAD_UNIT_LIGHT_LIST) uniform usamplerBuffer u_lightList;
+uniform int u_lightBase;
+uniform ivec2 u_lightCounts;   // directional lights, point and spot lamps
+uniform ivec4 u_lightGrid;     // tiles across, up, slices; first index texel (from u_lightBase)
+uniform vec4 u_lightViewport;  // viewport origin (pixels), tiles per pixel across and up
+uniform vec4 u_lightForward;   // the view's forward axis (world), nearest lamp depth
+uniform vec2 u_lightSlices;    // depth offset delta, slices per log2 unit
+
+// What the BRDF needs of a surface point (glTF 2.0 Appendix B): the diffuse colour c_diff,
+// the specular colour at normal incidence f0 and alpha = roughness^2. Lambert: f0 = 0.
+struct MyriadBrdfSurface {
+    vec3 diffuseColor;
+    vec3 f0;
+    float alpha;
+};
+
+// The BRDF times pi's absence: f(l, v) for light from direction l (unit, towards the light),
+// seen from v (unit, towards the eye), glTF 2.0 Appendix B: f = (1 - F) c_diff / pi + F D V
+// with Schlick's F over v.h, the GGX (Trowbridge-Reitz) D and the separable Smith V
+// (G / (4 |n.l| |n.v|)); for Lambert surfaces c_diff / pi alone.
+vec3 myriad_brdf(MyriadBrdfSurface m, vec3 n, vec3 v, vec3 l, float nDotL) {
+#ifdef MYRIAD_METALLIC_ROUGHNESS
+    vec3 h = normalize(l + v);
+    float nDotV = max(abs(dot(n, v)), 1.0e-4);
+    float nDotH = max(dot(n, h), 0.0);
+    float vDotH = max(dot(v, h), 0.0);
+    vec3 fresnel = m.f0 + (1.0 - m.f0) * pow(1.0 - vDotH, 5.0);
+    float a2 = m.alpha * m.alpha;
+    float d = nDotH * nDotH * (a2 - 1.0) + 1.0;
+    float distribution = a2 / (MYRIAD_PI * d * d);
+    float visibility = 1.0 / ((nDotL + sqrt(a2 + (1.0 - a2) * nDotL * nDotL)) *
+                              (nDotV + sqrt(a2 + (1.0 - a2) * nDotV * nDotV)));
+    return (1.0 - fresnel) * m.diffuseColor / MYRIAD_PI + fresnel * (distribution * visibility);
+#else
+    return m.diffuseColor / MYRIAD_PI;
+#endif
+}
+
+vec4 myriad_lightTexel(int texel) { return uintBitsToFloat(texelFetch(u_lightList, u_lightBase + texel)); }
+
+// The radiance light `index` of the list reflects towards v: BRDF * illuminance * cos, with
+// KHR_lights_punctual's inverse-square falloff, its range window clamp(1 - (d/R)^4, 0, 1)^2
+// and its spot cone; 0 where its channels and the surface's share no bit.
+vec3 myriad_listedLight(int index, vec3 relativePosition, vec3 n, vec3 v, MyriadBrdfSurface m, uint channels) {
+    uvec4 directionBits = texelFetch(u_lightList, u_lightBase + 4 * index + 2);
+    if ((directionBits.w & channels) == 0u) {
+        return vec3(0.0);
+    }
+    vec4 place = myriad_lightTexel(4 * index);
+    vec4 color = myriad_lightTexel(4 * index + 1);
+    vec3 direction = uintBitsToFloat(directionBits.xyz);
+    vec3 l = -direction;
+    float attenuation = 1.0;
+    if (color.w != 0.0) {  // a point or spot lamp
+        vec4 shape = myriad_lightTexel(4 * index + 3);
+        vec3 toLight = place.xyz - relativePosition;
+        float distanceSquared = max(dot(toLight, toLight), 1.0e-8);
+        l = toLight * inversesqrt(distanceSquared);
+        float ratio = distanceSquared * shape.z;  // (d / R)^2
+        float window = clamp(1.0 - ratio * ratio, 0.0, 1.0);
+        attenuation = window * window / distanceSquared;
+        float cone = clamp(dot(direction, -l) * shape.x + shape.y, 0.0, 1.0);
+        attenuation *= cone * cone;
+    }
+    float nDotL = dot(n, l);
+    if (nDotL <= 0.0 || attenuation <= 0.0) {
+        return vec3(0.0);
+    }
+    return myriad_brdf(m, n, v, l, nDotL) * color.rgb * (attenuation * nDotL);
+}
+
+// Every directional light, then the lamps of this fragment's cluster.
+vec3 myriad_listedLights(vec3 relativePosition, vec3 n, vec3 v, MyriadBrdfSurface m, uint channels) {
+    vec3 radiance = vec3(0.0);
+    for (int i = 0; i < u_lightCounts.x; ++i) {
+        radiance += myriad_listedLight(i, relativePosition, n, v, m, channels);
+    }
+    if (u_lightCounts.y == 0) {
+        return radiance;
+    }
+    ivec2 tile = clamp(ivec2((gl_FragCoord.xy - u_lightViewport.xy) * u_lightViewport.zw), ivec2(0), u_lightGrid.xy - 1);
+    float depth = dot(relativePosition, u_lightForward.xyz) - u_lightForward.w;
+    int slice = int(clamp((log2(max(depth, 0.0) + u_lightSlices.x) - log2(u_lightSlices.x)) * u_lightSlices.y, 0.0,
+                          float(u_lightGrid.z - 1)));
+    int cluster = (slice * u_lightGrid.y + tile.y) * u_lightGrid.x + tile.x;
+    int clustersTexel = 4 * (u_lightCounts.x + u_lightCounts.y);
+    uvec4 header = texelFetch(u_lightList, u_lightBase + clustersTexel + cluster);
+    for (uint i = 0u; i < header.y; ++i) {
+        uint at = header.x + i;
+        uint lamp = texelFetch(u_lightList, u_lightBase + u_lightGrid.w + int(at >> 2u))[at & 3u];
+        radiance += myriad_listedLight(u_lightCounts.x + int(lamp), relativePosition, n, v, m, channels);
+    }
+    return radiance;
 }
 #endif
 
@@ -247,13 +364,43 @@ void main() {
 #else
     vec3 rgb = albedo.rgb;
 #ifdef MYRIAD_LIT
-    float lambert = max(dot(normal, -u_lightDirection), 0.0);
-#ifdef MYRIAD_SHADOW_RECEIVE
-    if (lambert > 0.0) {
-        lambert *= myriad_shadow(v_relativePosition, normal);
-    }
+    MyriadBrdfSurface brdfSurface = MyriadBrdfSurface(albedo.rgb, vec3(0.0), 1.0);
+    vec3 view = normalize(-v_relativePosition);
+#ifdef MYRIAD_METALLIC_ROUGHNESS
+    // glTF 2.0 Appendix B: dielectrics reflect 4% at normal incidence, metals their base colour
+    // and diffuse nothing; roughness below 0.045 is drawn as 0.045 (alpha >= 0.002), as
+    // Filament does, since a float's GGX peak is not finite below it.
+    float metallic = clamp(u_metallicRoughness.x, 0.0, 1.0);
+    float roughness = clamp(u_metallicRoughness.y, 0.045, 1.0);
+    brdfSurface = MyriadBrdfSurface(mix(albedo.rgb, vec3(0.0), metallic), mix(vec3(0.04), albedo.rgb, metallic),
+                                    roughness * roughness);
+    // Ambient: the uniform sky of radiance u_ambient, diffuse c_diff * L plus the specular
+    // integral of the split sum, Karis' analytic fit of its (scale, bias) ("Physically Based
+    // Shading on Mobile", 2014).
+    vec4 c0 = vec4(-1.0, -0.0275, -0.572, 0.022);
+    vec4 c1 = vec4(1.0, 0.0425, 1.04, -0.04);
+    vec4 r = roughness * c0 + c1;
+    float nDotV = max(dot(normal, view), 0.0);
+    float a004 = min(r.x * r.x, exp2(-9.28 * nDotV)) * r.x + r.y;
+    vec2 scaleBias = vec2(-1.04, 1.04) * a004 + r.zw;
+    rgb = (brdfSurface.diffuseColor + brdfSurface.f0 * scaleBias.x + scaleBias.y) * u_ambient;
+#else
+    rgb = albedo.rgb * u_ambient;  // Lambert under a uniform sky of radiance u_ambient
 #endif
-    rgb *= u_ambient + u_lightColor * lambert;
+    uint channels = myriad_lightChannels();
+    float sunCosine = dot(normal, -u_lightDirection);
+    if (sunCosine > 0.0 && (uint(u_sunChannels) & channels) != 0u) {
+        // Scene::light keeps its meaning from before LightNode: a white Lambert surface facing
+        // it shows its colour, so its illuminance is pi * colour (lux).
+        float lit = 1.0;
+#ifdef MYRIAD_SHADOW_RECEIVE
+        lit = myriad_shadow(v_relativePosition, normal);
+#endif
+        rgb += myriad_brdf(brdfSurface, normal, view, -u_lightDirection, sunCosine) * (MYRIAD_PI * u_lightColor) *
+               (sunCosine * lit);
+    }
+    rgb += myriad_listedLights(v_relativePosition, normal, view, brdfSurface, channels);
+    rgb += u_emissive;
 #endif
 #ifdef MYRIAD_ENCODE_SRGB
     rgb = myriad_encodeSrgb(rgb);

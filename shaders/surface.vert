@@ -35,7 +35,8 @@ uniform mat4 u_viewProjection;  // camera-relative world to clip (the eye is at 
 // every bit arrives as written: the node's world matrix as
 // three rows of its 3x3 part with the translation's high float in .w, the translation's low
 // float, the tint, the material's base colour, (alpha cutoff, textured, material index, 0), then
-// the four lanes (read by surface.frag through v_drawRow). a_draw = (row, instance index), one pair per record slot, so every command of
+// the four lanes (read by surface.frag through v_drawRow), the draw's record slot, (metallic,
+// roughness, light channels, 0) and (emission, 0). a_draw = (row, instance index), one pair per record slot, so every command of
 // a multi-draw finds its row through its base instance, with no gl_DrawID or gl_BaseInstance
 // (ARB_shader_draw_parameters is not core in GL 4.5). u_drawTable and a_draw are declared with
 // the streams (ShaderLibrary::streamDeclarations), which read the table too when GPU-culled.
@@ -47,6 +48,9 @@ vec4 myriad_drawRow(int texel) {
 flat out vec4 v_drawTint;
 flat out vec4 v_drawBaseColor;
 flat out vec4 v_drawMaterial;
+flat out vec4 v_drawShading;        // metallic, roughness, (channels' bits), 0
+flat out vec3 v_drawEmissive;
+flat out uint v_drawLightChannels;  // as uint: a mask may be a NaN's bits, which a float may not keep
 flat out int v_drawRow;  // surface.frag reads the row's lanes itself
 #else
 uniform mat4 u_model;           // node world matrix minus the eye position
@@ -165,6 +169,9 @@ void main() {
     v_drawTint = myriad_drawRow(4);
     v_drawBaseColor = myriad_drawRow(5);
     v_drawMaterial = myriad_drawRow(6);
+    v_drawShading = myriad_drawRow(MYRIAD_DRAW_ROW_SHADING);
+    v_drawEmissive = myriad_drawRow(MYRIAD_DRAW_ROW_SHADING + 1).xyz;
+    v_drawLightChannels = texelFetch(u_drawTable, int(a_draw.x) * MYRIAD_DRAW_ROW_TEXELS + MYRIAD_DRAW_ROW_SHADING).z;
     v_drawRow = int(a_draw.x);
 #else
     mat4 model = u_model;

@@ -38,10 +38,13 @@ inline constexpr std::uint32_t kShadowMapUnit = 8;      ///< sampler2DArrayShado
 /** usamplerBuffer u_drawTable: the table-driven path's per-draw rows (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawTableUnit = 9;
 /** RGBA32UI texels per draw-table row (MYRIAD_DRAW_ROW_TEXELS in GLSL). */
-inline constexpr std::uint32_t kDrawRowTexels = 12;
+inline constexpr std::uint32_t kDrawRowTexels = 14;
 /** samplerBuffer u_prevRecords (kVelocity): RGBA32F view of a batch's previous-frame records
  *  (4 texels a record), read by instance index (docs/visibility.md, "Motion vectors"). */
 inline constexpr std::uint32_t kPreviousRecordUnit = 10;
+/** usamplerBuffer u_lightList (kLit): the clustered light list of the view, every view's part
+ *  in one RGBA32UI buffer texture (renderer/LightList.h, docs/lighting.md). */
+inline constexpr std::uint32_t kLightListUnit = 11;
 /** The row's texel whose .x holds the draw's first record slot in the record arena (uint bits),
  *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
@@ -50,6 +53,10 @@ static_assert(kDrawRowRecordSlotTexel < kDrawRowTexels);
  *  MYRIAD_DRAW_ROW_LANES). */
 inline constexpr std::uint32_t kDrawRowLanesTexel = 7;
 static_assert(kDrawRowLanesTexel + 4 <= kDrawRowRecordSlotTexel);
+/** The row's shading texels (MYRIAD_DRAW_ROW_SHADING): (metallic, roughness, light channels as
+ *  uint bits, 0), then (emission rgb, 0). */
+inline constexpr std::uint32_t kDrawRowShadingTexel = 12;
+static_assert(kDrawRowShadingTexel + 2 <= kDrawRowTexels);
 
 /** Particle programs (particle.vert/frag). */
 inline constexpr std::uint32_t kParticleAtlasUnit = kBaseColorUnit;  ///< the sprite atlas, as a base-colour texture
@@ -62,9 +69,9 @@ inline constexpr std::uint32_t kParticleCurvesUnit = kLanesUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 10> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 11> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
-    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit};
+    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 

@@ -29,11 +29,13 @@ constexpr int kArrayBuffer = TINYGLTF_TARGET_ARRAY_BUFFER;
 constexpr int kElementArrayBuffer = TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER;
 constexpr const char* kInstancing = "EXT_mesh_gpu_instancing";
 constexpr const char* kUnlit = "KHR_materials_unlit";
+constexpr const char* kEmissiveStrength = "KHR_materials_emissive_strength";
 
 bool sameMaterial(const Material& a, const Material& b) {
     return a.name == b.name && a.baseColor == b.baseColor && a.shading == b.shading &&
            a.alphaMode == b.alphaMode && a.alphaCutoff == b.alphaCutoff &&
-           a.doubleSided == b.doubleSided && a.baseColorTexture == b.baseColorTexture;
+           a.doubleSided == b.doubleSided && a.baseColorTexture == b.baseColorTexture && a.metallic == b.metallic &&
+           a.roughness == b.roughness && a.emissive == b.emissive && a.emissiveStrength == b.emissiveStrength;
 }
 
 std::string describe(const SceneNode& node) {
@@ -203,8 +205,22 @@ private:
         out.name = material.name;
         const glm::vec4& c = material.baseColor;
         out.pbrMetallicRoughness.baseColorFactor = {c.r, c.g, c.b, c.a};
-        out.pbrMetallicRoughness.metallicFactor = 0.0;
-        out.pbrMetallicRoughness.roughnessFactor = 1.0;
+        // Lambert (Lit) is closest to a rough dielectric; metallic-roughness keeps its factors.
+        const bool metallicRoughness = material.shading == Shading::MetallicRoughness;
+        out.pbrMetallicRoughness.metallicFactor = metallicRoughness ? std::clamp(material.metallic, 0.0f, 1.0f) : 0.0;
+        out.pbrMetallicRoughness.roughnessFactor = metallicRoughness ? std::clamp(material.roughness, 0.0f, 1.0f) : 1.0;
+        if (material.emissive != glm::vec3(0.0f) && material.emissiveStrength > 0.0f) {
+            // glTF's factor is 0..1: a brighter emission goes into KHR_materials_emissive_strength.
+            const glm::vec3 emission = material.emissive * material.emissiveStrength;
+            const float strength = std::max({emission.r, emission.g, emission.b, 1.0f});
+            out.emissiveFactor = {emission.r / strength, emission.g / strength, emission.b / strength};
+            if (strength > 1.0f) {
+                tinygltf::Value::Object extension;
+                extension["emissiveStrength"] = tinygltf::Value(static_cast<double>(strength));
+                out.extensions[kEmissiveStrength] = tinygltf::Value(std::move(extension));
+                useExtension(kEmissiveStrength);
+            }
+        }
         switch (material.alphaMode) {
         case AlphaMode::Opaque: out.alphaMode = "OPAQUE"; break;
         case AlphaMode::Mask:

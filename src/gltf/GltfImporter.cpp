@@ -9,6 +9,7 @@
 #if MYRIAD_GLTF_MESHOPT
 #include "gltf/Meshopt.h"
 #endif
+#include "myriad/core/LightNode.h"
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
@@ -90,6 +91,8 @@ constexpr std::string_view kInstancingExtension = "EXT_mesh_gpu_instancing";
 constexpr std::string_view kUnlitExtension = "KHR_materials_unlit";
 constexpr std::string_view kQuantizationExtension = "KHR_mesh_quantization";
 constexpr std::string_view kTextureTransformExtension = "KHR_texture_transform";
+constexpr std::string_view kLightsExtension = "KHR_lights_punctual";
+constexpr std::string_view kEmissiveStrengthExtension = "KHR_materials_emissive_strength";
 
 const glm::vec3 kFallbackNormal{0.0f, 1.0f, 0.0f};
 
@@ -732,17 +735,18 @@ private:
         decodeCompressedViews();
         m_quantized = std::find(m_model.extensionsUsed.begin(), m_model.extensionsUsed.end(),
                                 kQuantizationExtension) != m_model.extensionsUsed.end();
-        warnUnsupported();
+        warnUnsupported(scene);
         checkAnimationTargets();
         m_materials.resize(m_model.materials.size());
         m_images.resize(m_model.images.size());
     }
 
     /** What the file has that is not imported, said once per kind through myriad::log. */
-    void warnUnsupported() const {
+    void warnUnsupported(bool scene) const {
         std::string unknown;
         for (const std::string& name : m_model.extensionsUsed) {
-            if (!understood(name) && name != kInstancingExtension) {
+            // Lights are nodes: importScene() makes them, importModel() has no nodes to hold them.
+            if (!understood(name) && name != kInstancingExtension && (!scene || name != kLightsExtension)) {
                 unknown += (unknown.empty() ? "" : ", ") + name;
             }
         }
@@ -890,14 +894,14 @@ private:
         }
 #endif
         return name == kUnlitExtension || name == kQuantizationExtension ||
-               name == kTextureTransformExtension;
+               name == kTextureTransformExtension || name == kEmissiveStrengthExtension;
     }
 
     /** 3.12 Specifying Extensions: a client MUST NOT load an asset that requires an extension
      *  it does not support. */
     void checkRequiredExtensions(bool scene) const {
         for (const std::string& name : m_model.extensionsRequired) {
-            if (understood(name) || (scene && name == kInstancingExtension)) {
+            if (understood(name) || (scene && (name == kInstancingExtension || name == kLightsExtension))) {
                 continue;
             }
             if (name == kInstancingExtension) {
@@ -2180,7 +2184,8 @@ private:
                 checkSkinned(*piece->mesh, skin, index, primitiveContext(node.mesh, piece->index));
             }
         }
-        const bool groupInPlace = !skinned || !node.children.empty() || node.camera >= 0;
+        const int light = lightOf(index);
+        const bool groupInPlace = !skinned || !node.children.empty() || node.camera >= 0 || light >= 0;
 
         std::vector<MeshNode*> drawNodes;
         std::vector<InstancedMeshNode*> batches;
@@ -2240,9 +2245,17 @@ private:
             m_skinnedAside.push_back({std::move(skinnedNode), skin});
         }
         if (groupInPlace) {
-            made = !pieces.empty() && !skinned ? makeAllPrimitives(name)
-                                               : std::make_unique<SceneNode>(name);
+            if (!pieces.empty() && !skinned) {
+                made = makeAllPrimitives(name);
+            } else if (light >= 0) {
+                made = makeLight(light, index, name);  // KHR_lights_punctual: the node is the light
+            } else {
+                made = std::make_unique<SceneNode>(name);
+            }
             applyNodeTransform(index, *made);
+            if (light >= 0 && made->kind() != NodeKind::Light) {
+                made->add(makeLight(light, index, name + " (light)"));  // at the node's origin, along its -Z
+            }
         }
         drawn += drawNodes.size();
         if (instances) {
@@ -2254,6 +2267,62 @@ private:
             m_morphNodesOfNode[index] = drawNodes;
         }
         return made ? &parent.add(std::move(made)) : nullptr;
+    }
+
+    /** The KHR_lights_punctual light node @p index places (its extension's "light"), or -1.
+     *  @throws ImportError if the index is not a light of the file. */
+    int lightOf(int index) const {
+        const tinygltf::Node& node = m_model.nodes[static_cast<std::size_t>(index)];
+        const auto it = node.extensions.find(std::string(kLightsExtension));
+        if (it == node.extensions.end() || !it->second.IsObject() || !it->second.Has("light")) {
+            return -1;
+        }
+        const tinygltf::Value& value = it->second.Get("light");
+        const int light = value.IsNumber() ? value.GetNumberAsInt() : -1;
+        if (!validIndex(light, m_model.lights)) {
+            fail(describeNode(index) + ": KHR_lights_punctual light " + std::to_string(light) + " is not one of the file's " +
+                 std::to_string(m_model.lights.size()) + " lights");
+        }
+        return light;
+    }
+
+    /** A LightNode of file light @p light (KHR_lights_punctual: type, color, intensity in lux
+     *  or candela, range, spot cone angles), named @p name, placed by glTF node @p index.
+     *  @throws ImportError on an unknown type or a value the extension forbids. */
+    std::unique_ptr<LightNode> makeLight(int light, int index, const std::string& name) const {
+        const tinygltf::Light& source = m_model.lights[static_cast<std::size_t>(light)];
+        const std::string where = describeNode(index) + ": KHR_lights_punctual light " + std::to_string(light) +
+                                  (source.name.empty() ? "" : " ('" + source.name + "')");
+        LightType type = LightType::Point;
+        if (source.type == "directional") {
+            type = LightType::Directional;
+        } else if (source.type == "spot") {
+            type = LightType::Spot;
+        } else if (source.type != "point") {
+            fail(where + ": type '" + source.type + "' is not directional, point or spot");
+        }
+        auto made = std::make_unique<LightNode>(type, name);
+        try {
+            if (!source.color.empty()) {
+                if (source.color.size() != 3) {
+                    fail(where + ": color has " + std::to_string(source.color.size()) + " components, not 3");
+                }
+                made->setColor(glm::vec3(static_cast<float>(source.color[0]), static_cast<float>(source.color[1]),
+                                         static_cast<float>(source.color[2])));
+            }
+            made->setIntensity(static_cast<float>(source.intensity));
+            if (source.range < 0.0) {
+                fail(where + ": range " + std::to_string(source.range) + " must be > 0");
+            }
+            made->setRange(static_cast<float>(source.range));  // tinygltf: 0 when absent (infinite)
+            if (type == LightType::Spot) {
+                made->setConeAngles(static_cast<float>(source.spot.innerConeAngle),
+                                    static_cast<float>(source.spot.outerConeAngle));
+            }
+        } catch (const InvalidArgument& e) {
+            fail(where + ": " + e.what());
+        }
+        return made;
     }
 
     /** Expands every attribute through @p indices so no vertex is shared, then makes the
@@ -2543,6 +2612,33 @@ private:
         }
         result.alphaCutoff = static_cast<float>(source.alphaCutoff);
         result.doubleSided = source.doubleSided;  // 3.9.5 Double Sided
+        // 3.9.2: metallic-roughness, glTF's default 1 and 1 where the file says nothing.
+        result.shading = Shading::MetallicRoughness;
+        result.metallic = static_cast<float>(source.pbrMetallicRoughness.metallicFactor);
+        result.roughness = static_cast<float>(source.pbrMetallicRoughness.roughnessFactor);
+        if (!std::isfinite(result.metallic) || !std::isfinite(result.roughness) || result.metallic < 0.0f ||
+            result.metallic > 1.0f || result.roughness < 0.0f || result.roughness > 1.0f) {
+            fail(what + ": metallicFactor " + std::to_string(result.metallic) + " and roughnessFactor " +
+                 std::to_string(result.roughness) + " must each be within 0..1");
+        }
+        if (source.emissiveFactor.size() != 3) {
+            fail(what + ": emissiveFactor has " + std::to_string(source.emissiveFactor.size()) + " values, expected 3");
+        }
+        result.emissive = glm::vec3(source.emissiveFactor[0], source.emissiveFactor[1], source.emissiveFactor[2]);
+        if (!std::isfinite(result.emissive.r + result.emissive.g + result.emissive.b) ||
+            glm::any(glm::lessThan(result.emissive, glm::vec3(0.0f))) || glm::any(glm::greaterThan(result.emissive, glm::vec3(1.0f)))) {
+            fail(what + ": emissiveFactor must be three values within 0..1");
+        }
+        if (const auto it = source.extensions.find(std::string(kEmissiveStrengthExtension)); it != source.extensions.end()) {
+            const bool given = it->second.IsObject() && it->second.Has("emissiveStrength");  // else its default, 1
+            const tinygltf::Value& strength = it->second.Get("emissiveStrength");
+            if (given && strength.IsNumber()) {
+                result.emissiveStrength = static_cast<float>(strength.GetNumberAsDouble());
+            }
+            if ((given && !strength.IsNumber()) || !std::isfinite(result.emissiveStrength) || result.emissiveStrength < 0.0f) {
+                fail(what + ": KHR_materials_emissive_strength's emissiveStrength must be a number >= 0");
+            }
+        }
         if (source.extensions.count("KHR_materials_unlit") != 0) {
             result.shading = Shading::Unlit;
         }

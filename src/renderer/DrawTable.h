@@ -32,7 +32,7 @@
 // when they change); each frame the GPU copies the template over the live commands, which
 // resets the culled instance counts to 0 before the dispatches count into them.
 //
-// A row (kRowTexels texels of four 32-bit floats, 192 bytes), viewed as RGBA32UI and turned back
+// A row (kRowTexels texels of four 32-bit floats, 224 bytes), viewed as RGBA32UI and turned back
 // into floats with uintBitsToFloat, so every bit arrives as written (a float format may flush
 // denormals, and lanes promise exact bits), written only when it changes (compared with the
 // CPU copy of the table), so a static scene sends no row after its first frame:
@@ -43,6 +43,8 @@
 //   6    (alpha cutoff, 1 if textured else 0, material index, 0)
 //   7-10 the four lanes (a MeshNode's shader data; zeros for a batch)
 //   11   (the draw's first record slot in the record arena, as uint bits; 0, 0, 0)
+//   12   (metallic, roughness, the node's light channels as uint bits, 0)
+//   13   (the material's emission * strength, 0)
 // The vertex stage makes the translation camera-relative as (high - eye high) + (low - eye
 // low), near double precision, the way "relative to eye" rendering does it (Cozzi and Ring,
 // 3D Engine Design for Virtual Globes, 2011, section 5.4), so a row does not depend on the view.

@@ -55,6 +55,7 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.skinPaletteDispatches, "skin palette dispatches");
     counter(out, stats.pyramidBuilds, "depth pyramids");
     counter(out, stats.occlusionDispatches, "occlusion dispatches");
+    counter(out, stats.lampsListed, "lamps listed");
     counter(out, stats.programBinds, "program binds");
     counter(out, stats.vertexArrayBinds, "vertex array binds");
     counter(out, stats.bytesUploaded, "bytes uploaded");

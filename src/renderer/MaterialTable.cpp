@@ -17,7 +17,7 @@ GpuMaterial pack(const Material& material) {
         row.baseColor[k] = material.baseColor[k];
     }
     row.alphaCutoff = material.alphaCutoff;
-    row.shading = material.shading == Shading::Lit ? 0 : 1;
+    row.shading = material.shading == Shading::Lit ? 0 : material.shading == Shading::Unlit ? 1 : 2;
     row.alphaMode = static_cast<std::int32_t>(material.alphaMode);
     row.flags = (material.doubleSided ? 1 : 0) | (material.baseColorTexture ? 2 : 0);
     return row;

@@ -1,5 +1,7 @@
 #include "renderer/ParticlePass.h"
 
+#include "renderer/LightList.h"
+
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/Material.h"
@@ -212,6 +214,8 @@ std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View&
         features |= kDepthOnly;
     } else if (node.material().shading == Shading::Lit) {
         features |= kLit;
+    } else if (node.material().shading == Shading::MetallicRoughness) {
+        features |= kLit | kMetallicRoughness;
     }
     return features | outputFeatures(view);
 }
@@ -628,8 +632,7 @@ void ParticlePass::uploadScatter(const ScatterNode& node, ScatterGpu& gpu, GpuRe
 }
 
 void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
-                               GpuResources& resources, const Scene& scene) {
-    (void)passIndex;
+                               GpuResources& resources, const Scene& scene, const LightList& lights) {
     FrameStats& stats = resources.stats();
     for (const SceneNode* node : pass.particleNodes()) {
         if (node->kind() != NodeKind::Scatter) {
@@ -649,11 +652,10 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         const ViewCamera& camera = pass.camera();
         program.setUniform(u.viewProjection, camera.viewProjection);
         program.setUniform(u.eye, glm::vec3(camera.eye));
-        const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f ? glm::normalize(scene.light.direction)
-                                                                              : glm::vec3(0.0f, -1.0f, 0.0f);
-        program.setUniform(u.lightDirection, direction);
-        program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
-        program.setUniform(u.ambient, scene.ambient);
+        lights.setViewUniforms(chosen, passIndex, scene);  // sun, ambient, the view's light list
+        program.setUniform(u.lightChannels, static_cast<int>(scatter.lightChannels()));
+        program.setUniform(u.metallicRoughness, glm::vec2(material.metallic, material.roughness));
+        program.setUniform(u.emissive, material.emissive * material.emissiveStrength);
         glm::mat4 model(scatter.worldLinear());
         model[3] = glm::vec4(glm::vec3(scatter.worldTranslation() - camera.eye), 1.0f);
         program.setUniform(u.model, model);

@@ -39,6 +39,8 @@ class Scene;
 
 namespace myriad::gl::detail {
 
+class LightList;
+
 /** sortBackToFront's work arrays, kept between calls (no allocation per frame). */
 struct ParticleSortScratch {
     std::vector<float> depth;           ///< per particle: depth along the view axis
@@ -91,9 +93,10 @@ public:
      *  @throws CapacityError (a pool whose streams or order need more texels than
      *  GL_MAX_TEXTURE_BUFFER_SIZE), with nothing drawn. */
     void prepare(std::span<const ViewPass> passes, ShaderLibrary& shaders, GpuResources& resources);
-    /** Draws the view's scatter nodes (opaque, depth written). Leaves blending off, depth mask on. */
+    /** Draws the view's scatter nodes (opaque, depth written), lit like meshes by @p lights'
+     *  part for pass @p passIndex. Leaves blending off, depth mask on. */
     void drawScatter(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,
-                     GpuResources& resources, const Scene& scene);
+                     GpuResources& resources, const Scene& scene, const LightList& lights);
     /** Draws the view's particle pools without draw bounds (depth tested, not written), after
      *  the blended meshes. Leaves blending on, depth mask on when it drew one. */
     void drawParticles(std::size_t passIndex, const ViewPass& pass, ShaderLibrary& shaders,

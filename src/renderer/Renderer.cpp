@@ -4,6 +4,7 @@
 #include "gl/GlCommon.h"
 #include "renderer/DepthPyramid.h"
 #include "renderer/DrawTable.h"
+#include "renderer/LightList.h"
 #include "renderer/GlLimits.h"
 #include "renderer/GlState.h"
 #include "renderer/GpuCulling.h"
@@ -151,6 +152,8 @@ struct Renderer::Impl {
     detail::SkinPalettePass skinPalettes{limits};  // skinned crowds' per-instance palettes (docs/skinning.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
     detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
+    detail::LightList lights{{desc.lightClusters.tilesAcross, desc.lightClusters.tilesUp, desc.lightClusters.slices},
+                             desc.lightCutoffIlluminance};  // the clustered light list (docs/lighting.md)
     std::unique_ptr<DebugChain> debugChain;
     FrameStats stats;
     /** The surface draws: which variant each needs, their state and calls (SurfacePass.h). */
@@ -165,6 +168,7 @@ struct Renderer::Impl {
                                   .gpuCullingCounts = gpuCullingCounts,
                                   .populations = populations,
                                   .skinPalettes = skinPalettes,
+                                  .lights = lights,
                                   .countGpuCulled = desc.gpuCullingCounts}};
 
     explicit Impl(const RendererDesc& rendererDesc)
@@ -330,7 +334,7 @@ struct Renderer::Impl {
         const View& view = pass.view();
         const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
         const bool velocity = passVelocityView[passIndex] != SIZE_MAX;
-        surfaces.beginView(pass, passVelocityView[passIndex], stats.frame);
+        surfaces.beginView(pass, passIndex, passVelocityView[passIndex], stats.frame);
         ++stats.views;
         glBindFramebuffer(GL_FRAMEBUFFER, view.framebuffer);
         glViewport(view.viewport.x, view.viewport.y, static_cast<GLsizei>(view.viewport.width),
@@ -404,7 +408,7 @@ struct Renderer::Impl {
             // particles): draw buffer 1 masked, so it keeps the cleared zero (docs/gl-state.md).
             glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         }
-        particles.drawScatter(passIndex, pass, shaders, resources, scene);  // particles and scatter
+        particles.drawScatter(passIndex, pass, shaders, resources, scene, lights);  // particles and scatter
         surfaces.forgetProgram();
         surfaces.drawPopulations(pass, scene, false);
         glEnable(GL_BLEND);
@@ -582,6 +586,10 @@ struct Renderer::Impl {
             materials.end();
             stats.bytesUploaded += materials.bytesUploaded() - tableBytes;
             materials.bind();
+            // The clustered light list of every colour view (docs/lighting.md).
+            lights.prepare(scene, std::span(passes.data(), passes.size()), resources, limits);
+            stats.bytesUploaded += lights.bytesUploaded();
+            stats.lampsListed = static_cast<std::uint32_t>(lights.lampsListed());
         }
         // Motion vectors: batches keep their previous records in draw frames with a velocity view.
         resources.setVelocityFrame(draw && std::any_of(passVelocityView.begin(), passVelocityView.end(),
@@ -628,6 +636,18 @@ Renderer::Renderer(const RendererDesc& desc) {
     if (desc.occlusionBufferHeight == 0 || desc.occlusionBufferHeight > 4096) {
         throw InvalidArgument("gl::Renderer: RendererDesc::occlusionBufferHeight " +
                               std::to_string(desc.occlusionBufferHeight) + " is not within 1..4096");
+    }
+    const RendererDesc::LightClusterGrid& grid = desc.lightClusters;
+    for (const std::uint32_t cells : {grid.tilesAcross, grid.tilesUp, grid.slices}) {
+        if (cells == 0 || cells > 128) {
+            throw InvalidArgument("gl::Renderer: RendererDesc::lightClusters {" + std::to_string(grid.tilesAcross) + ", " +
+                                  std::to_string(grid.tilesUp) + ", " + std::to_string(grid.slices) +
+                                  "}: each must be within 1..128");
+        }
+    }
+    if (!std::isfinite(desc.lightCutoffIlluminance) || !(desc.lightCutoffIlluminance > 0.0f)) {
+        throw InvalidArgument("gl::Renderer: RendererDesc::lightCutoffIlluminance " +
+                              std::to_string(desc.lightCutoffIlluminance) + " must be finite and > 0 (lux)");
     }
     m_impl = std::make_unique<Impl>(desc);
 }

@@ -19,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 19> kFeatureNames{{
+constexpr std::array<FeatureName, 20> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -39,6 +39,7 @@ constexpr std::array<FeatureName, 19> kFeatureNames{{
     {kSkinAnimated, "MYRIAD_SKIN_ANIMATED"},
     {kLodFade, "MYRIAD_LOD_FADE"},
     {kVelocity, "MYRIAD_VELOCITY"},
+    {kMetallicRoughness, "MYRIAD_METALLIC_ROUGHNESS"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -93,6 +94,16 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       lightDirection(program.uniformLocation("u_lightDirection")),
       lightColor(program.uniformLocation("u_lightColor")),
       ambient(program.uniformLocation("u_ambient")),
+      sunChannels(program.uniformLocation("u_sunChannels")),
+      lightChannels(program.uniformLocation("u_lightChannels")),
+      metallicRoughness(program.uniformLocation("u_metallicRoughness")),
+      emissive(program.uniformLocation("u_emissive")),
+      lightBase(program.uniformLocation("u_lightBase")),
+      lightCounts(program.uniformLocation("u_lightCounts")),
+      lightGrid(program.uniformLocation("u_lightGrid")),
+      lightViewport(program.uniformLocation("u_lightViewport")),
+      lightForward(program.uniformLocation("u_lightForward")),
+      lightSlices(program.uniformLocation("u_lightSlices")),
       lanes(program.uniformLocation("u_lanes")),
       laneVectors(program.uniformLocation("myriad_lanes_vectors")),
       materialIndex(program.uniformLocation("u_materialIndex")),

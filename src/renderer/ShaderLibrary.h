@@ -65,6 +65,10 @@ enum ShaderFeature : std::uint32_t {
      *  (lodFadeEntry(), myriad/core/Lod.h), the record index its low 24 bits, and the fragment
      *  stage discards the pixels the code leaves to the other level (8x8 Bayer threshold). */
     kLodFade = 1u << 18,
+    /** MYRIAD_METALLIC_ROUGHNESS: with kLit, glTF 2.0's metallic-roughness BRDF (Appendix B:
+     *  GGX distribution, Smith visibility, Schlick Fresnel, Lambert diffuse) instead of Lambert
+     *  alone, from the draw's metallic, roughness and emission (docs/lighting.md). */
+    kMetallicRoughness = 1u << 19,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm
@@ -109,6 +113,16 @@ struct SurfaceUniforms {
     int lightDirection = -1;
     int lightColor = -1;
     int ambient = -1;
+    int sunChannels = -1;       ///< u_sunChannels (kLit): Scene::light's channel mask
+    int lightChannels = -1;     ///< u_lightChannels (kLit, not kTabled): the node's SceneNode::lightChannels()
+    int metallicRoughness = -1; ///< u_metallicRoughness (kMetallicRoughness, not kTabled)
+    int emissive = -1;          ///< u_emissive (kLit, not kTabled): emission, linear RGB * strength
+    int lightBase = -1;         ///< u_lightBase (kLit): the view's part of the light list (renderer/LightList.h)
+    int lightCounts = -1;       ///< u_lightCounts (kLit)
+    int lightGrid = -1;         ///< u_lightGrid (kLit)
+    int lightViewport = -1;     ///< u_lightViewport (kLit)
+    int lightForward = -1;      ///< u_lightForward (kLit)
+    int lightSlices = -1;       ///< u_lightSlices (kLit)
     int lanes = -1;          ///< u_lanes[0] (vec4[4]): a MeshNode's shader data, or zeros
     int laneVectors = -1;    ///< myriad_lanes_vectors (kInstanceLanes): the batch's laneCount
     int materialIndex = -1;  ///< u_materialIndex

@@ -8,6 +8,7 @@
 #include "renderer/GpuPopulations.h"
 #include "renderer/GpuResources.h"
 #include "renderer/InstanceVisibility.h"
+#include "renderer/LightList.h"
 #include "renderer/LodSelection.h"
 #include "renderer/MaterialTable.h"
 #include "renderer/PhaseTimer.h"
@@ -75,6 +76,8 @@ std::uint32_t SurfacePass::shadingFeatures(const Material& material, bool blende
     features |= outputFeatures(view);
     if (material.shading == Shading::Lit) {
         features |= kLit;
+    } else if (material.shading == Shading::MetallicRoughness) {
+        features |= kLit | kMetallicRoughness;
     }
     if (blended) {
         features |= kBlend;
@@ -94,8 +97,12 @@ std::uint32_t SurfacePass::featuresOf(const Population& population, const View& 
     return features | m_parts.shadow.receiveFeatures(features, nullptr, view);  // shadows
 }
 
-void SurfacePass::beginView(const ViewPass& pass, std::size_t velocityView, std::uint64_t frame) {
+void SurfacePass::beginView(const ViewPass& pass, std::size_t passIndex, std::size_t velocityView, std::uint64_t frame) {
     ++m_viewSerial;
+    m_passIndex = passIndex;
+    if (!pass.view().depthOnly) {
+        m_parts.lights.bind();  // every lit draw of the view reads it (unit 11)
+    }
     if (frame != m_frame) {
         m_frame = frame;
         // Nodes not drawn into a velocity view for a frame start again anyway: forget them
@@ -181,12 +188,7 @@ void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const
             program.setUniform(u.eyeHigh, eye.high);
             program.setUniform(u.eyeLow, eye.low);
         }
-        const glm::vec3 direction = glm::length(scene.light.direction) > 0.0f
-                                        ? glm::normalize(scene.light.direction)
-                                        : glm::vec3(0.0f, -1.0f, 0.0f);
-        program.setUniform(u.lightDirection, direction);
-        program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
-        program.setUniform(u.ambient, scene.ambient);
+        m_parts.lights.setViewUniforms(chosen, m_passIndex, scene);  // sun, ambient, the view's light list
         m_parts.shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
         if (u.prevViewProjection >= 0) {  // motion vectors (beginView)
             program.setUniform(u.prevViewProjection, m_previousViewProjection);
@@ -209,6 +211,14 @@ void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& mate
     program.setUniform(u.hasTexture, baseColorTexture != nullptr ? 1 : 0);
     program.setUniform(u.alphaCutoff, material.alphaCutoff);
     program.setUniform(u.materialIndex, static_cast<int>(m_parts.materials.indexOf(material)));
+    setShadingUniforms(chosen, material);
+}
+
+void SurfacePass::setShadingUniforms(const SurfaceProgram& chosen, const Material& material) {
+    const Program& program = chosen.program;
+    const SurfaceUniforms& u = chosen.uniforms;
+    program.setUniform(u.metallicRoughness, glm::vec2(material.metallic, material.roughness));
+    program.setUniform(u.emissive, material.emissive * material.emissiveStrength);
 }
 
 /** Lanes from uniforms: a MeshNode's shader data, or zeros (a batch or population without
@@ -255,6 +265,7 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         program.setUniform(u.prevModel, previousModel(node));
     }
     program.setUniform(u.tint, node.tint());
+    program.setUniform(u.lightChannels, static_cast<int>(node.lightChannels()));
     program.setUniform(u.baseInstance, static_cast<int>(item.firstInstance));
     if ((features & kInstanceLanes) == 0) {
         setUniformLanes(chosen, item.instanced ? kZeroLanes : node.shaderDataLanes());
@@ -382,6 +393,7 @@ void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, c
     model[3] = glm::vec4(-glm::vec3(pass.camera().eye), 1.0f);
     chosen.program.setUniform(u.model, model);
     chosen.program.setUniform(u.tint, glm::vec4(1.0f));
+    chosen.program.setUniform(u.lightChannels, 1);  // no node: channel 0, every light's default
     chosen.program.setUniform(u.baseInstance, 0);
     if (population.lanes.id() != 0) {
         glBindTextureUnit(kLanesUnit, population.lanes.id());

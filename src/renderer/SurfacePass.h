@@ -37,6 +37,7 @@ class GpuCullingCounts;
 class GpuPopulations;
 class GpuResources;
 class InstanceVisibility;
+class LightList;
 class MaterialTable;
 class ShaderLibrary;
 class ShadowPass;
@@ -60,6 +61,7 @@ public:
         GpuCullingCounts& gpuCullingCounts;
         GpuPopulations& populations;
         const SkinPalettePass& skinPalettes;
+        const LightList& lights;  ///< the frame's clustered light list (renderer/LightList.h)
         bool countGpuCulled = false;
     };
     explicit SurfacePass(const Parts& parts) noexcept : m_parts(parts) {}
@@ -70,11 +72,11 @@ public:
      *  shape). No GL. */
     [[nodiscard]] std::uint32_t featuresOf(const Population& population, const View& view) const;
 
-    /** A new view: every program gets the view's camera and light again on first use.
-     *  @p velocityView: the view's position in the list render() was given, for a view with
+    /** A new view: every program gets the view's camera and light again on first use, and
+     *  the light list (pass @p passIndex's part) is bound. @p velocityView: the view's position in the list render() was given, for a view with
      *  View::velocity (its previous view-projection is kept under that position; SIZE_MAX for
      *  other views); @p frame the draw frame (FrameStats::frame). */
-    void beginView(const ViewPass& pass, std::size_t velocityView, std::uint64_t frame);
+    void beginView(const ViewPass& pass, std::size_t passIndex, std::size_t velocityView, std::uint64_t frame);
     /** Forgets which program is current (another pass changed it: particles, the cull
      *  dispatch, the state restore). */
     void forgetProgram() noexcept { m_boundProgram = nullptr; }
@@ -120,6 +122,8 @@ private:
     static void setFaceCulling(const DrawItem& item, std::uint32_t features);
     void useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene);
     void setMaterial(const SurfaceProgram& chosen, const Material& material);
+    /** The material's metallic-roughness factors and emission (non-table draws). */
+    static void setShadingUniforms(const SurfaceProgram& chosen, const Material& material);
     static void setUniformLanes(const SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes);
     void bindAnimation(const SurfaceProgram& chosen, const InstancedMeshNode& batchNode);
     void draw(const DrawItem& item, const ViewPass& pass, const Scene& scene);
@@ -144,6 +148,7 @@ private:
 
     Parts m_parts;
     std::uint64_t m_viewSerial = 0;
+    std::size_t m_passIndex = 0;  // beginView()'s: which part of the light list
     std::uint64_t m_frame = 0;                        ///< the draw frame (beginView)
     std::vector<ViewHistory> m_viewHistory;           ///< by position in render()'s list of views
     std::unordered_map<std::uint64_t, NodeHistory> m_nodeHistory;  ///< by SceneNode::id()

@@ -49,6 +49,9 @@ using namespace myriad::gl::detail;
 std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
     const std::uint32_t shading[] = {
         kDepthOnly, 0, kBlend, kLit, kLit | kBlend, kLit | kShadowReceive, kLit | kBlend | kShadowReceive,
+        // glTF metallic-roughness changes only the lighting block: with and without blending
+        // and shadows, not every combination again.
+        kLit | kMetallicRoughness | kShadowReceive, kLit | kMetallicRoughness | kBlend,
     };
     std::vector<std::uint32_t> sets;
     for (const std::uint32_t mask : {0u, static_cast<std::uint32_t>(kAlphaMask)}) {
@@ -118,7 +121,8 @@ std::set<std::uint32_t> reachableFeatureSets() {
     }
     // ScatterNode: alpha mask or not; depth-only, unlit or lit; never blended, no shadow receiving.
     for (const std::uint32_t mask : {0u, static_cast<std::uint32_t>(kAlphaMask)}) {
-        for (const std::uint32_t shading : {static_cast<std::uint32_t>(kDepthOnly), 0u, static_cast<std::uint32_t>(kLit)}) {
+        for (const std::uint32_t shading : {static_cast<std::uint32_t>(kDepthOnly), 0u, static_cast<std::uint32_t>(kLit),
+                                            static_cast<std::uint32_t>(kLit | kMetallicRoughness)}) {
             sets.insert(kScatter | mask | shading);
             if (shading != kDepthOnly) {
                 sets.insert(kScatter | mask | shading | kEncodeSrgb);

@@ -4,6 +4,7 @@
 #include "myriad/core/Image.h"
 #include "myriad/core/SurfaceShader.h"
 
+#include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
 #include <cstdint>
@@ -14,8 +15,14 @@ namespace myriad {
 
 /** Lighting model. */
 enum class Shading : std::uint8_t {
-    Lit,    ///< Lambert diffuse from the scene's one directional light, plus ambient
+    /** Lambert diffuse (albedo / pi per lux) from every light that reaches the surface (the
+     *  scene's sun, LightNodes), plus ambient and emission (docs/lighting.md). */
+    Lit,
     Unlit,  ///< colour as is
+    /** glTF 2.0's metallic-roughness BRDF (Appendix B: GGX distribution, Smith visibility,
+     *  Schlick Fresnel, Lambert diffuse) from Material::metallic and roughness, under the same
+     *  lights as Lit, plus ambient and emission. The glTF importer's choice. */
+    MetallicRoughness,
 };
 
 /** How alpha is used (glTF 2.0 material.alphaMode, spec section 3.9.4). */
@@ -77,7 +84,7 @@ struct TextureSampler {
 };
 
 /** A value type, copied into each MeshNode. Defaults in field order: white, no texture, Lit,
- *  Opaque, cutoff 0.5, single-sided, nearestFilter off, the default TextureSampler (linear,
+ *  metallic 0, roughness 1, no emission (strength 1), Opaque, cutoff 0.5, single-sided, nearestFilter off, the default TextureSampler (linear,
  *  trilinear, repeat), no anisotropic filtering, the built-in surface. Final colour =
  *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear),
  *  then lighting; blending happens in linear light and the framebuffer encodes once (in a
@@ -86,7 +93,21 @@ struct Material {
     std::string name;                               ///< free text, used in GL labels
     glm::vec4 baseColor{1.0f};                      ///< linear RGBA factor
     std::shared_ptr<const Image> baseColorTexture;  ///< sRGB-encoded RGBA8; null: none; shared
-    Shading shading = Shading::Lit;                 ///< lit by the scene's light, or unlit
+    Shading shading = Shading::Lit;                 ///< Lambert, glTF metallic-roughness, or unlit
+    /** Metalness, 0 (dielectric: 4% specular at normal incidence, diffuse base colour) to 1
+     *  (metal: specular base colour, no diffuse), glTF's metallicFactor; read by
+     *  Shading::MetallicRoughness only; clamped to 0..1 when drawn. Default 0, as three.js's
+     *  MeshStandardMaterial (glTF's own default is 1: the importer sets the file's value). */
+    float metallic = 0.0f;
+    /** Perceptual roughness, 0 (mirror) to 1 (matte), glTF's roughnessFactor (alpha =
+     *  roughness^2); read by Shading::MetallicRoughness only; drawn clamped to 0.045..1
+     *  (Filament's floor: a float's GGX peak is not finite below it). Default 1. */
+    float roughness = 1.0f;
+    /** Light the surface gives off, linear RGB (glTF's emissiveFactor), added after lighting
+     *  by Lit and MetallicRoughness materials, times emissiveStrength. Default black. */
+    glm::vec3 emissive{0.0f};
+    /** Multiplies emissive (KHR_materials_emissive_strength), >= 0. Default 1. */
+    float emissiveStrength = 1.0f;
     AlphaMode alphaMode = AlphaMode::Opaque;        ///< opaque, alpha-tested or blended pass
     float alphaCutoff = 0.5f;                       ///< used by AlphaMode::Mask only
     bool doubleSided = false;                       ///< false: back faces are culled

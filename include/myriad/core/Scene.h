@@ -9,9 +9,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace myriad {
+
+class LightNode;
 
 /** The shadow map of a DirectionalLight (docs/shadows.md). Off by default: a scene without
  *  shadows draws and compiles exactly as before.
@@ -72,8 +75,13 @@ struct DirectionalLight {
      *  straight down. NaN or Inf makes Renderer::render() throw InvalidArgument. */
     glm::vec3 direction{-0.4f, -1.0f, -0.3f};
     glm::vec3 color{1.0f};                     ///< linear RGB
-    float intensity = 1.0f;                    ///< multiplies color
+    /** Multiplies color. Kept from before LightNode with its meaning: a white Lambert (Lit)
+     *  surface facing this light shows color * intensity, so its illuminance is pi * color *
+     *  intensity lux in KHR_lights_punctual's units (docs/lighting.md). */
+    float intensity = 1.0f;
     ShadowSettings shadow;                     ///< its shadow map; off by default
+    /** The light channels it reaches (SceneNode::lightChannels()); default every channel. */
+    std::uint32_t channels = 0xFFFFFFFFu;
 };
 
 /** The root of a node tree and its lighting. Ownership: owns the whole tree.
@@ -87,6 +95,9 @@ public:
     ~Scene() { m_root.bindToScene(nullptr); }
     Scene(const Scene&) = delete;
     Scene& operator=(const Scene&) = delete;
+    /** Every LightNode in the tree (hidden ones too), in the order they entered it; O(1).
+     *  Pointers stay valid while the nodes are in this scene. */
+    [[nodiscard]] std::span<LightNode* const> lights() const noexcept { return m_lights; }
     /** The root node, named "root": add the scene's nodes under it. Lives as long as the scene. */
     [[nodiscard]] SceneNode& root() noexcept { return m_root; }
     /** Read-only root(). */
@@ -116,7 +127,9 @@ public:
     glm::vec4 clearColor{0.0f, 0.0f, 0.0f, 1.0f};  ///< linear RGBA, written by Renderer::render
 
 private:
+    friend class LightNode;  // registers itself in m_lights as it enters and leaves the tree
     SceneNode m_root;
+    std::vector<LightNode*> m_lights;
 };
 
 } // namespace myriad

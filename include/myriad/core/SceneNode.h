@@ -30,6 +30,7 @@ enum class NodeKind : std::uint8_t {
     Particles,      ///< a ParticlePool (Particles.h): camera-facing quads, one draw; not a MeshNode
     Scatter,        ///< a ScatterNode (Scatter.h): compact foliage instances, one draw; not a MeshNode
     GpuParticles,   ///< a GpuParticleSystem (GpuParticles.h): simulated by compute, one indirect draw
+    Light,          ///< a LightNode (LightNode.h): a sun or lamp; draws nothing
 };
 
 /** A node of the scene graph: a name, a local TRS transform, children, a visibility flag.
@@ -263,6 +264,15 @@ public:
     void setReceivesShadow(bool receives) noexcept { m_receivesShadow = receives; }
     /** The flag set by setReceivesShadow(). */
     [[nodiscard]] bool receivesShadow() const noexcept { return m_receivesShadow; }
+    /** The light channels this node's surfaces accept, one bit each (32 channels): a light
+     *  (LightNode::channels(), DirectionalLight::channels) reaches them only where the two
+     *  masks share a bit; the rest light it as if that light were not there (ambient and
+     *  emission stay). This node only, not its children; a whole batch (every instance).
+     *  Default 1 (channel 0, every light's default); 0 leaves the node lit by ambient alone.
+     *  docs/lighting.md, "Light channels". */
+    void setLightChannels(std::uint32_t channels) noexcept { m_lightChannels = channels; }
+    /** The mask set by setLightChannels(). */
+    [[nodiscard]] std::uint32_t lightChannels() const noexcept { return m_lightChannels; }
     /** false: always drawn, even outside the view frustum. Default true. */
     void setFrustumCulled(bool culled) noexcept {
         if (culled != m_frustumCulled) {
@@ -322,6 +332,7 @@ private:
     glm::vec3 m_scale{1.0f};
     glm::vec4 m_tint{1.0f};
     std::uint32_t m_layerMask = 1;
+    std::uint32_t m_lightChannels = 1;
     bool m_visible = true;
     bool m_castsShadow = true;
     bool m_receivesShadow = true;

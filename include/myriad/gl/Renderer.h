@@ -88,6 +88,22 @@ struct RendererDesc {
      *  ranking its instances costs a pass over its records per view and frame, and large
      *  batches are props too small to hide much. Raise it for batches of buildings. */
     std::uint32_t maxOccluderInstances = 1024;
+    /** The clustered light list's grid (docs/lighting.md): each colour view's viewport split
+     *  into tilesAcross x tilesUp tiles and the depth its lamps span into slices, exponentially.
+     *  A fragment loops over its cluster's lamps only; finer grids cost more CPU and upload per
+     *  frame (16 bytes a cluster) and fewer lamps per fragment. {1, 1, 1}: every fragment
+     *  tests every lamp in view (a reference to compare against).
+     *  @throws InvalidArgument (from the constructor) unless each is within 1..128. */
+    struct LightClusterGrid {
+        std::uint32_t tilesAcross = 16;  ///< columns of tiles across the viewport
+        std::uint32_t tilesUp = 9;       ///< rows of tiles up the viewport
+        std::uint32_t slices = 24;       ///< depth slices, nearest lamp edge to farthest
+    } lightClusters{};
+    /** Where a lamp of infinite range (LightNode::range() 0) ends: the distance at which its
+     *  brightest channel gives this many lux (LightNode::effectiveRange()); the range window
+     *  then fades it to 0 there. Lower reaches further and lists each lamp in more clusters.
+     *  @throws InvalidArgument (from the constructor) unless finite and > 0. */
+    float lightCutoffIlluminance = 0.01f;
 };
 
 /** A range of a GL buffer: where Renderer::instanceRecords() says a batch's records are. */

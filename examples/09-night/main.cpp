@@ -1,0 +1,212 @@
+// 09-night: a meadow at night lit by --lamps lamps (default 200): lantern posts with warm
+// spot and point lamps, and fireflies, small green point lamps drifting over the grass, all
+// through the clustered light list; instanced grass, gold coins and rocks under a dim moon.
+//
+// Shows: LightNode (point and spot lamps in KHR_lights_punctual units: candela, metres,
+// cone angles), many lamps a frame with each fragment paying only for its cluster's
+// (RendererDesc::lightClusters), light channels (the fireflies reach the grass and the ground
+// but not the coins, --channels off lets them), glTF metallic-roughness (the coins are metal),
+// emission (the lantern globes). The per-frame line counts the lamps listed.
+// Controls: the camera orbits by itself until the mouse or WASD takes over (see --help).
+#include "common/CameraController.h"
+#include "common/ExampleRunner.h"
+
+#include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/LightNode.h"
+#include "myriad/core/MeshNode.h"
+#include "myriad/core/Shapes.h"
+#include "myriad/gltf/GltfImporter.h"
+#include "myriad/util/Error.h"
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <new>
+#include <random>
+#include <vector>
+
+using namespace myriad;
+
+namespace {
+
+constexpr float kMeadow = 40.0f;       // the meadow's side, metres
+constexpr std::uint32_t kFireflyChannel = 0b10;  // channel 1: fireflies only
+
+struct Firefly {
+    LightNode* light;
+    glm::vec3 centre;
+    float phase;
+    float speed;
+};
+
+/** One instanced batch per primitive of @p model, @p count copies scattered over the meadow. */
+void scatterModel(Scene& scene, const gltf::ImportedModel& model, std::size_t count, float width, unsigned seed,
+                  const char* name, std::uint32_t lightChannels) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    const glm::vec3 size = model.bounds.max - model.bounds.min;
+    const float scale = width / std::max({size.x, size.z, 1e-3f});
+    std::vector<glm::mat4> placements;
+    for (std::size_t i = 0; i < count; ++i) {
+        const glm::vec3 at((unit(random) - 0.5f) * kMeadow, -model.bounds.min.y * scale, (unit(random) - 0.5f) * kMeadow);
+        placements.push_back(glm::translate(glm::mat4(1.0f), at) *
+                             glm::rotate(glm::mat4(1.0f), unit(random) * 6.2832f, glm::vec3(0, 1, 0)) *
+                             glm::scale(glm::mat4(1.0f), glm::vec3(scale * (0.7f + 0.6f * unit(random)))));
+    }
+    for (const gltf::ImportedPrimitive& primitive : model.primitives) {
+        auto& batch = scene.root().emplace<InstancedMeshNode>(primitive.mesh, primitive.material, count,
+                                                              std::string(name) + "/" + primitive.name);
+        batch.setLightChannels(lightChannels);
+        for (const glm::mat4& p : placements) {
+            batch.addInstance(p);
+        }
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+    // ---- Init ----
+    const examples::ExampleSpec spec{
+        .name = "09-night",
+        .summary = "a meadow at night: instanced grass, coins and rocks under lantern posts and fireflies, "
+                   "every lamp a LightNode through the clustered light list",
+        .flags = {{"--lamps", "N", "lamps in all: a fifth lantern posts (spot and point), the rest fireflies", "200",
+                   examples::FlagKind::Number, {}, 0, 4096},
+                  {"--grass", "N", "grass clumps", "20000", examples::FlagKind::Number, {}, 1, 1'000'000},
+                  {"--channels", "WHICH", "on: fireflies light the grass and ground only (light channel 1); "
+                   "off: everything", "on", examples::FlagKind::Choice, {"on", "off"}, 0, 0}},
+        .controls = {"the camera orbits by itself until you move it"},
+        .unavailable = {"lamp shadows, image-based ambient, fog and tone mapping (later parts of issue 20)"},
+        .width = 1280,
+        .height = 720,
+        .cameraControls = true,
+    };
+    const examples::ExampleOptions options = examples::parseOptions(argc, argv, spec);
+    const auto lampCount = static_cast<int>(options.number("--lamps"));
+    const bool channels = options.text("--channels") == "on";
+    examples::ExampleRunner runner(options, spec);
+
+    Scene scene;
+    scene.clearColor = glm::vec4(0.004f, 0.006f, 0.015f, 1.0f);  // night sky
+    scene.ambient = glm::vec3(0.008f, 0.01f, 0.02f);
+    scene.light.direction = glm::vec3(0.4f, -1.0f, 0.25f);  // the moon
+    scene.light.color = glm::vec3(0.35f, 0.45f, 0.7f);
+    scene.light.intensity = 0.06f;
+
+    // Ground and props. Grass and ground accept the fireflies' channel; coins and rocks do not
+    // (with --channels on).
+    const std::uint32_t everyLight = 1u | kFireflyChannel;
+    const std::uint32_t propChannels = channels ? 1u : everyLight;
+    Material soil;
+    soil.shading = Shading::MetallicRoughness;
+    soil.baseColor = glm::vec4(0.16f, 0.12f, 0.08f, 1.0f);
+    soil.roughness = 0.9f;
+    auto& ground = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::plane(kMeadow + 10.0f, kMeadow + 10.0f), "ground"),
+                                                  soil, "ground");
+    ground.setLightChannels(everyLight);
+    const std::string kit = std::string(MYRIAD_ASSETS_DIR) + "/KenneyPlatformerKit/";
+    scatterModel(scene, gltf::importModel(kit + "grass.glb"), static_cast<std::size_t>(options.number("--grass")), 0.5f,
+                 20261206u, "grass", everyLight);
+    gltf::ImportedModel coin = gltf::importModel(kit + "coin.glb");
+    for (gltf::ImportedPrimitive& primitive : coin.primitives) {  // gold: a polished metal
+        primitive.material.metallic = 1.0f;
+        primitive.material.roughness = 0.3f;
+    }
+    scatterModel(scene, coin, 400, 0.35f, 7u, "coins", propChannels);
+    Material stone;
+    stone.shading = Shading::MetallicRoughness;
+    stone.baseColor = glm::vec4(0.4f, 0.38f, 0.35f, 1.0f);
+    stone.roughness = 0.8f;
+    auto& rocks = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(0.5f), "rock"), stone, 300, "rocks");
+    rocks.setLightChannels(propChannels);
+    {
+        std::mt19937 random(3u);
+        std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+        for (int i = 0; i < 300; ++i) {
+            const glm::vec3 at((unit(random) - 0.5f) * kMeadow, 0.1f, (unit(random) - 0.5f) * kMeadow);
+            rocks.addInstance(glm::translate(glm::mat4(1.0f), at) *
+                              glm::rotate(glm::mat4(1.0f), unit(random) * 6.2832f, glm::normalize(glm::vec3(unit(random), 1.0f, unit(random)))) *
+                              glm::scale(glm::mat4(1.0f), glm::vec3(0.4f + unit(random), 0.3f + 0.5f * unit(random), 0.5f + unit(random))));
+        }
+    }
+
+    // Lantern posts: a pole, a glowing globe (emission), and a lamp: every other one a spot
+    // pointing down, the others bare bulbs.
+    const int posts = lampCount / 5;
+    const int fireflies = lampCount - posts;
+    Material pole;
+    pole.shading = Shading::MetallicRoughness;
+    pole.baseColor = glm::vec4(0.05f, 0.05f, 0.06f, 1.0f);
+    pole.metallic = 1.0f;
+    pole.roughness = 0.4f;
+    Material globe;
+    globe.shading = Shading::MetallicRoughness;
+    globe.baseColor = glm::vec4(1.0f, 0.8f, 0.5f, 1.0f);
+    globe.emissive = glm::vec3(1.0f, 0.75f, 0.45f);
+    globe.emissiveStrength = 2.0f;
+    auto& poles = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(1.0f), "pole"), pole,
+                                                          static_cast<std::size_t>(std::max(posts, 1)), "poles");
+    auto& globes = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::uvSphere(0.18f, 16, 8), "globe"),
+                                                           globe, static_cast<std::size_t>(std::max(posts, 1)), "globes");
+    std::mt19937 random(11u);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    for (int i = 0; i < posts; ++i) {
+        const glm::vec3 foot((unit(random) - 0.5f) * kMeadow * 0.9f, 0.0f, (unit(random) - 0.5f) * kMeadow * 0.9f);
+        poles.addInstance(glm::translate(glm::mat4(1.0f), foot + glm::vec3(0.0f, 1.2f, 0.0f)) *
+                          glm::scale(glm::mat4(1.0f), glm::vec3(0.08f, 2.4f, 0.08f)));
+        globes.addInstance(glm::translate(glm::mat4(1.0f), foot + glm::vec3(0.0f, 2.55f, 0.0f)));
+        const bool spot = i % 2 == 0;
+        auto& lamp = scene.root().emplace<LightNode>(spot ? LightType::Spot : LightType::Point, "lantern");
+        lamp.setPosition(glm::dvec3(foot) + glm::dvec3(0.0, 2.5, 0.0));
+        lamp.lookAt(glm::dvec3(foot), glm::vec3(0.0f, 0.0f, 1.0f));  // straight down
+        lamp.setColor({1.0f, 0.72f, 0.42f});
+        lamp.setIntensity(spot ? 60.0f : 25.0f);  // candela
+        lamp.setRange(spot ? 9.0f : 7.0f);
+        lamp.setConeAngles(0.5f, 0.85f);
+    }
+    std::vector<Firefly> swarm;
+    for (int i = 0; i < fireflies; ++i) {
+        auto& light = scene.root().emplace<LightNode>(LightType::Point, "firefly");
+        light.setColor({0.55f, 1.0f, 0.3f});
+        light.setIntensity(0.6f + 0.6f * unit(random));
+        light.setRange(2.5f);
+        light.setChannels(kFireflyChannel);
+        swarm.push_back({&light,
+                         glm::vec3((unit(random) - 0.5f) * kMeadow * 0.9f, 0.4f + 0.8f * unit(random),
+                                   (unit(random) - 0.5f) * kMeadow * 0.9f),
+                         unit(random) * 6.2832f, 0.5f + unit(random)});
+    }
+    std::printf("09-night: %d lantern posts, %d fireflies (%d lamps), %lld grass clumps, 400 coins, 300 rocks\n", posts,
+                fireflies, lampCount, static_cast<long long>(options.number("--grass")));
+
+    Camera camera;
+    examples::CameraController controller(camera, glm::radians(55.0f), 0.1f, 200.0f);
+    controller.lookAt(glm::vec3(14.0f, 6.0f, 14.0f), glm::vec3(0.0f, 0.5f, 0.0f));
+    controller.setAutoOrbit(-0.15f);
+    controller.setFlySpeed(8.0f);
+    runner.setCameraController(&controller);
+
+    // ---- Update: the fireflies drift on small loops ----
+    examples::FrameCallbacks callbacks;
+    callbacks.update = [&](int /*frame*/, double seconds) {
+        const auto t = static_cast<float>(seconds);
+        for (const Firefly& f : swarm) {
+            const float a = f.phase + f.speed * t;
+            f.light->setPosition(glm::dvec3(f.centre + glm::vec3(std::cos(a) * 0.8f, 0.25f * std::sin(2.3f * a),
+                                                                 std::sin(1.3f * a) * 0.8f)));
+        }
+    };
+
+    // ---- Draw / Shutdown ----
+    const int status = runner.run(scene, camera, callbacks);
+    std::printf("09-night: last frame listed %u lamps\n", runner.renderer().lastFrameStats().lampsListed);
+    return status;
+} catch (const myriad::Error& e) {
+    std::fprintf(stderr, "09-night: %s\n", e.what());
+    return 1;
+} catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "09-night: out of memory; try a smaller --grass\n");
+    return 1;
+}
