@@ -54,10 +54,10 @@ flat in int v_drawRow;
 #define u_alphaCutoff v_drawMaterial.x
 #define u_tint v_drawTint
 #define u_materialIndex int(v_drawMaterial.z)
-flat in vec4 v_drawShading;
+flat in vec2 v_drawShading;
 flat in vec3 v_drawEmissive;
 flat in uint v_drawLightChannels;
-#define u_metallicRoughness v_drawShading.xy
+#define u_metallicRoughness v_drawShading
 #define u_emissive v_drawEmissive
 #define myriad_lightChannels() v_drawLightChannels
 #else
@@ -73,6 +73,7 @@ uniform int u_lightChannels;     // the node's SceneNode::lightChannels() (bits)
 #endif
 layout(binding = MYRIAD_UNIT_BASE_COLOR) uniform sampler2D u_baseColorTexture;  // sRGB texture: reads linear
 uniform vec3 u_eye;              // world position of the eye (float; the rest is relative)
+uniform vec4 u_viewAxis;         // towards the eye along the view axis (world, unit), 1 if orthographic
 uniform vec3 u_lightDirection;   // world space, normalised, the way light travels
 uniform vec3 u_lightColor;       // linear RGB * intensity
 uniform vec3 u_ambient;          // linear RGB: the uniform sky radiance around every surface
@@ -178,11 +179,16 @@ struct MyriadBrdfSurface {
 // (G / (4 |n.l| |n.v|)); for Lambert surfaces c_diff / pi alone.
 vec3 myriad_brdf(MyriadBrdfSurface m, vec3 n, vec3 v, vec3 l, float nDotL) {
 #ifdef MYRIAD_METALLIC_ROUGHNESS
-    vec3 h = normalize(l + v);
+    // l = -v exactly (a grazing silhouette) has no half vector: the tiny z keeps normalize
+    // defined there and changes nothing elsewhere.
+    vec3 h = normalize(l + v + vec3(0.0, 0.0, 1.0e-20));
     float nDotV = max(abs(dot(n, v)), 1.0e-4);
-    float nDotH = max(dot(n, h), 0.0);
-    float vDotH = max(dot(v, h), 0.0);
-    vec3 fresnel = m.f0 + (1.0 - m.f0) * pow(1.0 - vDotH, 5.0);
+    float nDotH = clamp(dot(n, h), 0.0, 1.0);
+    // v.h may round to 1 + 1 ulp with the light behind the eye: clamped, so (1 - v.h)^5 never
+    // raises a negative base (pow's result is undefined there, NaN on many GPUs).
+    float oneMinusVDotH = 1.0 - clamp(dot(v, h), 0.0, 1.0);
+    float squared = oneMinusVDotH * oneMinusVDotH;
+    vec3 fresnel = m.f0 + (1.0 - m.f0) * (squared * squared * oneMinusVDotH);
     float a2 = m.alpha * m.alpha;
     float d = nDotH * nDotH * (a2 - 1.0) + 1.0;
     float distribution = a2 / (MYRIAD_PI * d * d);
@@ -345,7 +351,9 @@ void main() {
     s.color = v_color;
     s.normal = normal;
     s.worldPosition = v_relativePosition + u_eye;
-    s.viewDirection = normalize(-v_relativePosition);
+    // Towards the eye: from the point in a perspective view, along the view axis in an
+    // orthographic one (whose rays are parallel; a point may even lie behind the eye's plane).
+    s.viewDirection = u_viewAxis.w != 0.0 ? u_viewAxis.xyz : normalize(-v_relativePosition);
     s.instanceIndex = v_instanceIndex;
     s.screenPosition = gl_FragCoord.xy;
     for (int lane = 0; lane < MYRIAD_MAX_LANES; ++lane) {
@@ -365,7 +373,7 @@ void main() {
     vec3 rgb = albedo.rgb;
 #ifdef MYRIAD_LIT
     MyriadBrdfSurface brdfSurface = MyriadBrdfSurface(albedo.rgb, vec3(0.0), 1.0);
-    vec3 view = normalize(-v_relativePosition);
+    vec3 view = s.viewDirection;
 #ifdef MYRIAD_METALLIC_ROUGHNESS
     // glTF 2.0 Appendix B: dielectrics reflect 4% at normal incidence, metals their base colour
     // and diffuse nothing; roughness below 0.045 is drawn as 0.045 (alpha >= 0.002), as

@@ -48,7 +48,7 @@ vec4 myriad_drawRow(int texel) {
 flat out vec4 v_drawTint;
 flat out vec4 v_drawBaseColor;
 flat out vec4 v_drawMaterial;
-flat out vec4 v_drawShading;        // metallic, roughness, (channels' bits), 0
+flat out vec2 v_drawShading;        // metallic, roughness
 flat out vec3 v_drawEmissive;
 flat out uint v_drawLightChannels;  // as uint: a mask may be a NaN's bits, which a float may not keep
 flat out int v_drawRow;  // surface.frag reads the row's lanes itself
@@ -169,9 +169,10 @@ void main() {
     v_drawTint = myriad_drawRow(4);
     v_drawBaseColor = myriad_drawRow(5);
     v_drawMaterial = myriad_drawRow(6);
-    v_drawShading = myriad_drawRow(MYRIAD_DRAW_ROW_SHADING);
+    uvec4 shading = texelFetch(u_drawTable, int(a_draw.x) * MYRIAD_DRAW_ROW_TEXELS + MYRIAD_DRAW_ROW_SHADING);
+    v_drawShading = uintBitsToFloat(shading.xy);
+    v_drawLightChannels = shading.z;
     v_drawEmissive = myriad_drawRow(MYRIAD_DRAW_ROW_SHADING + 1).xyz;
-    v_drawLightChannels = texelFetch(u_drawTable, int(a_draw.x) * MYRIAD_DRAW_ROW_TEXELS + MYRIAD_DRAW_ROW_SHADING).z;
     v_drawRow = int(a_draw.x);
 #else
     mat4 model = u_model;

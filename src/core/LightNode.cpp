@@ -46,7 +46,8 @@ float LightNode::effectiveRange(float cutoffLux) const noexcept {
     }
     const float brightest = std::max({m_color.r, m_color.g, m_color.b}) * m_intensity;
     const float cutoff = cutoffLux > 0.0f ? cutoffLux : 1.0e-3f;
-    return std::max(std::sqrt(brightest / cutoff), 1.0e-3f);
+    // Finite whatever the intensity: the cluster grid's depth range is built from it.
+    return std::clamp(std::sqrt(brightest / cutoff), 1.0e-3f, 1.0e9f);
 }
 
 void LightNode::setConeAngles(float inner, float outer) {

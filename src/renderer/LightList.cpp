@@ -6,6 +6,7 @@
 #include "renderer/GpuResources.h"
 #include "renderer/ShaderLibrary.h"
 #include "renderer/ViewPass.h"
+#include "myriad/core/Camera.h"
 #include "myriad/core/LightNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/util/Error.h"
@@ -57,11 +58,13 @@ void packLight(const LightNode& light, const glm::vec3& relative, float range, s
 } // namespace
 
 ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3& eye, const glm::mat4& viewProjection,
-                           const glm::mat3& rotation, ClipDepth clipDepth, const Viewport& viewport,
-                           const glm::uvec3& grid, float cutoffLux, std::vector<glm::uvec4>& texels) {
+                           const glm::mat3& rotation, bool orthographic, ClipDepth clipDepth,
+                           const Viewport& viewport, const glm::uvec3& grid, float cutoffLux,
+                           std::vector<glm::uvec4>& texels) {
     ViewLights view;
     view.base = static_cast<std::int32_t>(texels.size());
     const glm::vec3 forward = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
+    view.viewAxis = glm::vec4(-forward, orthographic ? 1.0f : 0.0f);
     for (const LightNode* light : lights) {
         if (light->type() == LightType::Directional && contributes(*light)) {
             packLight(*light, glm::vec3(0.0f), 0.0f, texels);
@@ -96,6 +99,14 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
     view.lamps = static_cast<std::int32_t>(lamps.size());
     for (const Lamp& lamp : lamps) {
         packLight(*lamp.light, lamp.relative, lamp.range, texels);
+    }
+    if (lamps.empty()) {
+        return view;  // no clusters: the shader looks none up (u_lightCounts.y == 0)
+    }
+    if (!orthographic) {
+        // Nothing visible lies behind the eye's plane in perspective: slices start there at the
+        // nearest, not behind it where a big lamp's sphere reaches.
+        nearest = std::max(nearest, 0.0f);
     }
     const glm::uvec3 cells = glm::max(grid, glm::uvec3(1));
     view.grid = glm::ivec4(cells, 0);
@@ -188,6 +199,14 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
     return view;
 }
 
+void LightList::trim() noexcept {
+    m_buffer = Buffer();
+    m_texture.reset();
+    m_capacityTexels = 0;
+    m_uploaded.clear();
+    m_uploaded.shrink_to_fit();
+}
+
 LightList::LightList(const glm::uvec3& grid, float cutoffLux) : m_grid(grid), m_cutoffLux(cutoffLux) {}
 
 LightList::~LightList() = default;
@@ -203,13 +222,20 @@ void LightList::prepare(const Scene& scene, std::span<const ViewPass> passes, Gp
         if (pass.view().depthOnly) {
             continue;
         }
+        const View& view = pass.view();
+        const glm::mat4 projection = view.camera != nullptr ? view.camera->projection() : view.projectionMatrix;
+        // A perspective projection puts -z (or z) into w; an orthographic one leaves w = 1.
+        const bool orthographic = projection[2][3] == 0.0f && projection[3][3] != 0.0f;
         m_views[p] = buildViewLights(scene.lights(), pass.camera().eye, pass.camera().viewProjection,
-                                     viewRotation(pass.view()), pass.view().clipDepth, pass.view().viewport, m_grid,
+                                     viewRotation(view), orthographic, view.clipDepth, view.viewport, m_grid,
                                      m_cutoffLux, m_texels);
         m_lampsListed += static_cast<std::uint64_t>(m_views[p].lamps);
     }
     if (m_texels.empty()) {
-        m_texels.push_back(glm::uvec4(0));  // a texture is always bound: never an empty buffer
+        // No light in any view: nothing to send and nothing is read (every count is 0), so a
+        // scene without LightNodes makes no buffer and uploads no byte.
+        m_uploaded.clear();
+        return;
     }
     if (static_cast<std::int64_t>(m_texels.size()) > limits.maxTextureBufferTexels) {
         throw CapacityError("Renderer::render: the frame's light list needs " + std::to_string(m_texels.size()) +
@@ -238,7 +264,10 @@ void LightList::prepare(const Scene& scene, std::span<const ViewPass> passes, Gp
     }
 }
 
-void LightList::bind() const noexcept { glBindTextureUnit(kLightListUnit, m_texture.id()); }
+void LightList::bind() const noexcept {
+    // With no light at all, texture 0 (nothing): the counts are 0, so no lit program fetches.
+    glBindTextureUnit(kLightListUnit, m_texels.empty() ? 0 : m_texture.id());
+}
 
 void LightList::setViewUniforms(const SurfaceProgram& chosen, std::size_t passIndex, const Scene& scene) const {
     const Program& program = chosen.program;
@@ -249,10 +278,14 @@ void LightList::setViewUniforms(const SurfaceProgram& chosen, std::size_t passIn
     program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
     program.setUniform(u.ambient, scene.ambient);
     program.setUniform(u.sunChannels, static_cast<int>(scene.light.channels));
-    if (u.lightBase < 0 || passIndex >= m_views.size()) {
-        return;  // unlit or depth-only: no list
+    if (passIndex >= m_views.size()) {
+        return;
     }
     const ViewLights& view = m_views[passIndex];
+    program.setUniform(u.viewAxis, view.viewAxis);  // every colour program: SurfaceInput::viewDirection
+    if (u.lightBase < 0) {
+        return;  // unlit or depth-only: no list
+    }
     program.setUniform(u.lightBase, view.base);
     glProgramUniform2i(program.id(), u.lightCounts, view.directional, view.lamps);
     glProgramUniform4i(program.id(), u.lightGrid, view.grid.x, view.grid.y, view.grid.z, view.grid.w);

@@ -55,16 +55,19 @@ struct ViewLights {
     glm::vec4 viewport{0.0f};      ///< viewport x, y (pixels), tiles per pixel across and up
     glm::vec4 forward{0.0f};       ///< the view's forward axis (world, unit), nearest lamp depth
     glm::vec2 slices{1.0f, 0.0f};  ///< depth offset delta (world units), slices per log2 unit
+    glm::vec4 viewAxis{0.0f};      ///< towards the eye along the view axis (world), 1 if orthographic (u_viewAxis)
 };
 
 /** The CPU half, no GL: one view's part of the list. Appends its texels to @p texels and
  *  returns where its clusters are (ViewLights::base is texels.size() on entry). Only lights
  *  that are in the scene's tree, visible in the hierarchy, with a channel, a positive
  *  intensity and colour are taken; lamps whose sphere (effective range) misses the frustum
- *  are left out. @p grid: tiles across, up, slices (each >= 1). */
+ *  are left out; a view with no lamp gets no clusters. @p grid: tiles across, up, slices
+ *  (each >= 1). @p orthographic: the view's rays are parallel (depths may be negative). */
 ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3& eye, const glm::mat4& viewProjection,
-                           const glm::mat3& rotation, ClipDepth clipDepth, const Viewport& viewport,
-                           const glm::uvec3& grid, float cutoffLux, std::vector<glm::uvec4>& texels);
+                           const glm::mat3& rotation, bool orthographic, ClipDepth clipDepth,
+                           const Viewport& viewport, const glm::uvec3& grid, float cutoffLux,
+                           std::vector<glm::uvec4>& texels);
 
 class LightList {
 public:
@@ -85,6 +88,8 @@ public:
     [[nodiscard]] const ViewLights& view(std::size_t passIndex) const noexcept { return m_views[passIndex]; }
     /** The view's uniforms of a lit program: the scene's sun and ambient, the list's. */
     void setViewUniforms(const SurfaceProgram& program, std::size_t passIndex, const Scene& scene) const;
+    /** Frees the buffer (Renderer::trim()); the next prepare() makes one again if needed. */
+    void trim() noexcept;
     /** Lamps in the frame's list (summed over views). */
     [[nodiscard]] std::uint64_t lampsListed() const noexcept { return m_lampsListed; }
     /** Bytes sent this frame (0 when nothing changed). */

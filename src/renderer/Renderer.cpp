@@ -638,11 +638,12 @@ Renderer::Renderer(const RendererDesc& desc) {
                               std::to_string(desc.occlusionBufferHeight) + " is not within 1..4096");
     }
     const RendererDesc::LightClusterGrid& grid = desc.lightClusters;
+    const std::uint64_t clusters = std::uint64_t{grid.tilesAcross} * grid.tilesUp * grid.slices;
     for (const std::uint32_t cells : {grid.tilesAcross, grid.tilesUp, grid.slices}) {
-        if (cells == 0 || cells > 128) {
+        if (cells == 0 || cells > 128 || clusters > 16384) {
             throw InvalidArgument("gl::Renderer: RendererDesc::lightClusters {" + std::to_string(grid.tilesAcross) + ", " +
                                   std::to_string(grid.tilesUp) + ", " + std::to_string(grid.slices) +
-                                  "}: each must be within 1..128");
+                                  "}: each must be within 1..128, and at most 16384 clusters in all");
         }
     }
     if (!std::isfinite(desc.lightCutoffIlluminance) || !(desc.lightCutoffIlluminance > 0.0f)) {
@@ -680,6 +681,7 @@ void Renderer::trim() {
     m_impl->instanceVisibility.trim();
     m_impl->gpuCulling.trim();
     m_impl->depthPyramid.trim();
+    m_impl->lights.trim();  // the clustered light list's buffer
     m_impl->particles.trim();
     m_impl->gpuParticles.trim();
     m_impl->shadow.trim();

@@ -104,6 +104,7 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       lightViewport(program.uniformLocation("u_lightViewport")),
       lightForward(program.uniformLocation("u_lightForward")),
       lightSlices(program.uniformLocation("u_lightSlices")),
+      viewAxis(program.uniformLocation("u_viewAxis")),
       lanes(program.uniformLocation("u_lanes")),
       laneVectors(program.uniformLocation("myriad_lanes_vectors")),
       materialIndex(program.uniformLocation("u_materialIndex")),

@@ -123,6 +123,7 @@ struct SurfaceUniforms {
     int lightViewport = -1;     ///< u_lightViewport (kLit)
     int lightForward = -1;      ///< u_lightForward (kLit)
     int lightSlices = -1;       ///< u_lightSlices (kLit)
+    int viewAxis = -1;          ///< u_viewAxis: towards the eye along the view axis, w 1 if orthographic
     int lanes = -1;          ///< u_lanes[0] (vec4[4]): a MeshNode's shader data, or zeros
     int laneVectors = -1;    ///< myriad_lanes_vectors (kInstanceLanes): the batch's laneCount
     int materialIndex = -1;  ///< u_materialIndex

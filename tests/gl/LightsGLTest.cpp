@@ -364,3 +364,27 @@ TEST_CASE("LightNode and RendererDesc refuse what KHR_lights_punctual forbids an
     desc.lightCutoffIlluminance = 0.0f;
     CHECK_THROWS_AS(gl::Renderer(desc), InvalidArgument);
 }
+
+TEST_CASE("a lamp at the eye lights a metallic-roughness wall head-on, without NaN", "[lights][pixels]") {
+    RenderFixture fixture;
+    Scene scene;
+    darken(scene);
+    // The ortho camera sits at (0, 0, 10) looking down -Z; the lamp is there too (a head lamp),
+    // so l = v = h = n at the wall's centre and v.h rounds to about 1, where (1 - v.h)^5 must
+    // not take a negative base.
+    Material material = lambert(0.5f);
+    material.shading = Shading::MetallicRoughness;
+    material.metallic = 0.5f;
+    material.roughness = 0.5f;
+    scene.root().emplace<MeshNode>(quadMesh(2.0f), material, "wall");
+    auto& lamp = scene.root().emplace<LightNode>(LightType::Point, "head lamp");
+    lamp.setPosition({0.0, 0.0, 10.0});
+    lamp.setIntensity(100.0f);
+    lamp.setRange(1000.0f);
+    // f0 = mix(0.04, 0.5, 0.5) = 0.27, c_diff = 0.25, alpha = 0.25: D = 1 / (pi alpha^2),
+    // V = 1 / 4; E = 100 / 10^2 lux.
+    const float f0 = 0.27f;
+    const float brdf = (1.0f - f0) * 0.25f / kPi + f0 / (kPi * 0.0625f) * 0.25f;
+    const float window = std::pow(1.0f - std::pow(10.0f / 1000.0f, 4.0f), 2.0f);
+    CHECK(std::abs(grey(fixture.render(scene), kSize / 2, kSize / 2) - encoded(brdf * 1.0f * window)) <= 2);
+}

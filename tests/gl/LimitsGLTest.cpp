@@ -272,9 +272,9 @@ TEST_CASE("the shadow map's mapSize is checked against GL_MAX_TEXTURE_SIZE as th
 
 TEST_CASE("draws past the draw table's GL_MAX_TEXTURE_BUFFER_SIZE rows keep a call of their own", "[limits][table][pixels]") {
     context();
-    // 24 texels: two rows of 12. The first two batches get rows 0 and 1 and share one
+    // 28 texels: two rows of 14. The first two batches get rows 0 and 1 and share one
     // multi-draw; the other two have rows past the table and are drawn one call each.
-    const LoweredLimits lowered(texelCeiling(24));
+    const LoweredLimits lowered(texelCeiling(28));
     gl::Renderer renderer;
     gl::OffscreenTarget target(kSize, kSize);
     Scene scene;

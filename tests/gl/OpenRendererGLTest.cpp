@@ -264,9 +264,9 @@ TEST_CASE("two views in one frame upload each batch once (split screen)", "[view
     // Records (100 x 64 bytes) once with their 100 (draw row, instance) pairs of 8 bytes, plus
     // the mesh (4 vertices of 48 bytes, 6 16-bit indices) and its copy in the index arena (6
     // 32-bit indices; the vertices are copied on the GPU), plus the batch's one draw-table row
-    // (192 bytes) for both views, one 20-byte command per view, and the material table's first
+    // (224 bytes) for both views, one 20-byte command per view, and the material table's first
     // upload (row 0, 32 bytes).
-    CHECK(stats.bytesUploaded == 100 * 64 + 100 * 8 + 4 * 48 + 6 * 2 + 6 * 4 + 192 + 2 * 20 + 32);
+    CHECK(stats.bytesUploaded == 100 * 64 + 100 * 8 + 4 * 48 + 6 * 2 + 6 * 4 + 224 + 2 * 20 + 32);
     const Image image = target.readPixels();
     MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kRed);                // left view
     MYRIAD_CHECK_PIXEL(image, kSize + pixelX(0.5f, kSize), kSize / 2, kRed);         // right view
@@ -548,9 +548,9 @@ TEST_CASE("a batch with two primitives draws both at every instance from one rec
     // Records once; two places' four (draw row, instance) pairs each (the arena hands out places
     // of 4 records: the node's, and primitive 1's, whose records are never written); two meshes,
     // and their indices widened to 32 bits for the index arena (the vertices are copied there on
-    // the GPU); a 192-byte row per primitive; a 20-byte command per primitive; the material
+    // the GPU); a 224-byte row per primitive; a 20-byte command per primitive; the material
     // table's one 32-byte row (both materials are unnamed: index 0).
-    CHECK(stats.bytesUploaded == 2 * 64 + 2 * 4 * 8 + 2 * (4 * 48 + 6 * 2) + 2 * 6 * 4 + 2 * 192 + 2 * 20 + 32);
+    CHECK(stats.bytesUploaded == 2 * 64 + 2 * 4 * 8 + 2 * (4 * 48 + 6 * 2) + 2 * 6 * 4 + 2 * 224 + 2 * 20 + 32);
     for (const glm::vec2 origin : {glm::vec2(-0.5f, 0.5f), glm::vec2(0.5f, -0.5f)}) {
         MYRIAD_CHECK_PIXEL(image, pixelX(origin.x - 0.15f, kSize), pixelY(origin.y, kSize), kRed);
         MYRIAD_CHECK_PIXEL(image, pixelX(origin.x + 0.15f, kSize), pixelY(origin.y, kSize), kBlue);

@@ -81,8 +81,9 @@ TEST_CASE("moving the node moves every instance", "[pixels]") {
     MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(0.5f, kSize), kRed);
     MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), pixelY(-0.5f, kSize), kGreen);
     // Only the node moved: no instance data was sent again, only the batch's draw-table row
-    // (192 bytes: its world matrix, tint and material, renderer/DrawTable.h).
-    CHECK(f.renderer.lastFrameStats().bytesUploaded == 192);
+    // (224 bytes: its world matrix, tint, material, light channels and shading factors,
+    // renderer/DrawTable.h).
+    CHECK(f.renderer.lastFrameStats().bytesUploaded == 224);
 }
 
 TEST_CASE("node x instance order: the node rotation applies after the instance translation", "[pixels]") {

@@ -115,10 +115,10 @@ TEST_CASE("five 1 MiB batches rewritten in one frame never overwrite staging byt
         }
     }
     // Both frames' records went through the ring, and the first frame's setup of the table-driven
-    // path: each batch's (draw row, instance) pairs (8 bytes a record) and draw-table row (192
+    // path: each batch's (draw row, instance) pairs (8 bytes a record) and draw-table row (224
     // bytes), the five commands (20 bytes each) and the quad's six 32-bit indices in the index
     // arena. The second frame's rows and commands were the first's: not sent again.
-    CHECK(stagedBytes == 2 * 5 * kInstances * kRecordBytes + 5 * kInstances * 8 + 5 * 192 + 5 * 20 + 6 * 4);
+    CHECK(stagedBytes == 2 * 5 * kInstances * kRecordBytes + 5 * kInstances * 8 + 5 * 224 + 5 * 20 + 6 * 4);
     const std::vector<std::string> unguarded = unguardedStagingRewrites(log, ring);
     INFO(joined(unguarded) << "log:\n" << log.dump());
     CHECK(unguarded.empty());

@@ -65,7 +65,7 @@ public:
     [[nodiscard]] float range() const noexcept { return m_range; }
     /** The range the renderer uses: range() when set, else the distance at which the lamp's
      *  brightest channel's illuminance falls to @p cutoffLux (sqrt(max(color) * intensity /
-     *  cutoffLux); RendererDesc::lightCutoffIlluminance), at least 1e-3. World units. */
+     *  cutoffLux); RendererDesc::lightCutoffIlluminance), within 1e-3 .. 1e9. World units. */
     [[nodiscard]] float effectiveRange(float cutoffLux) const noexcept;
 
     /** A spot's cone, radians from its axis: full intensity inside @p inner, none outside

@@ -93,7 +93,8 @@ struct RendererDesc {
      *  A fragment loops over its cluster's lamps only; finer grids cost more CPU and upload per
      *  frame (16 bytes a cluster) and fewer lamps per fragment. {1, 1, 1}: every fragment
      *  tests every lamp in view (a reference to compare against).
-     *  @throws InvalidArgument (from the constructor) unless each is within 1..128. */
+     *  @throws InvalidArgument (from the constructor) unless each is within 1..128 and their
+     *  product (the clusters, 16 bytes each per view with lamps) at most 16384. */
     struct LightClusterGrid {
         std::uint32_t tilesAcross = 16;  ///< columns of tiles across the viewport
         std::uint32_t tilesUp = 9;       ///< rows of tiles up the viewport
