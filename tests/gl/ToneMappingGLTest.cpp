@@ -208,7 +208,7 @@ TEST_CASE("tone mapping: doubling the exposure equals doubling the light", "[ton
                 1, (Rgba{240, 240, 240, 255}), 1);
 }
 
-TEST_CASE("tone mapping: sRGB, linear 8-bit and float destinations give the same encoded bytes", "[tonemap]") {
+TEST_CASE("tone mapping: sRGB and linear 8-bit and float destinations give the same encoded bytes", "[tonemap]") {
     context();
     const gl::OffscreenTarget source = floatSource(sourceColours());
     for (const gl::ToneMapOperator op :
@@ -275,7 +275,7 @@ TEST_CASE("tone mapping: bad settings and arguments throw and leave the pass as 
     CHECK(sameImage(toneMapped(moved, source), before));
 }
 
-TEST_CASE("tone mapping: draws whatever state it is called in, leaves the documented state, asks GL nothing",
+TEST_CASE("tone mapping: draws in any state then leaves the documented state and asks GL nothing",
           "[tonemap][state]") {
     context();
     const gl::OffscreenTarget source = floatSource(sourceColours());
