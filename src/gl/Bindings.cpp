@@ -40,6 +40,7 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_BINDING_CULL_JOBS " << kCullJobsBinding << "\n"
         << "#define MYRIAD_BINDING_CULL_PYRAMID " << kCullPyramidBinding << "\n"
         << "#define MYRIAD_UNIT_PYRAMID_DEPTH " << kPyramidDepthUnit << "\n"
+        << "#define MYRIAD_UNIT_TONEMAP_SOURCE " << kToneMapSourceUnit << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_COUNTERS " << kParticleCountersBinding << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_SOURCE " << kParticleSourceBinding << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_TARGET " << kParticleTargetBinding << "\n"

@@ -67,6 +67,11 @@ inline constexpr std::uint32_t kParticleStreamsUnit = streams::kParticleStreamsU
  *  units (the lanes' in surface programs). */
 inline constexpr std::uint32_t kParticleCurvesUnit = kLanesUnit;
 
+/** The tone-mapping pass's (tonemap.frag; ToneMapPass, myriad/gl/ToneMapping.h) sampler2D
+ *  u_source: the float source, through the pass's own sampler object. One of the contract's
+ *  units (the base colour's in surface programs); the pass empties it after its draw. */
+inline constexpr std::uint32_t kToneMapSourceUnit = kBaseColorUnit;
+
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
 inline constexpr std::array<std::uint32_t, 11> kRendererTextureUnits{

@@ -85,17 +85,26 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     requireCurrentContext("gl::OffscreenTarget");
     glCreateFramebuffers(1, &m_framebuffer);
     detail::countObject(detail::ObjectKind::Framebuffer, 1);
-    glCreateRenderbuffers(1, &m_color);
+    // Colour is a texture (one level, immutable storage) so a later pass can sample it
+    // (colorTextureId(): ToneMapPass reads a float target's linear light); drawing into it is the
+    // same as into a renderbuffer.
+    glCreateTextures(GL_TEXTURE_2D, 1, &m_color);
     // Depth is a texture (one level, immutable storage) so the renderer can read it (View::depthTexture:
     // the GPU occlusion pass's depth pyramid); drawing into it is the same as into a renderbuffer.
     glCreateTextures(GL_TEXTURE_2D, 1, &m_depth);
     const GLenum colorFormat = format == TargetFormat::Rgba16Float ? GL_RGBA16F
                                : format == TargetFormat::Rgba8     ? GL_RGBA8
                                                                    : GL_SRGB8_ALPHA8;
-    glNamedRenderbufferStorage(m_color, colorFormat, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+    glTextureStorage2D(m_color, 1, colorFormat, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+    // Complete for a plain sampler2D without a sampler object (the default minifying filter
+    // wants mipmaps the one level does not have).
+    glTextureParameteri(m_color, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(m_color, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(m_color, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(m_color, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTextureStorage2D(m_depth, 1, depth == DepthFormat::Depth32Float ? GL_DEPTH_COMPONENT32F : GL_DEPTH_COMPONENT24,
                        static_cast<GLsizei>(width), static_cast<GLsizei>(height));
-    glNamedFramebufferRenderbuffer(m_framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, m_color);
+    glNamedFramebufferTexture(m_framebuffer, GL_COLOR_ATTACHMENT0, m_color, 0);
     glNamedFramebufferTexture(m_framebuffer, GL_DEPTH_ATTACHMENT, m_depth, 0);
     if (velocity != VelocityFormat::None) {
         // Motion vectors (View::velocity): colour attachment 1, both written by every draw into
@@ -125,7 +134,7 @@ OffscreenTarget::OffscreenTarget(std::uint32_t width, std::uint32_t height,
     m_velocityFormat = velocity;
     const std::string base = detail::labelOrDefault(label, "offscreen-target", m_framebuffer);
     detail::setLabel(GL_FRAMEBUFFER, m_framebuffer, base);
-    detail::setLabel(GL_RENDERBUFFER, m_color, base + ".color");
+    detail::setLabel(GL_TEXTURE, m_color, base + ".color");
     detail::setLabel(GL_TEXTURE, m_depth, base + ".depth");
     if (m_velocity != 0) {
         detail::setLabel(GL_RENDERBUFFER, m_velocity, base + ".velocity");
@@ -138,7 +147,7 @@ void OffscreenTarget::destroy() noexcept {
         detail::countObject(detail::ObjectKind::Framebuffer, -1);
     }
     if (m_color != 0) {
-        glDeleteRenderbuffers(1, &m_color);
+        glDeleteTextures(1, &m_color);
     }
     if (m_depth != 0) {
         glDeleteTextures(1, &m_depth);

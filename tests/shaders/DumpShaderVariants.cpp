@@ -17,6 +17,7 @@
 #include "renderer/SkinPalettePass.h"
 #include "renderer/GpuParticlePass.h"
 #include "renderer/ShaderLibrary.h"
+#include "renderer/ToneMapProgram.h"
 #include "gl/ShaderText.h"
 #include "myriad/core/SurfaceShader.h"
 
@@ -252,15 +253,17 @@ int run(int argc, char** argv) {
     programs << "link " << writeStage(GpuCulling::programSource(), "cull") << "\n";
     programs << "link " << writeStage(SkinPalettePass::programSource(), "skin_palette") << "\n";
     programs << "link " << writeStage(DepthPyramid::programSource(), "depth_pyramid") << "\n";
+    const auto toneMap = toneMapProgramSources();  // tonemap.vert + tonemap.frag (ToneMapPass)
+    programs << "link " << writeStage(toneMap[0], "tonemap") << " " << writeStage(toneMap[1], "tonemap") << "\n";
     const auto particleKernels = gpuParticleProgramSources();  // particle_sim.comp, particle_sort.comp
     for (const auto& [stem, source] : particleKernels) {
         programs << "link " << writeStage(source, stem) << "\n";
     }
     writeFile(out / "programs.txt", programs.str());
-    std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp + skin_palette.comp + depth_pyramid.comp + %zu particle kernels: "
+    std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp + skin_palette.comp + depth_pyramid.comp + tonemap + %zu particle kernels: "
                 "%zu programs, %zu stage files in %s\n",
                 featureSets.size(), surfaces.size(), particleKernels.size(),
-                featureSets.size() * (1 + surfaces.size()) + 3 + particleKernels.size(), files, out.string().c_str());
+                featureSets.size() * (1 + surfaces.size()) + 4 + particleKernels.size(), files, out.string().c_str());
     return 0;
 }
 

@@ -43,11 +43,12 @@ enum class VelocityFormat : std::uint8_t {
     Rg32Float,  ///< GL_RG32F at colour attachment 1: 8 bytes a pixel
 };
 
-/** A framebuffer object with an sRGB (default), RGBA8 or RGBA16F colour renderbuffer and a
+/** A framebuffer object with an sRGB (default), RGBA8 or RGBA16F colour texture (one level,
+ *  colorTextureId(), which ToneMapPass reads) and a
  *  DEPTH24 (default) or DEPTH32F depth texture (one level, single-sampled: depthTextureId(),
  *  which View::of() hands to the renderer as View::depthTexture for GPU occlusion culling).
  *  GL calls: glCreateFramebuffers, glCreateRenderbuffers, glNamedRenderbufferStorage,
- *  glCreateTextures, glTextureStorage2D, glNamedFramebufferRenderbuffer,
+ *  glCreateTextures, glTextureStorage2D, glTextureParameteri, glNamedFramebufferRenderbuffer,
  *  glNamedFramebufferTexture, glCheckNamedFramebufferStatus, glReadPixels.
  *  Ownership: move-only RAII. Thread safety: the context's thread only. */
 class OffscreenTarget {
@@ -92,6 +93,12 @@ public:
 
     /** The GL name of the framebuffer object; 0 when empty. */
     [[nodiscard]] std::uint32_t framebufferId() const noexcept { return m_framebuffer; }
+    /** The GL name of the colour attachment, a GL_TEXTURE_2D of one level in the colour format
+     *  (GL_SRGB8_ALPHA8, GL_RGBA8 or GL_RGBA16F), width() x height(), filtering linear and
+     *  wrapping clamp-to-edge (complete without mipmaps); 0 when empty. Owned by this target:
+     *  valid until it is destroyed or moved from. Sample it (an sRGB target's texels decode to
+     *  linear light) only while nothing draws into this target: ToneMapPass::apply reads it. */
+    [[nodiscard]] std::uint32_t colorTextureId() const noexcept { return m_color; }
     /** The GL name of the depth attachment, a GL_TEXTURE_2D of one level in the depth format
      *  (GL_DEPTH_COMPONENT24 or GL_DEPTH_COMPONENT32F), width() x height(), compare mode
      *  none; 0 when empty. Owned by this target: valid until it is destroyed or moved from.
