@@ -195,8 +195,8 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
                        glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
     program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
     program.setUniform(u.particle.round, material.round ? 1 : 0);
-    if (u.fog.additive >= 0) {  // fog (docs/lighting.md): additive light fades, alpha mixes
-        setFogUniforms(program, u, pass.fog());
+    setFogUniforms(program, u, pass.fog());  // fog (docs/lighting.md): additive light fades, alpha mixes
+    if (u.fog.additive >= 0) {
         program.setUniform(u.fog.additive, material.blend == ParticleBlend::Additive ? 1 : 0);
     }
     const Texture2D* texture = nullptr;
