@@ -114,7 +114,7 @@ Fog fogOf(FogMode mode) {
     Fog fog;
     fog.mode = mode;
     fog.color = {0.7f, 0.5f, 0.3f};
-    fog.start = 4.0f;
+    fog.start = 2.0f;  // d is about 10: f = 6 / 14, not one half (a ramp the wrong way would pass)
     fog.end = 16.0f;
     fog.density = mode == FogMode::ExponentialSquared ? 0.06f : mode == FogMode::Height ? 0.08f : 0.07f;
     fog.height = 0.0f;
@@ -219,7 +219,7 @@ TEST_CASE("opaque, blended, premultiplied and additive surfaces each fog the way
     scene.fog.mode = FogMode::Linear;
     scene.fog.color = {0.7f, 0.5f, 0.3f};
     scene.fog.start = 0.0f;
-    scene.fog.end = 20.0f;
+    scene.fog.end = 24.0f;  // f = 14 / 24 in front, 10 / 24 behind: a reversed ramp would swap them
     const glm::vec3 back(0.1f, 0.2f, 0.6f);
     const glm::vec3 front(0.9f, 0.1f, 0.2f);
     constexpr float kAlpha = 0.5f;
