@@ -294,7 +294,7 @@ TEST_CASE("opaque, blended, premultiplied and additive surfaces each fog the way
     }
 }
 
-TEST_CASE("scatter nodes, populations' programs and GPU particle systems get fog", "[gl][fog]") {
+TEST_CASE("scatter nodes and GPU particle systems get fog", "[gl][fog]") {
     context();
     const glm::vec3 color(0.2f, 0.8f, 0.4f);
     Scene scene;
