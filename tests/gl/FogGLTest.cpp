@@ -9,6 +9,7 @@
 #include <glad/gl.h>
 
 #include "myriad/core/GpuParticles.h"
+#include "myriad/core/InstanceRecord.h"
 #include "myriad/core/Particles.h"
 #include "myriad/core/Scatter.h"
 #include "myriad/core/Scene.h"
@@ -22,6 +23,7 @@
 
 #include <array>
 #include <cmath>
+#include <span>
 #include <string>
 
 using namespace myriad;
@@ -294,7 +296,7 @@ TEST_CASE("opaque, blended, premultiplied and additive surfaces each fog the way
     }
 }
 
-TEST_CASE("scatter nodes and GPU particle systems get fog", "[gl][fog]") {
+TEST_CASE("scatter nodes, GPU populations and GPU particle systems get fog", "[gl][fog]") {
     context();
     const glm::vec3 color(0.2f, 0.8f, 0.4f);
     Scene scene;
@@ -310,6 +312,29 @@ TEST_CASE("scatter nodes and GPU particle systems get fog", "[gl][fog]") {
         field.wind.strength = 0.0f;
         field.wind.gustStrength = 0.0f;
         field.add(ScatterInstance{.position = {0.0f, 0.0f, 0.0f}, .scale = 1.5f});  // centred quad 1.5 wide
+        renderer.render(scene, cameraAt(0.0f), target.target);
+        for (const std::uint32_t px : {26u, 32u, 40u}) {
+            const glm::vec2 p = pixelCentre(px, 32);
+            const double f = fogFactor(scene.fog, eye, {p.x, p.y, 0.0});
+            CHECK_LINEAR(target.at(px, 32), mixFog(scene.fog, color, f));
+        }
+    }
+    SECTION("a GPU population") {
+        // One member, the unit quad scaled 1.5 at the origin (rows of a 3 x 4 matrix, colour).
+        const std::array<InstanceRecord, 1> records{InstanceRecord{
+            glm::vec4(1.5f, 0, 0, 0), glm::vec4(0, 1.5f, 0, 0), glm::vec4(0, 0, 1, 0), glm::vec4(1.0f)}};
+        gl::GpuBufferDesc buffer;
+        buffer.name = "members";
+        buffer.elementType = gl::GpuElementType::InstanceRecord;
+        buffer.length = 1;
+        buffer.initialData = std::as_bytes(std::span(records));
+        renderer.createBuffer(buffer);
+        gl::PopulationDesc population;
+        population.name = "population";
+        population.transformBuffer = "members";
+        population.instanceCount = 1;
+        population.material = unlit(glm::vec4(color, 1.0f));
+        (void)renderer.drawInstanced(unitQuad(), population);
         renderer.render(scene, cameraAt(0.0f), target.target);
         for (const std::uint32_t px : {26u, 32u, 40u}) {
             const glm::vec2 p = pixelCentre(px, 32);
