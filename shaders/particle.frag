@@ -4,6 +4,7 @@
 // in linear light: rgb * alpha, alpha. Alpha pools blend ONE, ONE_MINUS_SRC_ALPHA ("over"),
 // additive ones ONE, ONE, so both fade by alpha, never by darkening to a black square.
 // Feature switches: MYRIAD_USER_SURFACE (the material's SurfaceShader replaces the built-in);
+// MYRIAD_FOG (the scene's fog before the alpha weighting: myriad_applyFog(); docs/lighting.md);
 // MYRIAD_ENCODE_SRGB (rgb encoded by myriad_encodeSrgb() before the alpha weighting, for a
 // linear 8-bit target the view wants display-encoded: "over" and additive blending then mix
 // encoded values).
@@ -67,6 +68,19 @@ SurfaceOutput surface(SurfaceInput s) {
 }
 #endif
 
+#ifdef MYRIAD_FOG
+uniform int u_fogAdditive;  // 1: an additive material (ONE, ONE)
+// Fog (docs/lighting.md, "Fog"), on the colour before it is weighted by alpha. Alpha ("over")
+// pools: mix(fog colour, rgb, f), so the premultiplied output is rgb * alpha * f + fog colour *
+// alpha * (1 - f): the particle covers alpha of what is behind with fogged colour. Additive
+// pools: rgb * f: the light they add fades with the fog, and no fog colour is added (it would
+// brighten the scene once per overlapping particle).
+vec3 myriad_applyFog(vec3 rgb) {
+    float f = myriad_fogFactor(v_relativePosition, u_eye.y);
+    return u_fogAdditive != 0 ? rgb * f : mix(u_fogColor, rgb, f);
+}
+#endif
+
 void main() {
     SurfaceInput s;
     s.uv = v_uv0;
@@ -87,6 +101,9 @@ void main() {
         albedo.a *= 1.0 - smoothstep(0.6, 1.0, r);
     }
     vec3 rgb = albedo.rgb;
+#ifdef MYRIAD_FOG
+    rgb = myriad_applyFog(rgb);
+#endif
 #ifdef MYRIAD_ENCODE_SRGB
     rgb = myriad_encodeSrgb(rgb);
 #endif

@@ -18,6 +18,9 @@
 //   MYRIAD_USER_SURFACE      the material's SurfaceShader replaces the built-in surface
 //   MYRIAD_SHADOW_RECEIVE    (with MYRIAD_LIT) the light's term is scaled by the shadow map
 //                            (docs/shadows.md, src/renderer/ShadowPass.cpp)
+//   MYRIAD_FOG               the scene's fog after lighting, before encoding: myriad_applyFog()
+//                            (myriad_fogFactor() and u_fog* defined by ShaderLibrary before
+//                            this text, kFogGlsl; docs/lighting.md, "Fog")
 //   MYRIAD_ENCODE_SRGB       rgb encoded by myriad_encodeSrgb() (IEC 61966-2-1, defined by
 //                            ShaderLibrary before this text): a linear 8-bit target that the
 //                            view wants display-encoded; blending then mixes encoded values
@@ -82,7 +85,7 @@ uniform int u_sunChannels;       // Scene::light's channel mask (bits)
 // The renderer's material table, indexed by material index (0: no material), std430, the
 // same buffer compute passes can bind (Renderer::kMaterialTableBuffer). Row layout, 32 bytes:
 // base colour (linear RGBA), alpha cutoff, shading (0 lit, 1 unlit, 2 metallic-roughness), alpha mode (0 opaque,
-// 1 mask, 2 blend), flags (1 double-sided, 2 textured).
+// 1 mask, 2 blend), flags (1 double-sided, 2 textured, 4 blended and writes depth).
 struct MyriadMaterial {
     vec4 baseColor;
     float alphaCutoff;
@@ -325,6 +328,16 @@ SurfaceOutput surface(SurfaceInput s) {
 }
 #endif
 
+#ifdef MYRIAD_FOG
+// Fog (docs/lighting.md, "Fog"): the fraction myriad_fogFactor() of the lit colour remains,
+// the fog's colour makes up the rest. Alpha is left as it is, so an "over"-blended surface
+// (SRC_ALPHA, ONE_MINUS_SRC_ALPHA) adds alpha * its fogged colour to what is behind, which
+// its own distance has fogged already.
+vec3 myriad_applyFog(vec3 rgb) {
+    return mix(u_fogColor, rgb, myriad_fogFactor(v_relativePosition, u_eye.y));
+}
+#endif
+
 void main() {
 #ifdef MYRIAD_LOD_FADE
     if ((v_lodFade & 0x80u) != 0u) {
@@ -409,6 +422,9 @@ void main() {
     }
     rgb += myriad_listedLights(v_relativePosition, normal, view, brdfSurface, channels);
     rgb += u_emissive;
+#endif
+#ifdef MYRIAD_FOG
+    rgb = myriad_applyFog(rgb);
 #endif
 #ifdef MYRIAD_ENCODE_SRGB
     rgb = myriad_encodeSrgb(rgb);

@@ -19,7 +19,7 @@ GpuMaterial pack(const Material& material) {
     row.alphaCutoff = material.alphaCutoff;
     row.shading = material.shading == Shading::Lit ? 0 : material.shading == Shading::Unlit ? 1 : 2;
     row.alphaMode = static_cast<std::int32_t>(material.alphaMode);
-    row.flags = (material.doubleSided ? 1 : 0) | (material.baseColorTexture ? 2 : 0);
+    row.flags = (material.doubleSided ? 1 : 0) | (material.baseColorTexture ? 2 : 0) | (material.blendWritesDepth ? 4 : 0);
     return row;
 }
 

@@ -32,7 +32,7 @@ struct GpuMaterial {
     float alphaCutoff;
     std::int32_t shading;
     std::int32_t alphaMode;
-    std::int32_t flags;  ///< 1: double-sided, 2: textured
+    std::int32_t flags;  ///< 1: double-sided, 2: textured, 4: blended and writes depth (Material::blendWritesDepth)
     friend bool operator==(const GpuMaterial&, const GpuMaterial&) = default;
 };
 static_assert(sizeof(GpuMaterial) == 32);

@@ -1,6 +1,7 @@
 #include "renderer/ParticlePass.h"
 
 #include "renderer/LightList.h"
+#include "renderer/Fog.h"
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstanceRecord.h"
@@ -142,8 +143,8 @@ void ParticlePass::trim() {
     }
 }
 
-std::uint32_t particleFeatures(const View& view) {
-    return kParticle | outputFeatures(view);
+std::uint32_t particleFeatures(const ViewPass& pass) {
+    return kParticle | outputFeatures(pass.view()) | fogFeatures(pass.fog());
 }
 
 Material atlasMaterial(const ParticleMaterial& material) {
@@ -155,7 +156,7 @@ Material atlasMaterial(const ParticleMaterial& material) {
 
 void prepareParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
                          const ParticleMaterial& material) {
-    shaders.request(particleFeatures(pass.view()), material.surface);  // waited for by the renderer
+    shaders.request(particleFeatures(pass), material.surface);  // waited for by the renderer
     if (material.atlas) {
         (void)resources.texture(atlasMaterial(material));
     }
@@ -173,7 +174,7 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
     } else {
         glBlendFuncSeparate(GL_ONE, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
     }
-    SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
+    SurfaceProgram& chosen = shaders.get(particleFeatures(pass), material.surface);
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
     program.use();
@@ -195,6 +196,10 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
                        glm::vec2(static_cast<float>(material.atlasColumns), static_cast<float>(material.atlasRows)));
     program.setUniform(u.particle.blendFrames, material.blendFrames ? 1 : 0);
     program.setUniform(u.particle.round, material.round ? 1 : 0);
+    setFogUniforms(program, u, pass.fog());  // fog (docs/lighting.md): additive light fades, alpha mixes
+    if (u.fog.additive >= 0) {
+        program.setUniform(u.fog.additive, material.blend == ParticleBlend::Additive ? 1 : 0);
+    }
     const Texture2D* texture = nullptr;
     if (material.atlas) {
         const Material atlas = atlasMaterial(material);
@@ -205,8 +210,9 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
     program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
 }
 
-std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const View& view) {
-    std::uint32_t features = kScatter;
+std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const ViewPass& pass) {
+    const View& view = pass.view();
+    std::uint32_t features = kScatter | fogFeatures(pass.fog());
     if (node.material().alphaMode == AlphaMode::Mask) {
         features |= kAlphaMask;
     }
@@ -248,7 +254,7 @@ void ParticlePass::prepare(std::span<const ViewPass> passes, ShaderLibrary& shad
                 if (scatter.count() == 0) {
                     continue;
                 }
-                shaders.request(scatterFeatures(scatter, pass.view()), scatter.material().surface);
+                shaders.request(scatterFeatures(scatter, pass), scatter.material().surface);
                 (void)resources.mesh(scatter.mesh());
                 (void)resources.texture(scatter.material());
                 ScatterGpu& gpu = m_scatter[scatter.id()];
@@ -644,7 +650,7 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
             continue;
         }
         const Material& material = scatter.material();
-        SurfaceProgram& chosen = shaders.get(scatterFeatures(scatter, pass.view()), material.surface);
+        SurfaceProgram& chosen = shaders.get(scatterFeatures(scatter, pass), material.surface);
         const Program& program = chosen.program;
         const SurfaceUniforms& u = chosen.uniforms;
         program.use();
@@ -656,6 +662,7 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         program.setUniform(u.lightChannels, static_cast<int>(scatter.lightChannels()));
         program.setUniform(u.metallicRoughness, glm::vec2(material.metallic, material.roughness));
         program.setUniform(u.emissive, material.emissive * material.emissiveStrength);
+        setFogUniforms(program, u, pass.fog());
         glm::mat4 model(scatter.worldLinear());
         model[3] = glm::vec4(glm::vec3(scatter.worldTranslation() - camera.eye), 1.0f);
         program.setUniform(u.model, model);

@@ -56,9 +56,9 @@ struct ParticleSortScratch {
 void sortBackToFront(std::span<const glm::vec4> positions, std::size_t count, const glm::vec3& eye,
                      const glm::vec3& forward, std::vector<std::uint32_t>& order, ParticleSortScratch& scratch);
 
-/** The shader features of a particle program drawn into @p view (kParticle and the view's
- *  output). */
-[[nodiscard]] std::uint32_t particleFeatures(const View& view);
+/** The shader features of a particle program drawn in @p pass (kParticle, the view's output
+ *  and the pass's fog). */
+[[nodiscard]] std::uint32_t particleFeatures(const ViewPass& pass);
 
 /** A particle material's flipbook atlas as the Material GpuResources::texture() and sampler()
  *  take (its name and base-colour image; default sampling). */
@@ -73,7 +73,8 @@ void prepareParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResour
  *  for a CPU pool and a GPU system alike: blending on with @p material's function, depth mask
  *  off, face culling off (all left so); the program for @p material in @p pass bound (counted
  *  in FrameStats::programBinds) with its camera, @p tint, @p planeTexels (u_particleCapacity),
- *  @p compact (two planes and curves), @p sorted and the material's uniforms; the flipbook
+ *  @p compact (two planes and curves), @p sorted, the material's uniforms and the pass's fog
+ *  (additive materials fade, docs/lighting.md "Fog"); the flipbook
  *  atlas bound on kParticleAtlasUnit when it has one. The program must be ready
  *  (ShaderLibrary::finishPending). */
 void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResources& resources,
@@ -175,7 +176,7 @@ private:
         std::uint64_t uploadedFrame = 0;
     };
 
-    static std::uint32_t scatterFeatures(const ScatterNode& node, const View& view);
+    static std::uint32_t scatterFeatures(const ScatterNode& node, const ViewPass& pass);
     void uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources);
     /** UploadMode::Staged: the changed live rows through the ring. @return rows of the
      *  position stream sent (for Automatic's choice). */

@@ -4,6 +4,7 @@
 #include "gl/GlCommon.h"
 #include "renderer/DepthPyramid.h"
 #include "renderer/DrawTable.h"
+#include "renderer/Fog.h"
 #include "renderer/LightList.h"
 #include "renderer/GlLimits.h"
 #include "renderer/GlState.h"
@@ -266,11 +267,11 @@ struct Renderer::Impl {
             const PhaseTimer timer(stats.compileMs);
             for (const detail::ViewPass& pass : passes) {
                 for (const auto& population : populations.populations()) {
-                    shaders.request(surfaces.featuresOf(*population, pass.view()), population->material.surface);
+                    shaders.request(surfaces.featuresOf(*population, pass), population->material.surface);
                 }
                 // Opaque draws wait for the table (below): it decides which variant each needs.
                 for (const detail::DrawItem& item : pass.blended()) {
-                    shaders.request(surfaces.featuresOf(item, pass.view()), item.node->primitiveMaterial(item.primitive).surface);
+                    shaders.request(surfaces.featuresOf(item, pass), item.node->primitiveMaterial(item.primitive).surface);
                 }
             }
         }
@@ -306,9 +307,9 @@ struct Renderer::Impl {
             for (std::size_t p = 0; p < passes.size(); ++p) {
                 const detail::ViewPass& pass = passes[p];
                 table.build(p, pass, resources, materials, shaders,
-                            [&](const detail::DrawItem& item) { return surfaces.featuresOf(item, pass.view()); });
+                            [&](const detail::DrawItem& item) { return surfaces.featuresOf(item, pass); });
                 for (const detail::DrawItem* item : table.rest(p)) {
-                    shaders.request(surfaces.featuresOf(*item, pass.view()), item->node->primitiveMaterial(item->primitive).surface);
+                    shaders.request(surfaces.featuresOf(*item, pass), item->node->primitiveMaterial(item->primitive).surface);
                 }
             }
             table.upload(resources, stats);
@@ -443,6 +444,7 @@ struct Renderer::Impl {
             drawable += (view.viewport.width != 0 && view.viewport.height != 0) ? 1 : 0;
         }
         shadow.validate(scene.light.shadow);  // shadows: bad settings throw before any GL call
+        detail::validateFog(scene.fog);       // fog: likewise
         const glm::vec3& light = scene.light.direction;
         if (!myriad::detail::allFinite(light)) {
             throw InvalidArgument("gl::Renderer::render: the scene's light direction has a NaN or Inf");

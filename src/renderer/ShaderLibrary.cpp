@@ -19,7 +19,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 20> kFeatureNames{{
+constexpr std::array<FeatureName, 21> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -40,6 +40,7 @@ constexpr std::array<FeatureName, 20> kFeatureNames{{
     {kLodFade, "MYRIAD_LOD_FADE"},
     {kVelocity, "MYRIAD_VELOCITY"},
     {kMetallicRoughness, "MYRIAD_METALLIC_ROUGHNESS"},
+    {kFog, "MYRIAD_FOG"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -119,6 +120,13 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       prevViewProjection(program.uniformLocation("u_prevViewProjection")),
       prevModel(program.uniformLocation("u_prevModel")),
       viewportSize(program.uniformLocation("u_viewportSize")) {
+    if ((features & kFog) != 0) {
+        fog = {.mode = program.uniformLocation("u_fogMode"),
+               .color = program.uniformLocation("u_fogColor"),
+               .params = program.uniformLocation("u_fogParams"),
+               .height = program.uniformLocation("u_fogHeight"),
+               .additive = program.uniformLocation("u_fogAdditive")};
+    }
     if ((features & kScatter) != 0) {
         wind = {.meshHeight = program.uniformLocation("u_meshHeight"),
                 .time = program.uniformLocation("u_windTime"),
@@ -222,6 +230,9 @@ SurfaceProgramSource ShaderLibrary::programSource(std::uint32_t features, const 
     source.fragmentDefines = featureDefines(features);
     if ((features & kEncodeSrgb) != 0) {
         source.fragmentDefines += kEncodeSrgbGlsl;  // one OETF for every fragment stage
+    }
+    if ((features & kFog) != 0) {
+        source.fragmentDefines += kFogGlsl;  // one fog for every fragment stage (docs/lighting.md)
     }
     // particles and scatter (docs/particles.md): their own vertex stage, particles their own
     // fragment stage; both take the user surface function the same way.

@@ -69,6 +69,12 @@ enum ShaderFeature : std::uint32_t {
      *  GGX distribution, Smith visibility, Schlick Fresnel, Lambert diffuse) instead of Lambert
      *  alone, from the draw's metallic, roughness and emission (docs/lighting.md). */
     kMetallicRoughness = 1u << 19,
+    // Bit 20 is free (reserved for issue 20's lights).
+    /** MYRIAD_FOG: the scene's fog (Scene::fog, docs/lighting.md "Fog") applied after lighting,
+     *  before sRGB encoding: kFogGlsl (inserted before the file's text) gives myriad_fogFactor()
+     *  and the u_fog* uniforms, the mode among them (one variant for every mode). Never with
+     *  kDepthOnly. */
+    kFog = 1u << 21,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm
@@ -77,6 +83,42 @@ inline constexpr std::string_view kEncodeSrgbGlsl =
     "vec3 myriad_encodeSrgb(vec3 linearColor) {\n"
     "    vec3 c = clamp(linearColor, 0.0, 1.0);\n"
     "    return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));\n"
+    "}\n";
+
+/** The fog of the fragment stages (kFog), inserted before the file's text: the view's fog as
+ *  uniforms (set once per program and view, renderer/Fog.h) and myriad_fogFactor(), the
+ *  fraction of a surface's colour that remains at a camera-relative position. Formulas:
+ *  docs/lighting.md, "Fog"; Height is Inigo Quilez's closed form ("Better fog", 2010) of the
+ *  optical depth through density * exp(-falloff * (y - height)) along the ray. */
+inline constexpr std::string_view kFogGlsl =
+    "uniform int u_fogMode;     // 1 linear, 2 exponential, 3 exponential squared, 4 height\n"
+    "uniform vec3 u_fogColor;   // linear RGB\n"
+    "uniform vec4 u_fogParams;  // start, end, density, 1 / (end - start)\n"
+    "uniform vec2 u_fogHeight;  // base height (world y), height falloff (per world unit)\n"
+    "float myriad_fogFactor(vec3 relativePosition, float eyeHeight) {\n"
+    "    float d = length(relativePosition);\n"
+    "    float density = u_fogParams.z;\n"
+    "    if (u_fogMode == 1) {\n"
+    "        return clamp((u_fogParams.y - d) * u_fogParams.w, 0.0, 1.0);\n"
+    "    }\n"
+    "    if (u_fogMode == 2) {\n"
+    "        return exp(-density * d);\n"
+    "    }\n"
+    "    if (u_fogMode == 3) {\n"
+    "        float x = density * d;\n"
+    "        return exp(-x * x);\n"
+    "    }\n"
+    "    // Height: density(y) = density * exp(-b * (y - h)). Along the ray from the eye (height\n"
+    "    // e) to the point (height p), the optical depth is d times the mean of exp over\n"
+    "    // [v, u], u = -b * (e - h), v = -b * (p - h): density * d * (exp(u) - exp(v)) / (u - v)\n"
+    "    // (exp at the midpoint when u and v are near). Capped at 80: 80 / b below the base\n"
+    "    // height the fog is whole anyway.\n"
+    "    float b = u_fogHeight.y;\n"
+    "    float u = min(-b * (eyeHeight - u_fogHeight.x), 80.0);\n"
+    "    float v = min(-b * (eyeHeight + relativePosition.y - u_fogHeight.x), 80.0);\n"
+    "    float w = u - v;\n"
+    "    float mean = abs(w) > 1.0e-2 ? (exp(u) - exp(v)) / w : exp(0.5 * (u + v));\n"
+    "    return exp(-density * d * mean);\n"
     "}\n";
 
 /** True when the shaders encode for @p view: it wants display output, its target stores
@@ -138,6 +180,11 @@ struct SurfaceUniforms {
     int prevViewProjection = -1;  ///< u_prevViewProjection (kVelocity): the view's previous, camera-relative to the previous eye
     int prevModel = -1;           ///< u_prevModel (kVelocity): the node's previous world matrix minus the previous eye
     int viewportSize = -1;        ///< u_viewportSize (kVelocity): the view's viewport in pixels
+    /** The fog's (kFog, kFogGlsl; renderer/Fog.h sets them); -1 in other variants. additive is
+     *  particle.frag's u_fogAdditive: 1 for an additive material (fog fades its light). */
+    struct Fog {
+        int mode = -1, color = -1, params = -1, height = -1, additive = -1;
+    } fog;
     /** scatter.vert's wind (kScatter); -1 in other variants. */
     struct Wind {
         int meshHeight = -1, time = -1, direction = -1, strength = -1, gustStrength = -1, gustScale = -1,

@@ -3,6 +3,7 @@
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
 #include "renderer/DrawTable.h"
+#include "renderer/Fog.h"
 #include "renderer/GpuCulling.h"
 #include "renderer/GpuCullingCounts.h"
 #include "renderer/GpuPopulations.h"
@@ -26,7 +27,8 @@
 namespace myriad::gl::detail {
 
 /** The feature set a node needs in a view. */
-std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const View& view) const {
+std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const ViewPass& pass) const {
+    const View& view = pass.view();
     const MeshNode& node = *item.node;
     const Material& material = node.primitiveMaterial(item.primitive);
     std::uint32_t features = 0;
@@ -59,7 +61,7 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const View& view) co
         features |= kSkin;
     }
     const bool blended = node.primitiveDrawsTransparent(item.primitive);
-    features |= shadingFeatures(material, blended, view);
+    features |= shadingFeatures(material, blended, view) | fogFeatures(pass.fog());
     if (view.velocity && !view.depthOnly && !blended) {
         features |= kVelocity;  // motion vectors: opaque MeshNode and batch draws only
     }
@@ -87,13 +89,14 @@ std::uint32_t SurfacePass::shadingFeatures(const Material& material, bool blende
 
 /** The feature set a population needs in a view (no morphing: a population draws its
  *  mesh's base shape). */
-std::uint32_t SurfacePass::featuresOf(const Population& population, const View& view) const {
+std::uint32_t SurfacePass::featuresOf(const Population& population, const ViewPass& pass) const {
+    const View& view = pass.view();
     const Material& material = population.material;
     std::uint32_t features = kInstanced;
     if (!population.laneBuffer.empty()) {
         features |= kInstanceLanes;
     }
-    features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view);
+    features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view) | fogFeatures(pass.fog());
     return features | m_parts.shadow.receiveFeatures(features, nullptr, view);  // shadows
 }
 
@@ -148,6 +151,13 @@ glm::mat4 SurfacePass::previousModel(const MeshNode& node) {
     return model;
 }
 
+void SurfacePass::setBlendDepthWrite(bool writes) {
+    if (writes != m_blendDepthWrite) {
+        glDepthMask(writes ? GL_TRUE : GL_FALSE);
+        m_blendDepthWrite = writes;
+    }
+}
+
 void SurfacePass::useProgram(const SurfaceProgram& program) {
     if (m_boundProgram != &program) {
         program.program.use();
@@ -190,6 +200,7 @@ void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const
         }
         m_parts.lights.setViewUniforms(chosen, m_passIndex, scene);  // sun, ambient, the view's light list
         m_parts.shadow.setReceiverUniforms(chosen, pass);  // shadows: the map as this view sees it
+        setFogUniforms(program, u, pass.fog());  // fog (docs/lighting.md)
         if (u.prevViewProjection >= 0) {  // motion vectors (beginView)
             program.setUniform(u.prevViewProjection, m_previousViewProjection);
             program.setUniform(u.viewportSize, m_viewportSize);
@@ -239,7 +250,7 @@ void SurfacePass::bindAnimation(const SurfaceProgram& chosen, const InstancedMes
 void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& scene) {
     const MeshNode& node = *item.node;
     const Material& material = node.primitiveMaterial(item.primitive);
-    const std::uint32_t features = featuresOf(item, pass.view());
+    const std::uint32_t features = featuresOf(item, pass);
     SurfaceProgram& chosen = m_parts.shaders.get(features, material.surface);
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
@@ -384,7 +395,7 @@ void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, c
         }
     }
     const Material& material = population.material;
-    const std::uint32_t features = featuresOf(population, pass.view());
+    const std::uint32_t features = featuresOf(population, pass);
     SurfaceProgram& chosen = m_parts.shaders.get(features, material.surface);
     const SurfaceUniforms& u = chosen.uniforms;
     useForView(chosen, pass, scene);
@@ -424,11 +435,20 @@ void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, c
 }
 
 void SurfacePass::drawPopulations(const ViewPass& pass, const Scene& scene, bool blended) {
+    if (blended) {
+        m_blendDepthWrite = false;  // the caller turned the mask off
+    }
     for (const auto& population : m_parts.populations.populations()) {
         const bool blends = population->material.alphaMode == AlphaMode::Blend;
         if (blends == blended && !(blends && pass.view().depthOnly)) {
+            if (blends) {
+                setBlendDepthWrite(population->material.blendWritesDepth);
+            }
             drawPopulation(*population, pass, scene);
         }
+    }
+    if (blended) {
+        setBlendDepthWrite(false);
     }
 }
 

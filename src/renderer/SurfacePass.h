@@ -66,11 +66,11 @@ public:
     };
     explicit SurfacePass(const Parts& parts) noexcept : m_parts(parts) {}
 
-    /** The feature set (ShaderLibrary switches) @p item needs in @p view. No GL. */
-    [[nodiscard]] std::uint32_t featuresOf(const DrawItem& item, const View& view) const;
-    /** The feature set a population needs in @p view (no morphing: it draws its mesh's base
+    /** The feature set (ShaderLibrary switches) @p item needs in @p pass (its view and fog). No GL. */
+    [[nodiscard]] std::uint32_t featuresOf(const DrawItem& item, const ViewPass& pass) const;
+    /** The feature set a population needs in @p pass (no morphing: it draws its mesh's base
      *  shape). No GL. */
-    [[nodiscard]] std::uint32_t featuresOf(const Population& population, const View& view) const;
+    [[nodiscard]] std::uint32_t featuresOf(const Population& population, const ViewPass& pass) const;
 
     /** A new view: every program gets the view's camera and light again on first use, and
      *  the light list (pass @p passIndex's part) is bound. @p velocityView: the view's position in the list render() was given, for a view with
@@ -92,24 +92,31 @@ public:
     /** @p pass's blended draws, back to front, with its blended particle pools
      *  (ViewPass::blendedParticles) among them: @p drawPool(pool) draws one where its distance
      *  falls (farther first; a pool and a mesh at the same distance: the mesh first), and must
-     *  put back the blend function the meshes use (SRC_ALPHA, ONE_MINUS_SRC_ALPHA). */
+     *  put back the blend function the meshes use (SRC_ALPHA, ONE_MINUS_SRC_ALPHA). Called with
+     *  the depth mask off; a draw whose material has Material::blendWritesDepth turns it on for
+     *  itself (a pool draws with it off), and it is off again on return. */
     template <class DrawPool>
     void drawBlended(const ViewPass& pass, const Scene& scene, DrawPool&& drawPool) {
         const auto& pools = pass.blendedParticles();
         std::size_t next = 0;
+        m_blendDepthWrite = false;
         for (const DrawItem& item : pass.blended()) {
             for (; next < pools.size() && pools[next].second > item.distance; ++next) {
                 drawPool(*pools[next].first);
                 m_boundProgram = nullptr;  // the pool bound its own
+                m_blendDepthWrite = false;  // and drew with the depth mask off
             }
+            setBlendDepthWrite(item.node->primitiveMaterial(item.primitive).blendWritesDepth);
             draw(item, pass, scene);
         }
+        setBlendDepthWrite(false);
         for (; next < pools.size(); ++next) {
             drawPool(*pools[next].first);
             m_boundProgram = nullptr;
         }
     }
-    /** The GPU populations whose blending is @p blended, culled as a whole against the view. */
+    /** The GPU populations whose blending is @p blended, culled as a whole against the view
+     *  (blended: called with the depth mask off, as drawBlended(), and leaves it off). */
     void drawPopulations(const ViewPass& pass, const Scene& scene, bool blended);
 
 private:
@@ -119,6 +126,9 @@ private:
      *  sRGB encoding), shared by nodes and populations. */
     static std::uint32_t shadingFeatures(const Material& material, bool blended, const View& view);
     void useProgram(const SurfaceProgram& program);
+    /** The depth mask of a blended draw: on for Material::blendWritesDepth (glDepthMask only
+     *  when it changes within drawBlended / drawPopulations). */
+    void setBlendDepthWrite(bool writes);
     static void setFaceCulling(const DrawItem& item, std::uint32_t features);
     void useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene);
     void setMaterial(const SurfaceProgram& chosen, const Material& material);
@@ -156,6 +166,7 @@ private:
     glm::dvec3 m_previousEye{0.0};
     glm::vec2 m_viewportSize{0.0f};
     const SurfaceProgram* m_boundProgram = nullptr;
+    bool m_blendDepthWrite = false;  ///< the depth mask the blended draws last set
 };
 
 } // namespace myriad::gl::detail

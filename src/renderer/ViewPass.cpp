@@ -76,6 +76,8 @@ ViewCamera resolveCamera(const View& view) {
 void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_view = &view;
     m_camera = m_shadowCamera != nullptr ? *m_shadowCamera : resolveCamera(view);
+    // Fog colours what a view shows; depth-only views (shadow maps among them) have none.
+    m_fog = view.depthOnly || m_shadowCamera != nullptr ? Fog{} : scene.fog;
     m_opaque.clear();
     m_blended.clear();
     // View depth grows along -(row 2 of the view rotation), for per-instance sorting.

@@ -5,6 +5,7 @@
 #include "myriad/core/Lod.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/OcclusionBuffer.h"
+#include "myriad/core/Scene.h"  // Fog
 #include "myriad/gl/FrameStats.h"
 #include "myriad/gl/View.h"
 
@@ -18,10 +19,6 @@
 
 namespace myriad {
 class ParticlePool;
-} // namespace myriad
-
-namespace myriad {
-class Scene;
 } // namespace myriad
 
 namespace myriad::gl::detail {
@@ -114,6 +111,9 @@ public:
     [[nodiscard]] OcclusionBuffer* occlusion() noexcept { return m_occlusionActive ? &m_occlusion : nullptr; }
 
     [[nodiscard]] const View& view() const noexcept { return *m_view; }
+    /** The fog this pass's colour draws apply (Scene::fog as build() found it; FogMode::None
+     *  in a depth-only or shadow pass): decides kFog and the u_fog* uniforms. */
+    [[nodiscard]] const Fog& fog() const noexcept { return m_fog; }
     /** World direction of increasing view depth: -(row 2 of viewRotation()). */
     [[nodiscard]] const glm::vec3& depthAxis() const noexcept { return m_depthAxis; }
     [[nodiscard]] const ViewCamera& camera() const noexcept { return m_camera; }
@@ -147,6 +147,7 @@ private:
 
     const View* m_view = nullptr;
     ViewCamera m_camera;
+    Fog m_fog;  // the scene's, or none (fog())
     std::vector<DrawItem> m_opaque;
     std::vector<DrawItem> m_blended;
     std::vector<std::pair<const ParticlePool*, float>> m_blendedParticles;

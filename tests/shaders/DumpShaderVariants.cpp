@@ -132,6 +132,31 @@ std::set<std::uint32_t> reachableFeatureSets() {
     }
     sets.insert(kParticle);  // ParticlePool: only the output encoding
     sets.insert(kParticle | kEncodeSrgb);
+    // Fog (kFog, Scene::fog): any colour set may add it (ViewPass::fog(); never kDepthOnly).
+    // It adds a function and four uniforms (five in particle.frag) at the end of the fragment
+    // stage, reading what every fragment stage has (v_relativePosition, u_eye): checked with
+    // every shading set over one shape of each fragment-stage path, not with every geometry
+    // switch (those touch the vertex stage), which would double the variants to check.
+    const std::uint32_t fogShapes[] = {0u, kInstanced, kInstanced | kIndexed | kLodFade | kMixedMirroring,
+                                       kInstanced | kInstanceLanes, kInstanced | kTabled,
+                                       kInstanced | kTabled | kIndexed, kInstanced | kSkin | kSkinAnimated};
+    for (const std::uint32_t shape : fogShapes) {
+        for (const std::uint32_t shading : shadingSets(true)) {
+            if ((shading & kDepthOnly) == 0) {
+                sets.insert(shape | shading | kFog);
+                if ((shape & kTabled) == 0 && (shading & kBlend) == 0) {
+                    sets.insert(shape | shading | kFog | kVelocity);
+                }
+            }
+        }
+    }
+    for (const std::uint32_t set : std::set<std::uint32_t>(sets)) {
+        const bool population = (set & ~(kInstanced | kInstanceLanes | kAlphaMask | kBlend | kLit | kShadowReceive |
+                                         kEncodeSrgb)) == 0 && (set & kInstanced) != 0;
+        if (((set & (kScatter | kParticle)) != 0 || population) && (set & kDepthOnly) == 0) {
+            sets.insert(set | kFog);  // scatter, particles and populations: every colour set
+        }
+    }
     return sets;
 }
 

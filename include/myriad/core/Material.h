@@ -30,6 +30,7 @@ enum class AlphaMode : std::uint8_t {
     Opaque,  ///< alpha ignored, depth written
     Mask,    ///< fragments with alpha < alphaCutoff are discarded, the rest are opaque
     Blend,   ///< drawn after opaque nodes with "over" blending, depth tested but not written
+             ///< (written with Material::blendWritesDepth)
 };
 
 /** How a texture is filtered where one texel covers more than a pixel (glTF 2.0 sampler
@@ -84,7 +85,7 @@ struct TextureSampler {
 };
 
 /** A value type, copied into each MeshNode. Defaults in field order: white, no texture, Lit,
- *  metallic 0, roughness 1, no emission (strength 1), Opaque, cutoff 0.5, single-sided, nearestFilter off, the default TextureSampler (linear,
+ *  metallic 0, roughness 1, no emission (strength 1), Opaque, cutoff 0.5, single-sided, blendWritesDepth off, nearestFilter off, the default TextureSampler (linear,
  *  trilinear, repeat), no anisotropic filtering, the built-in surface. Final colour =
  *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear),
  *  then lighting; blending happens in linear light and the framebuffer encodes once (in a
@@ -111,6 +112,16 @@ struct Material {
     AlphaMode alphaMode = AlphaMode::Opaque;        ///< opaque, alpha-tested or blended pass
     float alphaCutoff = 0.5f;                       ///< used by AlphaMode::Mask only
     bool doubleSided = false;                       ///< false: back faces are culled
+    /** AlphaMode::Blend only: the draw also writes depth. It is still drawn after the opaque
+     *  nodes and sorted back to front with the other blended draws, blended "over" what is
+     *  behind it, but what is drawn after it and lies behind it fails the depth test and
+     *  disappears: foliage cards and glass that must hide what is behind them once drawn
+     *  (docs/shaders.md, "Blended surfaces that write depth"). What three.js does with
+     *  depthWrite = true on a transparent material (there the default), and Godot with
+     *  depth_draw_always; false (the default) is three.js's depthWrite = false and Godot's
+     *  depth_draw_opaque_only. Ignored by the other alpha modes (they always write depth) and
+     *  by depth-only views (blended draws cast no shadow either way). */
+    bool blendWritesDepth = false;
     /** Deprecated convenience, kept for code written before `sampler`: true samples the
      *  texture without filtering, as if both of the sampler's filters were Nearest (its wrap
      *  modes still apply), whatever `sampler` says; false (the default) leaves `sampler`

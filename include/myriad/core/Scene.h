@@ -84,6 +84,46 @@ struct DirectionalLight {
     std::uint32_t channels = 0xFFFFFFFFu;
 };
 
+/** Which fog a Scene has (docs/lighting.md, "Fog"). Names after OpenGL's fixed-function fog
+ *  (GL_LINEAR, GL_EXP, GL_EXP2), as three.js's Fog and FogExp2 and Godot's depth and
+ *  exponential fog name them; Height after Unreal's exponential height fog. */
+enum class FogMode : std::uint8_t {
+    None,                ///< no fog (the default): every program compiles and draws as without it
+    Linear,              ///< f = clamp((end - d) / (end - start), 0, 1) (GL_LINEAR)
+    Exponential,         ///< f = exp(-density * d) (GL_EXP, Godot's exponential fog)
+    ExponentialSquared,  ///< f = exp(-(density * d)^2) (GL_EXP2, three.js FogExp2)
+    /** Density density * exp(-heightFalloff * (y - height)) at world height y, integrated
+     *  along the ray from the eye: f = exp(-optical depth), in closed form (Inigo Quilez,
+     *  "Better fog", 2010; Unreal Engine's Exponential Height Fog). Thick low down, thin
+     *  above. */
+    Height,
+};
+
+/** The scene's fog: what fraction f of a drawn surface's colour remains at eye distance d
+ *  (world units, from the view's eye to the point, Euclidean: the same in every direction),
+ *  the rest being @ref color. Applied in linear light after lighting, to meshes, batches,
+ *  populations, scatter and particles, each the way its blending needs (docs/lighting.md):
+ *  opaque, masked and "over"-blended surfaces rgb = mix(color, rgb, f), alpha unchanged;
+ *  premultiplied particles rgb * f + color * alpha * (1 - f); additive particles rgb * f (the
+ *  added light fades, no fog colour is added). The clear colour is not fogged: set it to the
+ *  fog colour for a horizon that melts into the fog. Depth-only views (shadow maps) ignore it.
+ *
+ *  Renderer::render() checks the values when mode is not None, before any GL call, and
+ *  throws InvalidArgument (nothing drawn then) when one is out of its range. */
+struct Fog {
+    FogMode mode = FogMode::None;  ///< None: no fog
+    glm::vec3 color{0.5f};         ///< linear RGB, finite, >= 0
+    float start = 0.0f;            ///< Linear: distance where fog begins (f = 1), world units, finite, >= 0
+    float end = 100.0f;            ///< Linear: distance where fog is whole (f = 0), finite, > start
+    /** Exponential, ExponentialSquared: extinction per world unit; Height: extinction per
+     *  world unit at world height @ref height. Finite, >= 0. */
+    float density = 0.02f;
+    float height = 0.0f;           ///< Height: world y (up) where the density is @ref density; finite
+    /** Height: how fast the density thins with height, per world unit up (the density is
+     *  divided by e every 1 / heightFalloff units); finite, >= 0 (0: Exponential). */
+    float heightFalloff = 0.2f;
+};
+
 /** The root of a node tree and its lighting. Ownership: owns the whole tree.
  *  Thread safety: as SceneNode. Lit colour = albedo * (ambient + light * max(0, N.L)). */
 class Scene {
@@ -125,6 +165,7 @@ public:
     DirectionalLight light;                        ///< the one light of Lit materials
     glm::vec3 ambient{0.25f};                      ///< linear RGB added before the albedo product
     glm::vec4 clearColor{0.0f, 0.0f, 0.0f, 1.0f};  ///< linear RGBA, written by Renderer::render
+    Fog fog;                                       ///< none by default (docs/lighting.md, "Fog")
 
 private:
     friend class LightNode;  // registers itself in m_lights as it enters and leaves the tree

@@ -187,7 +187,8 @@ public:
      *  With scene.light.shadow.enabled, the light's shadow views (one per cascade) are drawn
      *  first (counted in FrameStats::views; docs/shadows.md).
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
-     *  in its matrices, or shadows are enabled with a ShadowSettings value out of its range; GlError if no context is current; ShaderError naming file and line if a
+     *  in its matrices, or shadows are enabled with a ShadowSettings value out of its range, or
+     *  scene.fog has a mode and a Fog value out of its range (docs/lighting.md, "Fog"); GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
      *  holds); CapacityError, before anything of the frame is drawn and with the state contract
      *  kept, if a stream, list or dispatch exceeds a GL limit (GL_MAX_TEXTURE_BUFFER_SIZE for
