@@ -29,6 +29,7 @@ shots=(
     "06-gpu-swarm|06-gpu-swarm.png|--width 640 --height 360 --frames 120"   # the ring has formed by then
     "07-gallery|07-gallery.png|--width 640 --height 360"
     "08-instanced-arrays|08-instanced-arrays.png|--width 640 --height 320"
+    "09-night|09-night.png|--width 640 --height 360"
 )
 
 wanted=("$@")
@@ -45,7 +46,7 @@ for shot in "${shots[@]}"; do
     if selected "$name"; then targets+=("$name"); fi
 done
 if [ ${#targets[@]} -eq 0 ]; then
-    echo "screenshots.sh: no example named $* (known: 01-squares 02-field 03-crowd 04-embers 05-dissolve 06-gpu-swarm 07-gallery 08-instanced-arrays)" >&2
+    echo "screenshots.sh: no example named $* (known: 01-squares 02-field 03-crowd 04-embers 05-dissolve 06-gpu-swarm 07-gallery 08-instanced-arrays 09-night)" >&2
     exit 2
 fi
 mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)

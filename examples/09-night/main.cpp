@@ -6,7 +6,8 @@
 // cone angles), many lamps a frame with each fragment paying only for its cluster's
 // (RendererDesc::lightClusters), light channels (the fireflies reach the grass and the ground
 // but not the coins, --channels off lets them), glTF metallic-roughness (the coins are metal),
-// emission (the lantern globes). The per-frame line counts the lamps listed.
+// emission (the lantern globes). Each firefly is a lamp and a small unlit sphere that follows
+// it. The per-frame line counts the lamps listed.
 // Controls: the camera orbits by itself until the mouse or WASD takes over (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
@@ -167,6 +168,12 @@ int main(int argc, char** argv) try {
         lamp.setConeAngles(0.5f, 0.85f);
     }
     std::vector<Firefly> swarm;
+    // Each firefly's glow: a small unlit sphere where its lamp is (its colour as is).
+    Material glow;
+    glow.shading = Shading::Unlit;
+    glow.baseColor = glm::vec4(0.8f, 1.0f, 0.45f, 1.0f);
+    auto& glows = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::uvSphere(0.035f, 8, 5), "glow"), glow,
+                                                          static_cast<std::size_t>(std::max(fireflies, 1)), "firefly glows");
     for (int i = 0; i < fireflies; ++i) {
         auto& light = scene.root().emplace<LightNode>(LightType::Point, "firefly");
         light.setColor({0.55f, 1.0f, 0.3f});
@@ -177,6 +184,7 @@ int main(int argc, char** argv) try {
                          glm::vec3((unit(random) - 0.5f) * kMeadow * 0.9f, 0.4f + 0.8f * unit(random),
                                    (unit(random) - 0.5f) * kMeadow * 0.9f),
                          unit(random) * 6.2832f, 0.5f + unit(random)});
+        glows.addInstance(glm::translate(glm::mat4(1.0f), swarm.back().centre));
     }
     std::printf("09-night: %d lantern posts, %d fireflies (%d lamps), %lld grass clumps, 400 coins, 300 rocks\n", posts,
                 fireflies, lampCount, static_cast<long long>(options.number("--grass")));
@@ -194,8 +202,9 @@ int main(int argc, char** argv) try {
         const auto t = static_cast<float>(seconds);
         for (const Firefly& f : swarm) {
             const float a = f.phase + f.speed * t;
-            f.light->setPosition(glm::dvec3(f.centre + glm::vec3(std::cos(a) * 0.8f, 0.25f * std::sin(2.3f * a),
-                                                                 std::sin(1.3f * a) * 0.8f)));
+            const glm::vec3 at = f.centre + glm::vec3(std::cos(a) * 0.8f, 0.25f * std::sin(2.3f * a), std::sin(1.3f * a) * 0.8f);
+            f.light->setPosition(glm::dvec3(at));
+            glows.setTransform(static_cast<std::size_t>(&f - swarm.data()), glm::translate(glm::mat4(1.0f), at));
         }
     };
 

@@ -96,7 +96,7 @@ TEST_CASE("a point lamp lights a sphere's nearest point with the inverse-square 
     }
 }
 
-TEST_CASE("a directional LightNode gives its illuminance in lux; Scene::light keeps its old meaning", "[lights][pixels]") {
+TEST_CASE("a directional LightNode gives its illuminance in lux, and Scene::light keeps its old meaning", "[lights][pixels]") {
     RenderFixture fixture;
     Scene scene;
     darken(scene);

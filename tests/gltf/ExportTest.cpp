@@ -197,6 +197,9 @@ TEST_CASE("export: materials, shared meshes, plain mesh nodes and morph weights"
     CHECK(a.material().shading == myriad::Shading::Unlit);
     CHECK(c.material().alphaMode == myriad::AlphaMode::Mask);
     CHECK(c.material().alphaCutoff == Approx(0.25f));
-    CHECK(c.material().shading == myriad::Shading::Lit);
+    // A Lambert (Lit) material goes out as a rough dielectric and comes back as glTF's model.
+    CHECK(c.material().shading == myriad::Shading::MetallicRoughness);
+    CHECK(c.material().metallic == 0.0f);
+    CHECK(c.material().roughness == 1.0f);
     CHECK(top.child(3).kind() == NodeKind::Group);
 }
