@@ -1,4 +1,5 @@
 #include "renderer/ParticlePass.h"
+#include "renderer/ProgramUse.h"
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstanceRecord.h"
@@ -174,7 +175,7 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
     SurfaceProgram& chosen = shaders.get(particleFeatures(pass.view()), material.surface);
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
-    program.use();
+    useCounted(program, chosen.usedFrame, resources.stats());
     ++resources.stats().programBinds;
     const ViewCamera& camera = pass.camera();
     const glm::mat3 rotation = viewRotation(pass.view());
@@ -644,7 +645,7 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         SurfaceProgram& chosen = shaders.get(scatterFeatures(scatter, pass.view()), material.surface);
         const Program& program = chosen.program;
         const SurfaceUniforms& u = chosen.uniforms;
-        program.use();
+        useCounted(program, chosen.usedFrame, stats);
         ++stats.programBinds;
         const ViewCamera& camera = pass.camera();
         program.setUniform(u.viewProjection, camera.viewProjection);
