@@ -209,9 +209,10 @@ struct VertexOutput {
 
 // The transform of the call in progress (the current frame's, or the previous frame's for
 // motion vectors): the camera-relative node matrix, the eye and the record's rows.
-mat4 myriad_vertexModel;
-vec3 myriad_vertexEye;
-vec4 myriad_vertexRecord[3];
+// (Initialised, so the compiler does not warn in the helpers that read them.)
+mat4 myriad_vertexModel = mat4(1.0);
+vec3 myriad_vertexEye = vec3(0.0);
+vec4 myriad_vertexRecord[3] = vec4[3](vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0));
 
 // An object-space point to world space, through the record and the node matrix, as the
 // built-in stage transforms v.position: myriad_objectToWorld(v.position) == v.worldPosition.
