@@ -7,6 +7,8 @@
 
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/MeshNode.h"
+#include "myriad/core/Particles.h"
+#include "myriad/core/Scatter.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/core/SurfaceShader.h"
@@ -305,4 +307,35 @@ VertexOutput vertex(VertexInput v) { return VertexOutput(v.worldPosition, v.worl
     CHECK(to_string(f.renderer.lastFrameStats()).find("3 programs used") != std::string::npos);
     f.renderer.prepare(scene, std::vector<gl::View>{left});
     CHECK(f.renderer.lastFrameStats().programsUsed == 0);
+}
+
+TEST_CASE("particles and scatter refuse a shader with a vertex function", "[vertex-function][errors]") {
+    RenderFixture f;
+    const auto sway = SurfaceShader::vertexFromSource("sway.glsl", R"(
+VertexOutput vertex(VertexInput v) { return VertexOutput(v.worldPosition, v.worldNormal); }
+)");
+    {
+        Scene scene;
+        Material material = unlit();
+        material.surface = sway;
+        scene.root().emplace<ScatterNode>(smallQuad(), material, 4, "grass").add(ScatterInstance{{0.0f, 0.0f, 0.0f}});
+        CHECK_THROWS_AS(f.render(scene), InvalidArgument);
+    }
+    {
+        Scene scene;
+        ParticleMaterial material = ParticleMaterial::billboard();
+        material.surface = sway;
+        Particle particle;
+        particle.size = 0.5f;
+        scene.root().emplace<ParticlePool>(4, material, "pool").spawn(particle);
+        CHECK_THROWS_AS(f.render(scene), InvalidArgument);
+    }
+    // The renderer draws on: a MeshNode with the same shader moves nothing.
+    Scene scene;
+    Material material = unlit();
+    material.surface = sway;
+    scene.root().emplace<MeshNode>(smallQuad(), material, "node");
+    const Image image = f.render(scene);
+    CHECK(whiteAt(image, 0.0f, 0.0f));
+    CHECK(blackAt(image, 0.5f, 0.0f));
 }
