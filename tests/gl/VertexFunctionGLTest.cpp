@@ -11,12 +11,14 @@
 #include "myriad/core/Scatter.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
+#include "myriad/core/Skeleton.h"
 #include "myriad/core/SurfaceShader.h"
 #include "myriad/gl/OffscreenTarget.h"
 #include "myriad/gl/Renderer.h"
 #include "myriad/util/Error.h"
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
 
 #include <cmath>
 #include <string>
@@ -338,4 +340,37 @@ VertexOutput vertex(VertexInput v) { return VertexOutput(v.worldPosition, v.worl
     const Image image = f.render(scene);
     CHECK(whiteAt(image, 0.0f, 0.0f));
     CHECK(blackAt(image, 0.5f, 0.0f));
+}
+
+TEST_CASE("a vertex function moves a skinned mesh after its skin", "[vertex-function][skinning][pixels]") {
+    RenderFixture f;
+    Scene scene;
+    // A strip 0.2 high from x = -0.8 to 0.4, the part past the elbow (x = -0.2) bent a quarter
+    // turn up about it (tests/gl/SkinningGLTest.cpp): the forearm spans y in (0, 0.6] at
+    // x in [-0.3, -0.1]. Then 0.5 down in world space: the upper arm at y = -0.5, the forearm
+    // y in (-0.5, 0.1].
+    std::vector<Joint> joints(2);
+    joints[0].rest.translation = {-0.8f, 0.0f, 0.0f};
+    joints[0].inverseBind[3] = glm::vec4(0.8f, 0.0f, 0.0f, 1.0f);
+    joints[1].parent = 0;
+    joints[1].rest.translation = {0.6f, 0.0f, 0.0f};
+    joints[1].inverseBind[3] = glm::vec4(0.2f, 0.0f, 0.0f, 1.0f);
+    const auto skeleton = Skeleton::create(std::move(joints), "arm");
+    auto& arm = scene.root().emplace<MeshNode>(MeshGeometry::create(skinnedStrip(-0.8f, 0.4f, 6, -0.2f, -0.1f, 0.1f), "strip"),
+                                               displaced("down.glsl", R"(
+VertexOutput vertex(VertexInput v) {
+    return VertexOutput(v.worldPosition + vec3(0.0, -0.5, 0.0), v.worldNormal);
+}
+)"), "arm");
+    arm.setSkeleton(skeleton);
+    std::vector<JointTransform> pose = skeleton->restPose();
+    pose[1].rotation = glm::angleAxis(glm::radians(90.0f), glm::vec3(0.0f, 0.0f, 1.0f));
+    arm.setPose(pose);
+    arm.setCullMargin(0.5f);
+    const Image image = f.render(scene);
+    CHECK(whiteAt(image, -0.5f, -0.5f));  // the upper arm, moved down
+    CHECK(whiteAt(image, -0.2f, -0.1f));  // the forearm, bent up, moved down
+    CHECK(blackAt(image, -0.5f, 0.0f));   // where the upper arm lay
+    CHECK(blackAt(image, -0.2f, 0.4f));   // where the bent forearm would be undisplaced
+    CHECK(blackAt(image, 0.2f, -0.5f));   // the skin ran first: no straight forearm
 }
