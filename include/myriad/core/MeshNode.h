@@ -215,7 +215,7 @@ public:
      *  mesh's model space, drawn into the occlusion buffer with the node's world transform
      *  (and each instance's, for an InstancedMeshNode). Null (the default): the node's own
      *  primitives whose material is AlphaMode::Opaque with no SurfaceShader (alpha-tested and
-     *  custom surfaces may discard, leaving holes), except meshes with morph targets or a skin
+     *  custom surfaces may discard, leaving holes; a vertex function moves the triangles), except meshes with morph targets or a skin
      *  (their drawn shape is not their stored one) and batches with a LOD chain (a far level
      *  may cover less): those occlude only through an occluder mesh. Only its positions and indices are read: it is
      *  never drawn, and its morph targets and skin are ignored. It must lie inside what the node
