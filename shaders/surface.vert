@@ -20,6 +20,10 @@
 //                                  had in the previous frame, from the previous view-projection,
 //                                  node matrix and (instanced) record, for surface.frag's
 //                                  second output (docs/visibility.md, "Motion vectors")
+//   MYRIAD_USER_VERTEX             (not a feature bit: the material's SurfaceShader has a
+//                                  vertex function) the user's vertex() moves each vertex and
+//                                  its normal, spliced in at MYRIAD_VERTEX_FUNCTION below
+//                                  (docs/shaders.md, "Vertex functions")
 // The per-instance stream declarations are generated from each stream's InstanceStreamDesc
 // (one declaration drives the GL binding and the GLSL): the record stream arrives as
 // myriad_record_0..3 (divisor-1 attributes: three rows of the node-from-instance matrix, then
@@ -154,6 +158,108 @@ vec3 transformNormal(mat3 m, vec3 n) {
     return cofactor * n * sign(determinant(m));
 }
 
+#ifdef MYRIAD_USER_VERTEX
+// The user's vertex function (SurfaceShader::vertexSource(), docs/shaders.md "Vertex
+// functions"): what it receives, what it returns, and the helpers it may call.
+uniform vec3 u_eye;    // world position of the eye (float; shared with surface.frag)
+uniform float u_time;  // Scene::time, seconds
+#ifdef MYRIAD_VELOCITY
+uniform vec3 u_prevEye;     // the previous frame's eye, for its world positions
+uniform float u_prevTime;   // the Scene::time the previous frame was drawn with
+#endif
+
+// Lane `lane` of this vertex's instance or node, as surface.frag's myriad_lane() reads it.
+#if defined(MYRIAD_INSTANCE_LANES)
+layout(binding = MYRIAD_UNIT_LANES) uniform samplerBuffer myriad_lanes;
+uniform int myriad_lanes_vectors;
+vec4 myriad_lane(int lane) {
+    return lane < myriad_lanes_vectors ? texelFetch(myriad_lanes, myriad_instanceIndex() * myriad_lanes_vectors + lane)
+                                       : vec4(0.0);
+}
+#elif defined(MYRIAD_TABLED)
+vec4 myriad_lane(int lane) {
+    return lane < 4 ? uintBitsToFloat(texelFetch(u_drawTable, int(a_draw.x) * MYRIAD_DRAW_ROW_TEXELS + MYRIAD_DRAW_ROW_LANES + lane))
+                    : vec4(0.0);
+}
+#else
+uniform vec4 u_lanes[4];  // a MeshNode's shader data, or zeros
+vec4 myriad_lane(int lane) { return lane < 4 ? u_lanes[lane] : vec4(0.0); }
+#endif
+
+// What a vertex function receives.
+struct VertexInput {
+    vec3 position;       // object space (the mesh's model space), after morph targets and skin
+    vec3 normal;         // object space, after morph targets and skin, not normalised
+    vec3 worldPosition;  // world space (float): where the built-in stage would draw it
+    vec3 worldNormal;    // world space, unit length
+    vec2 uv;             // first texture coordinate set
+    vec4 color;          // vertex colour * instance colour, linear
+    int instanceIndex;   // index of the instance in its batch; 0 for a MeshNode
+    vec4 lanes[MYRIAD_MAX_LANES];  // shader data, as SurfaceInput.lanes
+    // The instance's record: rows 0..2 of its node-from-instance matrix (coordinate k of the
+    // point in node space is dot(record[k], vec4(p, 1))), then its colour (linear RGBA).
+    // A MeshNode's: the identity rows and (1, 1, 1, 1).
+    vec4 record[4];
+    float time;          // Scene::time, seconds
+};
+
+// What a vertex function returns: where the vertex is drawn, world space. The stage adds
+// (worldPosition - input.worldPosition) to its camera-relative position, so a vertex left
+// where it was stays exact far from the origin.
+struct VertexOutput {
+    vec3 worldPosition;
+    vec3 worldNormal;  // any length (normalised per fragment)
+};
+
+// The transform of the call in progress (the current frame's, or the previous frame's for
+// motion vectors): the camera-relative node matrix, the eye and the record's rows.
+// (Initialised, so the compiler does not warn in the helpers that read them.)
+mat4 myriad_vertexModel = mat4(1.0);
+vec3 myriad_vertexEye = vec3(0.0);
+vec4 myriad_vertexRecord[3] = vec4[3](vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0));
+
+// An object-space point to world space, through the record and the node matrix, as the
+// built-in stage transforms v.position: myriad_objectToWorld(v.position) == v.worldPosition.
+vec3 myriad_objectToWorld(vec3 p) {
+    vec4 q = vec4(p, 1.0);
+    vec3 nodePoint = vec3(dot(myriad_vertexRecord[0], q), dot(myriad_vertexRecord[1], q), dot(myriad_vertexRecord[2], q));
+    return (myriad_vertexModel * vec4(nodePoint, 1.0)).xyz + myriad_vertexEye;
+}
+
+// An object-space normal to world space, unit length (the cofactor rule, as the built-in).
+vec3 myriad_objectNormalToWorld(vec3 n) {
+    mat3 linear = mat3(myriad_vertexModel) *
+                  transpose(mat3(myriad_vertexRecord[0].xyz, myriad_vertexRecord[1].xyz, myriad_vertexRecord[2].xyz));
+    return normalize(transformNormal(linear, n));
+}
+
+// MYRIAD_VERTEX_FUNCTION
+
+// Runs vertex() for a vertex whose camera-relative position is @p relative (moved in place)
+// under the transform in myriad_vertexModel/Eye/Record; returns its world normal.
+vec3 myriad_runVertex(vec3 position, vec3 normal, inout vec3 relative, vec4 color, vec4 instanceColor, float time) {
+    VertexInput v;
+    v.position = position;
+    v.normal = normal;
+    v.worldPosition = relative + myriad_vertexEye;
+    v.worldNormal = myriad_objectNormalToWorld(normal);
+    v.uv = a_uv0;
+    v.color = color;
+    v.instanceIndex = myriad_instanceIndex();
+    for (int lane = 0; lane < MYRIAD_MAX_LANES; ++lane) {
+        v.lanes[lane] = myriad_lane(lane);  // the compiler drops the fetches a function never reads
+    }
+    v.record[0] = myriad_vertexRecord[0];
+    v.record[1] = myriad_vertexRecord[1];
+    v.record[2] = myriad_vertexRecord[2];
+    v.record[3] = instanceColor;
+    v.time = time;
+    VertexOutput o = vertex(v);
+    relative += o.worldPosition - v.worldPosition;
+    return o.worldNormal;
+}
+#endif
+
 void main() {
 #ifdef MYRIAD_TABLED
     vec4 row0 = myriad_drawRow(0);
@@ -201,9 +307,24 @@ void main() {
     mat3 linear = mat3(model);
 #endif
     vec4 relative = model * vec4(nodePosition, 1.0);
+#ifdef MYRIAD_USER_VERTEX
+    myriad_vertexModel = model;
+    myriad_vertexEye = u_eye;
+#ifdef MYRIAD_INSTANCED
+    myriad_vertexRecord = vec4[3](myriad_record_0, myriad_record_1, myriad_record_2);
+    vec4 instanceColor = myriad_record_3;
+#else
+    myriad_vertexRecord = vec4[3](vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0));
+    vec4 instanceColor = vec4(1.0);
+#endif
+    vec3 vertexRelative = relative.xyz;
+    v_normal = myriad_runVertex(position, normal, vertexRelative, color, instanceColor, u_time);
+    relative.xyz = vertexRelative;
+#else
+    v_normal = transformNormal(linear, normal);
+#endif
     gl_Position = u_viewProjection * relative;
     v_relativePosition = relative.xyz;
-    v_normal = transformNormal(linear, normal);
     v_handedness = determinant(linear) < 0.0 ? -1.0 : 1.0;
     v_uv0 = a_uv0;
     v_color = color;
@@ -222,6 +343,19 @@ void main() {
     vec3 prevNodePosition = position;
 #endif
     v_currentClip = gl_Position;
-    v_previousClip = u_prevViewProjection * (u_prevModel * vec4(prevNodePosition, 1.0));
+    vec4 prevRelative = u_prevModel * vec4(prevNodePosition, 1.0);
+#ifdef MYRIAD_USER_VERTEX
+    // The same vertex function under the previous transform and time (lanes as now).
+    myriad_vertexModel = u_prevModel;
+    myriad_vertexEye = u_prevEye;
+#ifdef MYRIAD_INSTANCED
+    myriad_vertexRecord = vec4[3](texelFetch(u_prevRecords, previous), texelFetch(u_prevRecords, previous + 1),
+                                  texelFetch(u_prevRecords, previous + 2));
+#endif
+    vec3 prevVertexRelative = prevRelative.xyz;
+    myriad_runVertex(position, normal, prevVertexRelative, color, instanceColor, u_prevTime);
+    prevRelative.xyz = prevVertexRelative;
+#endif
+    v_previousClip = u_prevViewProjection * prevRelative;
 #endif
 }

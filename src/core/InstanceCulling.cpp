@@ -66,7 +66,12 @@ void InstanceSpheres::compute(const InstancedMeshNode& batch, std::size_t begin,
     const Aabb& nodeBox = batch.meshBounds();
     for (std::size_t i = begin; i < end; ++i) {
         const InstanceRecord& record = batch.record(i);
-        const Aabb box = ownWeights ? geometry.morphedBounds(batch.morphWeightsOf(i)) : nodeBox;
+        Aabb box = nodeBox;  // grown by the node's cull margin already
+        if (ownWeights) {
+            box = geometry.morphedBounds(batch.morphWeightsOf(i));
+            box.min -= glm::vec3(batch.cullMargin());  // MeshNode::setCullMargin
+            box.max += glm::vec3(batch.cullMargin());
+        }
         // Rows of the record are rows of the matrix; glm::mat3 takes columns.
         const glm::mat3 linear = glm::transpose(glm::mat3(glm::vec3(record.row0), glm::vec3(record.row1),
                                                           glm::vec3(record.row2)));

@@ -198,10 +198,10 @@ void MeshNode::addPrimitive(std::shared_ptr<const MeshGeometry> mesh, Material m
         Aabb animated;
         if (m_skin->animations) {
             animated = m_skin->animations->boundsFor(*mesh);
-            bounds.extend(animated);
+            bounds.extend(withCullMargin(animated));
         } else if (m_skin->skeleton) {
-            bounds.extend(m_skin->reach > 0.0f ? skinBounds->reachBounds(m_skin->joints, m_skin->reach)
-                                               : skinBounds->posedBounds(m_skin->joints));
+            bounds.extend(withCullMargin(m_skin->reach > 0.0f ? skinBounds->reachBounds(m_skin->joints, m_skin->reach)
+                                                              : skinBounds->posedBounds(m_skin->joints)));
         }
         m_skin->bounds.reserve(m_skin->bounds.size() + 1);
         m_skin->animatedBounds.reserve(m_skin->animatedBounds.size() + 1);
@@ -213,7 +213,7 @@ void MeshNode::addPrimitive(std::shared_ptr<const MeshGeometry> mesh, Material m
             m_skin->animatedBounds.push_back(animated);
         }
     } else {
-        bounds.extend(mesh->morphedBounds(m_morphWeights));
+        bounds.extend(withCullMargin(mesh->morphedBounds(m_morphWeights)));
         m_extraPrimitives.push_back({std::move(mesh), std::move(material)});  // may throw: nothing changed
     }
     m_meshBounds = bounds;
@@ -263,13 +263,30 @@ Aabb MeshNode::primitivesBounds(std::span<const float> low, std::span<const floa
                                                    : skinBounds.posedBounds(m_skin->joints));
             }
         }
-        return bounds;
+        return withCullMargin(bounds);
     }
     Aabb bounds = m_mesh->morphedBounds(low, high);
     for (const Primitive& primitive : m_extraPrimitives) {
         bounds.extend(primitive.mesh->morphedBounds(low, high));
     }
-    return bounds;
+    return withCullMargin(bounds);
+}
+
+Aabb MeshNode::withCullMargin(Aabb box) const noexcept {
+    if (m_cullMargin > 0.0f && !box.empty()) {
+        box.min -= glm::vec3(m_cullMargin);
+        box.max += glm::vec3(m_cullMargin);
+    }
+    return box;
+}
+
+void MeshNode::setCullMargin(float margin) {
+    if (!std::isfinite(margin) || margin < 0.0f) {
+        throw InvalidArgument("MeshNode::setCullMargin: '" + name() + "': margin " + std::to_string(margin) +
+                              " must be finite and >= 0");
+    }
+    m_cullMargin = margin;
+    refreshMeshBounds();
 }
 
 // ---- skinning ------------------------------------------------------------------------------

@@ -9,26 +9,59 @@
 namespace myriad {
 namespace {
 std::atomic<std::uint64_t> g_nextId{1};
+
+std::string readText(const std::string& path, const char* function) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        throw InvalidArgument(std::string(function) + ": cannot open '" + path + "'");
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
 } // namespace
 
-SurfaceShader::SurfaceShader(std::string name, std::string source)
-    : m_name(std::move(name)), m_source(std::move(source)), m_id(g_nextId.fetch_add(1)) {}
+SurfaceShader::SurfaceShader(SurfaceShaderDesc desc)
+    : m_name(std::move(desc.name)),
+      m_source(std::move(desc.surfaceSource)),
+      m_vertexName(desc.vertexName.empty() ? m_name : std::move(desc.vertexName)),
+      m_vertexSource(std::move(desc.vertexSource)),
+      m_id(g_nextId.fetch_add(1)) {}
 
 std::shared_ptr<const SurfaceShader> SurfaceShader::fromSource(std::string name, std::string source) {
     if (source.empty()) {
         throw InvalidArgument("SurfaceShader::fromSource: '" + name + "' has no source text");
     }
-    return std::shared_ptr<const SurfaceShader>(new SurfaceShader(std::move(name), std::move(source)));
+    SurfaceShaderDesc desc;
+    desc.name = std::move(name);
+    desc.surfaceSource = std::move(source);
+    return create(std::move(desc));
 }
 
 std::shared_ptr<const SurfaceShader> SurfaceShader::fromFile(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        throw InvalidArgument("SurfaceShader::fromFile: cannot open '" + path + "'");
+    return fromSource(path, readText(path, "SurfaceShader::fromFile"));
+}
+
+std::shared_ptr<const SurfaceShader> SurfaceShader::vertexFromSource(std::string name, std::string source) {
+    if (source.empty()) {
+        throw InvalidArgument("SurfaceShader::vertexFromSource: '" + name + "' has no source text");
     }
-    std::ostringstream text;
-    text << file.rdbuf();
-    return fromSource(path, text.str());
+    SurfaceShaderDesc desc;
+    desc.name = std::move(name);
+    desc.vertexSource = std::move(source);
+    return create(std::move(desc));
+}
+
+std::shared_ptr<const SurfaceShader> SurfaceShader::vertexFromFile(const std::string& path) {
+    return vertexFromSource(path, readText(path, "SurfaceShader::vertexFromFile"));
+}
+
+std::shared_ptr<const SurfaceShader> SurfaceShader::create(SurfaceShaderDesc desc) {
+    if (desc.surfaceSource.empty() && desc.vertexSource.empty()) {
+        throw InvalidArgument("SurfaceShader::create: '" + desc.name +
+                              "' has neither a surface function nor a vertex function (both sources are empty)");
+    }
+    return std::shared_ptr<const SurfaceShader>(new SurfaceShader(std::move(desc)));
 }
 
 } // namespace myriad

@@ -1,4 +1,5 @@
 #include "renderer/DepthPyramid.h"
+#include "renderer/ProgramUse.h"
 
 #include "gl/Bindings.h"
 #include "renderer/GlLimits.h"
@@ -100,7 +101,7 @@ const DepthPyramidLevels& DepthPyramid::build(std::size_t pass, const View& view
     }
     pyramid.lastBuiltFrame = m_frame;
     ensureProgram();
-    m_program.use();
+    useCounted(m_program, m_usedFrame, stats);
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
     const DepthPyramidLevels& levels = pyramid.levels;

@@ -81,6 +81,7 @@ private:
 
     const GlLimits& m_limits;
     Program m_program;
+    std::uint64_t m_usedFrame = 0;  ///< FrameStats::programsUsed (useCounted)
     GLuint m_depthSampler = 0;  ///< nearest, no compare: made with the program
     struct Uniforms {
         int level = -1, viewportOrigin = -1, size = -1, sourceSize = -1, offset = -1, sourceOffset = -1,

@@ -66,6 +66,7 @@ std::string to_string(const FrameStats& stats) {
     counter(out, stats.stagingBytes, "staging bytes");
     counter(out, stats.programsCompiled, "programs compiled");
     counter(out, stats.programsLoaded, "programs loaded");
+    counter(out, stats.programsUsed, "programs used");
     char times[200];
     std::snprintf(times, sizeof times, ", frame %.3f ms (cull %.3f, upload %.3f, submit %.3f, draw %.3f, sort %.3f, compile %.3f)",
                   stats.frameMs, stats.cullMs, stats.uploadMs, stats.submitMs, stats.drawMs, stats.sortMs,

@@ -1,4 +1,5 @@
 #include "renderer/GpuCulling.h"
+#include "renderer/ProgramUse.h"
 
 #include "core/LodBands.h"
 
@@ -216,7 +217,7 @@ void GpuCulling::dispatch(GpuResources& resources, FrameStats& stats, const Tabl
         }
     }
     ensureProgram();
-    m_program.use();
+    useCounted(m_program, m_usedFrame, stats);
     // Before them: the lists and commands the dispatches write (and count into with atomics)
     // were read by the last frame's draws, by texel fetch and as indirect parameters. Those
     // reads are not shader stores, so GL's command order already puts them before these
@@ -347,7 +348,7 @@ bool GpuCulling::hasOcclusion(std::size_t pass) const noexcept {
 void GpuCulling::dispatchOcclusion(std::size_t pass, const DepthPyramidLevels& pyramid, const glm::mat4& clipFromWorld,
                                    const View& view, GpuResources& resources, FrameStats& stats) {
     ensureProgram();
-    m_program.use();
+    useCounted(m_program, m_usedFrame, stats);
     const Program& p = m_program;
     const Uniforms& u = m_uniforms;
     glProgramUniform1ui(p.id(), u.tableJobs, 0);
@@ -417,8 +418,11 @@ void GpuCulling::setTestUniforms(const GpuCullList& list, const BatchGpu& gpu) {
             deltaMin[t] = deltas[t].min;
             deltaMax[t] = deltas[t].max;
         }
-        p.setUniform(u.localMin, geometry.localBounds().min);
-        p.setUniform(u.localMax, geometry.localBounds().max);
+        // The node's cull margin (MeshNode::setCullMargin) grows the base box, hence every
+        // morphed box cull.comp adds the deltas to.
+        const glm::vec3 margin(batch.cullMargin());
+        p.setUniform(u.localMin, geometry.localBounds().min - margin);
+        p.setUniform(u.localMax, geometry.localBounds().max + margin);
         p.setUniform(u.morphTargetCount, static_cast<int>(targets));
         glProgramUniform3fv(p.id(), u.deltaMin, static_cast<GLsizei>(kMaxMorphTargets), &deltaMin[0][0]);
         glProgramUniform3fv(p.id(), u.deltaMax, static_cast<GLsizei>(kMaxMorphTargets), &deltaMax[0][0]);

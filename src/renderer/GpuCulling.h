@@ -271,6 +271,7 @@ private:
 
     std::uint64_t m_frame = 0;
     Program m_program;  ///< cull.comp, compiled on first use
+    std::uint64_t m_usedFrame = 0;  ///< FrameStats::programsUsed (useCounted)
     Uniforms m_uniforms;
     const GlLimits& m_limits;
     std::unordered_map<PassNodeKey, GpuCullList, PassNodeKeyHash> m_lists;

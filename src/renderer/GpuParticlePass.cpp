@@ -1,4 +1,5 @@
 #include "renderer/GpuParticlePass.h"
+#include "renderer/ProgramUse.h"
 
 #include "gl/Bindings.h"
 #include "renderer/ParticlePass.h"
@@ -360,7 +361,7 @@ void GpuParticlePass::runStep(const GpuParticleSystem& system, SystemGpu& gpu, c
     // 1. Integrate and kill: as many invocations as the source has live particles, a count the
     //    last finish wrote into the dispatch command (the CPU never learns it).
     setStepUniforms(m_integrate, m_integrateUniforms, system, gpu, step);
-    m_integrate.use();
+    useCounted(m_integrate, m_usedFrames[0], stats);
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, gpu.counters.id());
     glDispatchComputeIndirect(static_cast<GLintptr>(GpuParticleCounter::Dispatch * sizeof(std::uint32_t)));
     // Spawn reads the target's live count the integrate counted into.
@@ -370,14 +371,14 @@ void GpuParticlePass::runStep(const GpuParticleSystem& system, SystemGpu& gpu, c
     const std::size_t spawns = std::min<std::size_t>(step.spawns, gpu.capacity);
     if (spawns > 0) {
         setStepUniforms(m_spawn, m_spawnUniforms, system, gpu, step);
-        m_spawn.use();
+        useCounted(m_spawn, m_usedFrames[1], stats);
         const auto [x, y] = groupsFor(spawns, kSpawnLocalSize);
         glDispatchCompute(x, y, 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // finish reads the live count spawn read
         stats.gpuParticleDispatches += 1;
     }
     // 3. Finish: the target's count, the draw, the next integrate's groups.
-    m_finish.use();
+    useCounted(m_finish, m_usedFrames[2], stats);
     uniformUint(m_finish, m_finishUniforms.capacity, static_cast<std::uint32_t>(gpu.capacity));
     uniformUint(m_finish, m_finishUniforms.source, source);
     uniformUint(m_finish, m_finishUniforms.spawns, static_cast<std::uint32_t>(spawns));
@@ -408,13 +409,13 @@ bool GpuParticlePass::sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass
     uniformUint(m_sortBlocks, m_blocksUniforms.state, gpu.current);
     m_sortBlocks.setUniform(m_blocksUniforms.eye, eye);
     m_sortBlocks.setUniform(m_blocksUniforms.forward, forward);
-    m_sortBlocks.use();
+    useCounted(m_sortBlocks, m_usedFrames[3], stats);
     glDispatchCompute(blocks, 1, 1);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     ++stats.gpuParticleDispatches;
     // Each longer stage: passes across blocks in the buffer, then the rest inside each block.
     for (std::size_t k = 2 * kSortBlock; k <= gpu.sortCount; k <<= 1) {
-        m_sortGlobal.use();
+        useCounted(m_sortGlobal, m_usedFrames[4], stats);
         uniformUint(m_sortGlobal, m_globalUniforms.k, static_cast<std::uint32_t>(k));
         for (std::size_t j = k / 2; j >= kSortBlock; j >>= 1) {
             uniformUint(m_sortGlobal, m_globalUniforms.j, static_cast<std::uint32_t>(j));
@@ -422,7 +423,7 @@ bool GpuParticlePass::sort(SystemGpu& gpu, std::size_t passIndex, const ViewPass
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
             ++stats.gpuParticleDispatches;
         }
-        m_sortMerge.use();
+        useCounted(m_sortMerge, m_usedFrames[5], stats);
         uniformUint(m_sortMerge, m_mergeUniforms.k, static_cast<std::uint32_t>(k));
         glDispatchCompute(blocks, 1, 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);

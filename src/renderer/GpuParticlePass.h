@@ -144,6 +144,8 @@ private:
     std::uint64_t m_frame = 0;
     std::unordered_map<std::uint64_t, SystemGpu> m_systems;
     Program m_integrate, m_spawn, m_finish, m_sortBlocks, m_sortGlobal, m_sortMerge;
+    /** Per program above, in that order: FrameStats::programsUsed (useCounted). */
+    std::array<std::uint64_t, 6> m_usedFrames{};
     SimUniforms m_integrateUniforms{}, m_spawnUniforms{}, m_finishUniforms{};
     SortUniforms m_blocksUniforms{}, m_globalUniforms{}, m_mergeUniforms{};
     VertexArray m_emptyVertexArray;  ///< particles read no attributes; core GL still wants a VAO

@@ -1,4 +1,5 @@
 #include "renderer/ParticlePass.h"
+#include "renderer/ProgramUse.h"
 
 #include "renderer/LightList.h"
 #include "renderer/Fog.h"
@@ -177,7 +178,7 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
     SurfaceProgram& chosen = shaders.get(particleFeatures(pass), material.surface);
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
-    program.use();
+    useCounted(program, chosen.usedFrame, resources.stats());
     ++resources.stats().programBinds;
     const ViewCamera& camera = pass.camera();
     const glm::mat3 rotation = viewRotation(pass.view());
@@ -653,7 +654,7 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         SurfaceProgram& chosen = shaders.get(scatterFeatures(scatter, pass), material.surface);
         const Program& program = chosen.program;
         const SurfaceUniforms& u = chosen.uniforms;
-        program.use();
+        useCounted(program, chosen.usedFrame, stats);
         ++stats.programBinds;
         const ViewCamera& camera = pass.camera();
         program.setUniform(u.viewProjection, camera.viewProjection);

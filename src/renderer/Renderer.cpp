@@ -335,7 +335,7 @@ struct Renderer::Impl {
         const View& view = pass.view();
         const auto passIndex = static_cast<std::size_t>(&pass - passes.data());
         const bool velocity = passVelocityView[passIndex] != SIZE_MAX;
-        surfaces.beginView(pass, passIndex, passVelocityView[passIndex], stats.frame);
+        surfaces.beginView(pass, passIndex, passVelocityView[passIndex], stats.frame, scene.time);
         ++stats.views;
         glBindFramebuffer(GL_FRAMEBUFFER, view.framebuffer);
         glViewport(view.viewport.x, view.viewport.y, static_cast<GLsizei>(view.viewport.width),
@@ -448,6 +448,9 @@ struct Renderer::Impl {
         const glm::vec3& light = scene.light.direction;
         if (!myriad::detail::allFinite(light)) {
             throw InvalidArgument("gl::Renderer::render: the scene's light direction has a NaN or Inf");
+        }
+        if (!std::isfinite(scene.time)) {
+            throw InvalidArgument("gl::Renderer::render: the scene's time is NaN or Inf (Scene::time)");
         }
         if (drawable == 0) {
             return;

@@ -14,6 +14,15 @@ namespace myriad::gl::detail {
 namespace {
 
 constexpr std::string_view kSurfaceMarker = "// MYRIAD_SURFACE_FUNCTION\n";
+constexpr std::string_view kVertexMarker = "// MYRIAD_VERTEX_FUNCTION\n";
+
+/** Splices @p user in at @p marker of @p text, numbered as its own source string (1), so
+ *  compile errors read "its-name:line"; then resumes the file's own numbering. */
+void splice(std::string& text, std::string_view marker, const std::string& user) {
+    const std::size_t at = text.find(marker);
+    const auto markerLine = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
+    text.replace(at, marker.size(), "#line 1 1\n" + user + "\n#line " + std::to_string(markerLine + 1) + " 0\n");
+}
 
 struct FeatureName {
     std::uint32_t bit;
@@ -119,7 +128,10 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       jointCount(program.uniformLocation("u_jointCount")),
       prevViewProjection(program.uniformLocation("u_prevViewProjection")),
       prevModel(program.uniformLocation("u_prevModel")),
-      viewportSize(program.uniformLocation("u_viewportSize")) {
+      viewportSize(program.uniformLocation("u_viewportSize")),
+      time(program.uniformLocation("u_time")),
+      prevTime(program.uniformLocation("u_prevTime")),
+      prevEye(program.uniformLocation("u_prevEye")) {
     if ((features & kFog) != 0) {
         fog = {.mode = program.uniformLocation("u_fogMode"),
                .color = program.uniformLocation("u_fogColor"),
@@ -211,7 +223,7 @@ std::string ShaderLibrary::streamDeclarations(std::uint32_t features) {
 
 std::array<ShaderSource, 2> SurfaceProgramSource::stages() const {
     return {{
-        {ShaderStage::Vertex, vertexFile, embeddedShaderText(vertexFile), vertexDefines},
+        {ShaderStage::Vertex, vertexFile, vertexText, vertexDefines, vertexName},
         {ShaderStage::Fragment, fragmentFile, fragmentText, fragmentDefines, surfaceName},
     }};
 }
@@ -239,18 +251,25 @@ SurfaceProgramSource ShaderLibrary::programSource(std::uint32_t features, const 
     source.vertexFile = (features & kParticle) != 0 ? "particle.vert"
                         : (features & kScatter) != 0 ? "scatter.vert" : "surface.vert";
     source.fragmentFile = (features & kParticle) != 0 ? "particle.frag" : "surface.frag";
+    source.vertexText = std::string(embeddedShaderText(source.vertexFile));
     source.fragmentText = std::string(embeddedShaderText(source.fragmentFile));
-    if (surface != nullptr) {
-        // Splice the user's function in at the marker, numbered as its own source string (1),
-        // so compile errors read "its-name:line"; then resume the file's own numbering.
-        std::string& fragmentText = source.fragmentText;
-        const std::size_t at = fragmentText.find(kSurfaceMarker);
-        const auto markerLine = std::count(fragmentText.begin(), fragmentText.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
-        fragmentText.replace(at, kSurfaceMarker.size(),
-                             "#line 1 1\n" + surface->source() + "\n#line " + std::to_string(markerLine + 1) + " 0\n");
+    if (surface != nullptr && surface->hasSurface()) {
+        splice(source.fragmentText, kSurfaceMarker, surface->source());
         source.fragmentDefines += "#define MYRIAD_USER_SURFACE 1\n";
         source.label += "+surface:" + surface->name();
         source.surfaceName = surface->name();
+    }
+    if (surface != nullptr && surface->hasVertex()) {
+        if ((features & (kParticle | kScatter)) != 0) {
+            throw InvalidArgument("SurfaceShader '" + surface->name() + "' has a vertex function ('" + surface->vertexName() +
+                                  "'), but it is drawn by " + ((features & kParticle) != 0 ? "particles" : "a ScatterNode") +
+                                  ", whose vertex stage runs none (docs/shaders.md, \"Vertex functions\")");
+        }
+        // Not a feature bit: the shader's id is in the program's key already.
+        splice(source.vertexText, kVertexMarker, surface->vertexSource());
+        source.vertexDefines = "#define MYRIAD_USER_VERTEX 1\n" + source.vertexDefines;
+        source.label += "+vertex:" + surface->vertexName();
+        source.vertexName = surface->vertexName();
     }
     return source;
 }

@@ -180,6 +180,9 @@ struct SurfaceUniforms {
     int prevViewProjection = -1;  ///< u_prevViewProjection (kVelocity): the view's previous, camera-relative to the previous eye
     int prevModel = -1;           ///< u_prevModel (kVelocity): the node's previous world matrix minus the previous eye
     int viewportSize = -1;        ///< u_viewportSize (kVelocity): the view's viewport in pixels
+    int time = -1;                ///< u_time (a user vertex function): Scene::time
+    int prevTime = -1;            ///< u_prevTime (vertex function + kVelocity): the previous frame's Scene::time
+    int prevEye = -1;             ///< u_prevEye (vertex function + kVelocity): the previous frame's eye
     /** The fog's (kFog, kFogGlsl; renderer/Fog.h sets them); -1 in other variants. additive is
      *  particle.frag's u_fogAdditive: 1 for an additive material (fog fades its light). */
     struct Fog {
@@ -205,6 +208,7 @@ struct SurfaceProgram {
     SurfaceUniforms uniforms;
     std::uint64_t viewSerial = 0;  ///< the view whose camera and light uniforms it holds
     std::weak_ptr<const SurfaceShader> surface;  ///< expires with the user's surface
+    mutable std::uint64_t usedFrame = 0;  ///< the last frame it counted in FrameStats::programsUsed (useCounted)
     SurfaceProgram(Program p, std::uint32_t features) : program(std::move(p)), uniforms(program, features) {}
 };
 
@@ -215,9 +219,11 @@ struct SurfaceProgramSource {
     std::string label;             ///< the program's GL label, e.g. "myriad/surface+instanced+lit"
     std::string_view vertexFile;   ///< embedded file name: surface.vert, particle.vert or scatter.vert
     std::string_view fragmentFile; ///< surface.frag or particle.frag
-    std::string vertexDefines;     ///< feature #defines + generated stream declarations
+    std::string vertexDefines;     ///< feature #defines (+ MYRIAD_USER_VERTEX) + generated stream declarations
     std::string fragmentDefines;   ///< feature #defines (+ MYRIAD_USER_SURFACE)
+    std::string vertexText;        ///< the vertex file, with the user's vertex function spliced in
     std::string fragmentText;      ///< the fragment file, with the user's surface spliced in
+    std::string vertexName;        ///< the user vertex function's name for errors; empty: none
     std::string surfaceName;       ///< the user surface's name for errors; empty: built-in
     /** The two stages as Program takes them (views into this object: keep it alive). Give each
      *  to compiledStageText (gl/ShaderText.h) for the exact text the driver compiles. */
@@ -237,7 +243,10 @@ public:
      *  @throws ShaderError naming the file and line (the user's surface by its name). */
     SurfaceProgram& get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface);
     /** The sources of the program for @p features and @p surface (null: built-in), as get()
-     *  compiles them; no GL. */
+     *  compiles them; no GL. The shader's surface function is spliced into the fragment stage,
+     *  its vertex function into surface.vert (docs/shaders.md).
+     *  @throws InvalidArgument if @p surface has a vertex function and @p features draw
+     *  particles or scatter (their vertex stages take none). */
     [[nodiscard]] static SurfaceProgramSource programSource(std::uint32_t features, const SurfaceShader* surface);
     /** Starts the program for @p features and @p surface unless it exists or is on its way:
      *  loaded from the binary cache at once when the cache has it, else compiled and linked

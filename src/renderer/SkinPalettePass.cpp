@@ -1,4 +1,5 @@
 #include "renderer/SkinPalettePass.h"
+#include "renderer/ProgramUse.h"
 
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
@@ -81,7 +82,7 @@ void SkinPalettePass::dispatch(GpuResources& resources, FrameStats& stats) {
         }
         if (!dispatched) {
             ensureProgram();
-            m_program.use();
+            useCounted(m_program, m_usedFrame, stats);
             // Write after read: last frame's draws fetched these buffers as textures, and
             // storage writes after this barrier wait for every access issued before it
             // (OpenGL 4.5 section 7.12.2, SHADER_STORAGE_BARRIER_BIT), as the particle kernels do.

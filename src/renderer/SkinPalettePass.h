@@ -70,6 +70,7 @@ private:
 
     const GlLimits& m_limits;
     Program m_program;
+    std::uint64_t m_usedFrame = 0;  ///< FrameStats::programsUsed (useCounted)
     struct Uniforms {
         int instanceCount = -1, jointCount = -1, animationTime = -1, clips = -1, first = -1;
     } m_uniforms;

@@ -1,4 +1,5 @@
 #include "renderer/SurfacePass.h"
+#include "renderer/ProgramUse.h"
 
 #include "gl/Bindings.h"
 #include "gl/GlCommon.h"
@@ -100,12 +101,15 @@ std::uint32_t SurfacePass::featuresOf(const Population& population, const ViewPa
     return features | m_parts.shadow.receiveFeatures(features, nullptr, view);  // shadows
 }
 
-void SurfacePass::beginView(const ViewPass& pass, std::size_t passIndex, std::size_t velocityView, std::uint64_t frame) {
+void SurfacePass::beginView(const ViewPass& pass, std::size_t passIndex, std::size_t velocityView, std::uint64_t frame,
+                            float time) {
     ++m_viewSerial;
     m_passIndex = passIndex;
     if (!pass.view().depthOnly) {
         m_parts.lights.bind();  // every lit draw of the view reads it (unit 11)
     }
+    m_time = time;
+    m_previousTime = time;
     if (frame != m_frame) {
         m_frame = frame;
         // Nodes not drawn into a velocity view for a frame start again anyway: forget them
@@ -128,10 +132,13 @@ void SurfacePass::beginView(const ViewPass& pass, std::size_t passIndex, std::si
         history.previousEye = continues ? history.currentEye : camera.eye;
         history.current = camera.viewProjection;
         history.currentEye = camera.eye;
+        history.previousTime = continues ? history.currentTime : time;
+        history.currentTime = time;
         history.frame = frame;
     }
     m_previousViewProjection = history.previous;
     m_previousEye = history.previousEye;
+    m_previousTime = history.previousTime;
     m_viewportSize = glm::vec2(static_cast<float>(pass.view().viewport.width), static_cast<float>(pass.view().viewport.height));
 }
 
@@ -160,7 +167,7 @@ void SurfacePass::setBlendDepthWrite(bool writes) {
 
 void SurfacePass::useProgram(const SurfaceProgram& program) {
     if (m_boundProgram != &program) {
-        program.program.use();
+        useCounted(program.program, program.usedFrame, m_parts.stats);
         m_boundProgram = &program;
         ++m_parts.stats.programBinds;
     }
@@ -204,6 +211,11 @@ void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const
         if (u.prevViewProjection >= 0) {  // motion vectors (beginView)
             program.setUniform(u.prevViewProjection, m_previousViewProjection);
             program.setUniform(u.viewportSize, m_viewportSize);
+        }
+        if (u.time >= 0) {  // a user vertex function (docs/shaders.md, "Vertex functions")
+            program.setUniform(u.time, m_time);
+            program.setUniform(u.prevTime, m_previousTime);
+            program.setUniform(u.prevEye, glm::vec3(m_previousEye));
         }
         chosen.viewSerial = m_viewSerial;
     }

@@ -75,8 +75,9 @@ public:
     /** A new view: every program gets the view's camera and light again on first use, and
      *  the light list (pass @p passIndex's part) is bound. @p velocityView: the view's position in the list render() was given, for a view with
      *  View::velocity (its previous view-projection is kept under that position; SIZE_MAX for
-     *  other views); @p frame the draw frame (FrameStats::frame). */
-    void beginView(const ViewPass& pass, std::size_t passIndex, std::size_t velocityView, std::uint64_t frame);
+     *  other views); @p frame the draw frame (FrameStats::frame); @p time Scene::time, seconds
+     *  (vertex functions' u_time; the previous frame's is kept with the view-projection). */
+    void beginView(const ViewPass& pass, std::size_t passIndex, std::size_t velocityView, std::uint64_t frame, float time);
     /** Forgets which program is current (another pass changed it: particles, the cull
      *  dispatch, the state restore). */
     void forgetProgram() noexcept { m_boundProgram = nullptr; }
@@ -148,6 +149,7 @@ private:
     struct ViewHistory {
         glm::mat4 previous{1.0f}, current{1.0f};  ///< camera-relative view-projections
         glm::dvec3 previousEye{0.0}, currentEye{0.0};
+        float previousTime = 0.0f, currentTime = 0.0f;  ///< Scene::time (vertex functions)
         std::uint64_t frame = 0;
     };
     struct NodeHistory {
@@ -164,6 +166,8 @@ private:
     std::unordered_map<std::uint64_t, NodeHistory> m_nodeHistory;  ///< by SceneNode::id()
     glm::mat4 m_previousViewProjection{1.0f};         ///< the current velocity view's
     glm::dvec3 m_previousEye{0.0};
+    float m_time = 0.0f;          ///< Scene::time of the frame (beginView)
+    float m_previousTime = 0.0f;  ///< of the previous frame, in a velocity view
     glm::vec2 m_viewportSize{0.0f};
     const SurfaceProgram* m_boundProgram = nullptr;
     bool m_blendDepthWrite = false;  ///< the depth mask the blended draws last set

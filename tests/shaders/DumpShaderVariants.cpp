@@ -7,7 +7,10 @@
 //   OUT_DIR       created if missing; gets one .vert/.frag/.comp per stage and programs.txt
 //   --surfaces    sample surface functions, taken from FILE: every ```glsl block (Markdown) and
 //                 every C++ raw string R"(...)" that defines `SurfaceOutput surface(...) {`,
-//                 named NAME-1.glsl, NAME-2.glsl, ...; a FILE with none is an error
+//                 named NAME-1.glsl, NAME-2.glsl, ...; a FILE with none is an error. Blocks
+//                 that define `VertexOutput vertex(...) {` are sample vertex functions
+//                 (NAME-vertex-1.glsl, ...): each one's surface.vert of every mesh feature set
+//                 is linked with that set's built-in fragment stage
 // programs.txt: one line per check, "link A.vert B.frag" (a whole program, linked so the two
 // stages' interfaces are matched too) or "compile C.frag" (a user-surface fragment stage: its
 // vertex stage and interface are those of the built-in program of the same feature set).
@@ -197,6 +200,27 @@ std::vector<std::string> surfaceFunctions(const std::string& text) {
     return found;
 }
 
+/** The vertex functions in @p text: ```glsl blocks and C++ raw strings that define vertex(). */
+std::vector<std::string> vertexFunctions(const std::string& text) {
+    static const std::regex definition(R"(VertexOutput\s+vertex\s*\([^)]*\)\s*\{)");
+    std::vector<std::string> found;
+    for (const auto& [open, close] : {std::pair<std::string, std::string>{"```glsl\n", "```"}, {"R\"(", ")\""}}) {
+        for (std::size_t at = text.find(open); at != std::string::npos; at = text.find(open, at)) {
+            const std::size_t begin = at + open.size();
+            const std::size_t end = text.find(close, begin);
+            if (end == std::string::npos) {
+                break;
+            }
+            const std::string body = text.substr(begin, end - begin);
+            if (std::regex_search(body, definition)) {
+                found.push_back(body);
+            }
+            at = end + close.size();
+        }
+    }
+    return found;
+}
+
 /** A file name from a program label: "myriad/surface+lit+surface:x.glsl" -> "surface+lit+surface=x.glsl". */
 std::string fileStem(const std::string& label) {
     std::string stem = label.substr(label.find('/') + 1);
@@ -217,6 +241,7 @@ int run(int argc, char** argv) {
     }
     const std::filesystem::path out = argv[1];
     std::vector<std::shared_ptr<const SurfaceShader>> surfaces;
+    std::vector<std::shared_ptr<const SurfaceShader>> vertexShaders;  // sample vertex functions, same files
     for (int i = 2; i < argc; ++i) {
         const std::string flag = argv[i];
         const std::string value = i + 1 < argc ? argv[i + 1] : "";
@@ -228,7 +253,13 @@ int run(int argc, char** argv) {
         ++i;
         const std::string name = value.substr(0, equals);
         const std::string file = value.substr(equals + 1);
-        const std::vector<std::string> found = surfaceFunctions(readFile(file));
+        const std::string text = readFile(file);
+        const std::vector<std::string> vertexFound = vertexFunctions(text);
+        for (std::size_t k = 0; k < vertexFound.size(); ++k) {
+            vertexShaders.push_back(
+                SurfaceShader::vertexFromSource(name + "-vertex-" + std::to_string(k + 1) + ".glsl", vertexFound[k]));
+        }
+        const std::vector<std::string> found = surfaceFunctions(text);
         if (found.empty()) {
             std::fprintf(stderr, "%s: no surface function (SurfaceOutput surface(...) { ... }) in '%s'\n",
                          argv[0], file.c_str());
@@ -269,7 +300,16 @@ int run(int argc, char** argv) {
         const SurfaceProgramSource builtIn = ShaderLibrary::programSource(features, nullptr);
         const auto stages = builtIn.stages();
         const std::string stem = fileStem(builtIn.label);
-        programs << "link " << writeStage(stages[0], stem) << " " << writeStage(stages[1], stem) << "\n";
+        const std::string fragmentFile = writeStage(stages[1], stem);
+        programs << "link " << writeStage(stages[0], stem) << " " << fragmentFile << "\n";
+        // A user vertex function's surface.vert, linked with the built-in fragment stage
+        // (particles and scatter take none: programSource refuses them).
+        if ((features & (kParticle | kScatter)) == 0) {
+            for (const auto& vertex : vertexShaders) {
+                const SurfaceProgramSource user = ShaderLibrary::programSource(features, vertex.get());
+                programs << "link " << writeStage(user.stages()[0], fileStem(user.label)) << " " << fragmentFile << "\n";
+            }
+        }
         for (const auto& surface : surfaces) {
             const SurfaceProgramSource user = ShaderLibrary::programSource(features, surface.get());
             programs << "compile " << writeStage(user.stages()[1], fileStem(user.label)) << "\n";
@@ -285,6 +325,7 @@ int run(int argc, char** argv) {
         programs << "link " << writeStage(source, stem) << "\n";
     }
     writeFile(out / "programs.txt", programs.str());
+    std::printf("%zu sample vertex functions linked with every mesh feature set's fragment stage\n", vertexShaders.size());
     std::printf("%zu feature sets x (built-in + %zu sample surface functions) + cull.comp + skin_palette.comp + depth_pyramid.comp + tonemap + %zu particle kernels: "
                 "%zu programs, %zu stage files in %s\n",
                 featureSets.size(), surfaces.size(), particleKernels.size(),

@@ -142,8 +142,11 @@ struct Material {
      *  LinearMipmapLinear): the extension lets a driver filter anyway once anisotropy is above
      *  1, which would blur a texture meant to stay sharp. */
     float maxAnisotropy = 1.0f;
-    /** User GLSL deciding base colour and alpha (may discard); null: the built-in surface.
-     *  Shared; see SurfaceShader and docs/shaders.md. */
+    /** User GLSL deciding base colour and alpha (may discard), moving vertices (a vertex
+     *  function), or both; null: the built-in surface and transform. Shared; see SurfaceShader
+     *  and docs/shaders.md. A vertex function on a ScatterNode's material makes
+     *  Renderer::render() throw InvalidArgument (scatter.vert runs none); on a MeshNode give
+     *  the node a cull margin (MeshNode::setCullMargin) as far as it moves the surface. */
     std::shared_ptr<const SurfaceShader> surface;
 
     /** The sampling the renderer uses: `sampler`, with both filters Nearest when

@@ -154,6 +154,19 @@ public:
     /** The reach set, 0 by default. */
     [[nodiscard]] float skinReach() const noexcept;
 
+    /** Godot's `extra_cull_margin`: how far, in the mesh's units (its model space, before the
+     *  node's transform and, in a batch, before each instance's), a vertex function
+     *  (SurfaceShader, docs/shaders.md "Vertex functions") may move the surface away from its
+     *  stored box. Every primitive's box grows by it on each side, so meshBounds(),
+     *  drawBounds(), each instance's culling sphere (CPU and GPU), shadow casting and picking's
+     *  first test all cover the displaced surface. 0 (the default): displaced geometry outside
+     *  the box is culled with it. A world-space displacement of d needs d divided by the
+     *  smallest scale of the node (and instance) transform.
+     *  @throws InvalidArgument if @p margin is negative, NaN or Inf; nothing changes then. */
+    void setCullMargin(float margin);
+    /** The margin set, 0 by default. */
+    [[nodiscard]] float cullMargin() const noexcept { return m_cullMargin; }
+
     /** What this node draws, in node space: for a MeshNode meshBounds(), for an
      *  InstancedMeshNode the union of its instances (InstancedMeshNode::localBounds()).
      *  Always current, with no call to make: setMesh() and setMorphWeights() (the node's, and
@@ -202,7 +215,7 @@ public:
      *  mesh's model space, drawn into the occlusion buffer with the node's world transform
      *  (and each instance's, for an InstancedMeshNode). Null (the default): the node's own
      *  primitives whose material is AlphaMode::Opaque with no SurfaceShader (alpha-tested and
-     *  custom surfaces may discard, leaving holes), except meshes with morph targets or a skin
+     *  custom surfaces may discard, leaving holes; a vertex function moves the triangles), except meshes with morph targets or a skin
      *  (their drawn shape is not their stored one) and batches with a LOD chain (a far level
      *  may cover less): those occlude only through an occluder mesh. Only its positions and indices are read: it is
      *  never drawn, and its morph targets and skin are ignored. It must lie inside what the node
@@ -234,6 +247,8 @@ protected:
      *  per target (MeshGeometry::morphedBounds()), model space; for a skinned node the box of
      *  its pose, and for a batch playing an AnimationSet the box of every baked pose. */
     [[nodiscard]] Aabb primitivesBounds(std::span<const float> low, std::span<const float> high) const;
+    /** @p box grown by cullMargin() on each side (unchanged when empty). */
+    [[nodiscard]] Aabb withCullMargin(Aabb box) const noexcept;
     /** For InstancedMeshNode::setAnimationSet: the set whose baked poses bound every
      *  primitive (null: none), after checking each primitive's mesh can play it.
      *  @throws InvalidArgument as setSkeleton() for the set's skeleton; nothing changes then. */
@@ -286,6 +301,7 @@ private:
     std::unique_ptr<SkinState> m_skin;        ///< null until skinning is first asked for
     std::shared_ptr<const MeshGeometry> m_occluderMesh;  ///< null: the node's own primitives
     bool m_occluder = true;
+    float m_cullMargin = 0.0f;  ///< setCullMargin(): grows every primitive's box
 };
 
 /** @p node as a MeshNode (a MeshNode or an InstancedMeshNode), or null for a group, a

@@ -166,6 +166,13 @@ public:
     glm::vec3 ambient{0.25f};                      ///< linear RGB added before the albedo product
     glm::vec4 clearColor{0.0f, 0.0f, 0.0f, 1.0f};  ///< linear RGBA, written by Renderer::render
     Fog fog;                                       ///< none by default (docs/lighting.md, "Fog")
+    /** Seconds, the game's clock: what vertex functions read as VertexInput.time (SurfaceShader,
+     *  docs/shaders.md "Vertex functions"); the renderer never advances it. Set it each frame;
+     *  a float, so wrap it (a period of the motion) to keep it small: at 8192 s its steps are
+     *  about 1 ms. Motion vectors (View::velocity) displace the previous position with the
+     *  time the previous frame was drawn with. NaN or Inf makes Renderer::render() throw
+     *  InvalidArgument. */
+    float time = 0.0f;
 
 private:
     friend class LightNode;  // registers itself in m_lights as it enters and leaves the tree

@@ -1,28 +1,61 @@
 #pragma once
 /** @file
- *  A user surface function: GLSL that decides a material's base colour and alpha.
+ *  User shading functions of a material: GLSL that replaces the fragment stage's surface
+ *  function, the vertex stage's vertex function, or both.
  *
- *  The function receives what the surface knows at a fragment and returns what the lighting
- *  uses (docs/shaders.md has the interface and a worked example):
+ *  The surface function receives what the surface knows at a fragment and returns what the
+ *  lighting uses (docs/shaders.md has the interface and a worked example):
  *
  *      SurfaceOutput surface(SurfaceInput s) {
  *          vec4 c = s.color * myriad_materialColor(s.uv);  // the built-in surface
  *          return SurfaceOutput(c.rgb, c.a);
  *      }
  *
- *  It may `discard`. It works on MeshNode and InstancedMeshNode alike; the renderer compiles
- *  one program variant per (surface function, feature set) ahead of the frame that needs it. */
+ *  It may `discard`. The vertex function (docs/shaders.md, "Vertex functions") receives a
+ *  vertex in object and world space with its instance index, lanes, record and the scene's
+ *  time, and returns where it is drawn, in world space:
+ *
+ *      VertexOutput vertex(VertexInput v) {
+ *          vec3 p = v.position + vec3(0.2 * v.position.y * v.position.y * sin(v.time), 0.0, 0.0);
+ *          return VertexOutput(myriad_objectToWorld(p), v.worldNormal);  // wind bends grass
+ *      }
+ *
+ *  One object holds both, as Godot's shader holds vertex() and fragment(): a material names one
+ *  shader, the renderer keys one program per (shader, feature set), and the vertex function
+ *  also runs in the shadow and depth passes, so a displaced vertex casts its shadow where it
+ *  is drawn. They are separate texts (each spliced into its own stage, each named in its own
+ *  errors), because a text compiled as both stages could use neither stage's own built-ins
+ *  (discard, derivatives). Both work on MeshNode and InstancedMeshNode alike (every path:
+ *  CPU- or GPU-culled, table-driven, skinned, morphed, populations); particles and scatter run
+ *  surface functions only. The renderer compiles one program variant per (shader, feature set)
+ *  ahead of the frame that needs it. */
 #include <cstdint>
 #include <memory>
 #include <string>
 
 namespace myriad {
 
-/** Immutable GLSL text with a name for error messages and an id for program caches.
+/** The texts of a SurfaceShader (SurfaceShader::create()); each stage's may be empty, not both. */
+struct SurfaceShaderDesc {
+    /** What compile errors of the surface function call it ("dissolve.glsl"): "name:line: ...".
+     *  Also the shader's name() (GL program labels). */
+    std::string name;
+    /** GLSL 4.50 text defining `SurfaceOutput surface(SurfaceInput s)` (no `#version` line;
+     *  helper functions and constants may come first). Empty: the built-in surface. */
+    std::string surfaceSource;
+    /** What compile errors of the vertex function call it ("wind.vert.glsl"); empty: @ref name. */
+    std::string vertexName;
+    /** GLSL 4.50 text defining `VertexOutput vertex(VertexInput v)` (no `#version` line;
+     *  helpers may come first). Empty: no vertex function (the built-in transform). */
+    std::string vertexSource;
+};
+
+/** Immutable GLSL texts with names for error messages and an id for program caches.
  *  Ownership: shared (std::shared_ptr) by the materials that use it. Thread safety: immutable. */
 class SurfaceShader {
 public:
-    /** @param name what compile errors call it ("dissolve.glsl"); errors read "name:line: ...".
+    /** A surface function only.
+     *  @param name what compile errors call it ("dissolve.glsl"); errors read "name:line: ...".
      *  @param source GLSL 4.50 text defining `SurfaceOutput surface(SurfaceInput s)` (no
      *  `#version` line; helper functions and constants may come first).
      *  @throws InvalidArgument if @p source is empty. A source that does not compile is found
@@ -33,19 +66,43 @@ public:
     /** Reads the GLSL from @p path (errors then name the path).
      *  @throws InvalidArgument if the file cannot be read or is empty. */
     [[nodiscard]] static std::shared_ptr<const SurfaceShader> fromFile(const std::string& path);
+    /** A vertex function only (the built-in surface colours it): @p source defines
+     *  `VertexOutput vertex(VertexInput v)`; compile errors read "name:line: ...".
+     *  @throws InvalidArgument if @p source is empty. Compile errors: as fromSource(). */
+    [[nodiscard]] static std::shared_ptr<const SurfaceShader> vertexFromSource(std::string name,
+                                                                               std::string source);
+    /** vertexFromSource() with the text of the file at @p path (errors then name the path).
+     *  @throws InvalidArgument if the file cannot be read or is empty. */
+    [[nodiscard]] static std::shared_ptr<const SurfaceShader> vertexFromFile(const std::string& path);
+    /** A surface function, a vertex function or both, from @p desc.
+     *  @throws InvalidArgument if both sources are empty. Compile errors: as fromSource(), each
+     *  naming its own stage's name. */
+    [[nodiscard]] static std::shared_ptr<const SurfaceShader> create(SurfaceShaderDesc desc);
 
-    /** The name given at creation (or the path, from fromFile()): what compile errors and GL
-     *  program labels call this surface. */
+    /** The name given at creation (or the path, from fromFile()): what compile errors of the
+     *  surface function and GL program labels call this shader. */
     [[nodiscard]] const std::string& name() const noexcept { return m_name; }
-    /** The GLSL text as given, without a `#version` line (the renderer adds its own). */
+    /** The surface function's GLSL as given, without a `#version` line (the renderer adds its
+     *  own); empty when the shader has none (the built-in surface is used). */
     [[nodiscard]] const std::string& source() const noexcept { return m_source; }
+    /** True when source() is not empty: the fragment stage runs the user's surface(). */
+    [[nodiscard]] bool hasSurface() const noexcept { return !m_source.empty(); }
+    /** What compile errors of the vertex function call it (SurfaceShaderDesc::vertexName, or
+     *  name() when that was empty). */
+    [[nodiscard]] const std::string& vertexName() const noexcept { return m_vertexName; }
+    /** The vertex function's GLSL as given; empty when the shader has none. */
+    [[nodiscard]] const std::string& vertexSource() const noexcept { return m_vertexSource; }
+    /** True when vertexSource() is not empty: the vertex stage runs the user's vertex(). */
+    [[nodiscard]] bool hasVertex() const noexcept { return !m_vertexSource.empty(); }
     /** Unique in the process, never reused. */
     [[nodiscard]] std::uint64_t id() const noexcept { return m_id; }
 
 private:
-    SurfaceShader(std::string name, std::string source);
+    explicit SurfaceShader(SurfaceShaderDesc desc);
     std::string m_name;
     std::string m_source;
+    std::string m_vertexName;
+    std::string m_vertexSource;
     std::uint64_t m_id;
 };
 

@@ -155,6 +155,13 @@ struct FrameStats {
     /** Shader programs this call made from RendererDesc::programCacheFolder's binaries instead
      *  of compiling them. */
     std::uint32_t programsLoaded = 0;
+    /** Distinct shader programs this call's draws and dispatches made current (glUseProgram):
+     *  every surface variant (feature set x SurfaceShader, docs/shaders.md) drawn in any view,
+     *  shadow views included, plus each compute program dispatched (GPU culling, occlusion's
+     *  depth pyramid, skin palettes, GPU particle kernels), each once however many binds and
+     *  views used it. 0 from Renderer::prepare() (it draws and dispatches nothing). Not
+     *  counted: Renderer::dispatch()'s compute and the GL-state restore. */
+    std::uint32_t programsUsed = 0;
 
     // CPU time of this render() call by phase, milliseconds (steady clock). myriad's own work is
     // cullMs + uploadMs + submitMs - drawMs - skinPaletteMs. drawMs is the time inside glDraw*
