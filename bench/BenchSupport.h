@@ -4,6 +4,7 @@
 #include "myriad/core/Camera.h"
 #include "myriad/egl/HeadlessContext.h"
 #include "myriad/gl/Draw.h"
+#include "myriad/util/Error.h"
 
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -11,6 +12,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdarg>
+#include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -91,6 +94,58 @@ inline Camera gridCamera(std::size_t side) {
     camera.lookAt(glm::dvec3(extent * 0.5, extent * 0.9, extent * 1.3),
                   glm::dvec3(extent * 0.5, 0.0, extent * 0.5));
     return camera;
+}
+
+/** The flags of a benchmark that scales one count over timed frames: --COUNT N, --frames F,
+ *  --out FILE.md, --help (prints @p usage and exits 0). */
+struct CountFramesOut {
+    std::size_t count = 0;
+    int frames = 10;
+    std::string out;
+};
+
+/** Parses those flags (@p countFlag: "--props"; @p defaults: the values when not given).
+ *  @throws InvalidArgument on an unknown flag, a missing value or a count or frames not
+ *  above 0. */
+inline CountFramesOut parseCountFramesOut(int argc, char** argv, const std::string& countFlag, CountFramesOut defaults,
+                                          const char* usage) {
+    CountFramesOut options = std::move(defaults);
+    for (int i = 1; i < argc; ++i) {
+        const std::string flag = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                throw InvalidArgument(flag + " needs a value");
+            }
+            return argv[++i];
+        };
+        if (flag == countFlag) {
+            options.count = std::stoul(value());
+        } else if (flag == "--frames") {
+            options.frames = std::stoi(value());
+        } else if (flag == "--out") {
+            options.out = value();
+        } else if (flag == "--help" || flag == "-h") {
+            std::fputs(usage, stdout);
+            std::exit(0);
+        } else {
+            throw InvalidArgument("unknown flag " + flag + " (see --help)");
+        }
+    }
+    if (options.count == 0 || options.frames <= 0) {
+        throw InvalidArgument(countFlag + " and --frames must be positive");
+    }
+    return options;
+}
+
+/** A cheap integer hash to 0..1 (the lowbias32 finaliser), so benchmark scenes are scattered
+ *  the same way every run without a random engine's state. */
+inline float hash01(std::uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return static_cast<float>(x & 0xFFFFFFU) / static_cast<float>(0x1000000U);
 }
 
 /** The driver the numbers come from, one line: "GL_VENDOR / GL_RENDERER / GL_VERSION", marked

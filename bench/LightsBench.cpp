@@ -35,51 +35,13 @@ constexpr std::uint32_t kTargetWidth = 512;
 constexpr std::uint32_t kTargetHeight = 256;
 constexpr float kField = 60.0f;  // the field's side, metres
 
-struct Options {
-    std::size_t props = 20000;
-    int frames = 10;
-    std::string out;
-};
 
-float hash01(std::uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return static_cast<float>(x & 0xFFFFFFU) / static_cast<float>(0x1000000U);
-}
-
-Options parse(int argc, char** argv) {
-    Options options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string flag = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw InvalidArgument(flag + " needs a value");
-            }
-            return argv[++i];
-        };
-        if (flag == "--props") {
-            options.props = std::stoul(value());
-        } else if (flag == "--frames") {
-            options.frames = std::stoi(value());
-        } else if (flag == "--out") {
-            options.out = value();
-        } else if (flag == "--help" || flag == "-h") {
-            std::printf("usage: myriad_lights_bench [--props N] [--frames F] [--out FILE.md]\n"
-                        "  --props   instanced props on the field (default 20000)\n"
-                        "  --frames  timed frames per row, after 3 warm-up frames (default 10)\n"
-                        "  --out     also write the report to this Markdown file (default none)\n");
-            std::exit(0);
-        } else {
-            throw InvalidArgument("unknown flag " + flag + " (see --help)");
-        }
-    }
-    if (options.props == 0 || options.frames <= 0) {
-        throw InvalidArgument("--props and --frames must be positive");
-    }
-    return options;
+CountFramesOut parse(int argc, char** argv) {
+    return parseCountFramesOut(argc, argv, "--props", {.count = 20000, .frames = 10, .out = {}},
+                               "usage: myriad_lights_bench [--props N] [--frames F] [--out FILE.md]\n"
+                               "  --props   instanced props on the field (default 20000)\n"
+                               "  --frames  timed frames per row, after 3 warm-up frames (default 10)\n"
+                               "  --out     also write the report to this Markdown file (default none)\n");
 }
 
 struct Row {
@@ -91,10 +53,10 @@ struct Row {
 } // namespace
 
 int main(int argc, char** argv) try {
-    const Options options = parse(argc, argv);
+    const CountFramesOut options = parse(argc, argv);
     egl::HeadlessContext context;
     Report report(options.out);
-    report.line("# Lamps: %zu props under 0, 16 and 256 lamps (issue 20)", options.props);
+    report.line("# Lamps: %zu props under 0, 16 and 256 lamps (issue 20)", options.count);
     report.blank();
     report.line("GL: %s. Target %ux%u; a %.0f m field of props (boxes of 0.5 m, metallic-roughness) on a ground, the "
                 "camera 14 m up looking across it, turning a little each frame; lamps 1.5 m above the field, every "
@@ -112,8 +74,8 @@ int main(int argc, char** argv) try {
     prop.shading = Shading::MetallicRoughness;
     prop.baseColor = glm::vec4(0.8f, 0.6f, 0.3f, 1.0f);
     prop.roughness = 0.5f;
-    auto& props = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(0.5f)), prop, options.props, "props");
-    for (std::size_t i = 0; i < options.props; ++i) {
+    auto& props = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(0.5f)), prop, options.count, "props");
+    for (std::size_t i = 0; i < options.count; ++i) {
         const auto seed = static_cast<std::uint32_t>(i);
         props.addInstance(glm::translate(glm::mat4(1.0f), glm::vec3((hash01(2 * seed) - 0.5f) * kField, 0.25f,
                                                                     (hash01(2 * seed + 1) - 0.5f) * kField)));

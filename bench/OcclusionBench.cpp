@@ -42,21 +42,6 @@ constexpr int kBlocks = 16;            // blocks per side of the city
 constexpr float kPitch = kBlock + kStreet;
 constexpr float kCity = kBlocks * kPitch;  // the city's side, metres
 
-struct Options {
-    std::size_t props = 100000;
-    int frames = 10;
-    std::string out;
-};
-
-/** A cheap hash to scatter props and size buildings the same way every run. */
-float hash01(std::uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return static_cast<float>(x & 0xFFFFFFU) / static_cast<float>(0x1000000U);
-}
 
 /** Is (x, z) inside a building's footprint (blocks are solid buildings)? */
 bool insideBuilding(float x, float z) {
@@ -81,45 +66,21 @@ struct Result {
     std::uint64_t occlusionCulled = 0;   ///< instances culled by occlusion in the last counted frame
 };
 
-Options parse(int argc, char** argv) {
-    Options options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string flag = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw InvalidArgument(flag + " needs a value");
-            }
-            return argv[++i];
-        };
-        if (flag == "--props") {
-            options.props = std::stoul(value());
-        } else if (flag == "--frames") {
-            options.frames = std::stoi(value());
-        } else if (flag == "--out") {
-            options.out = value();
-        } else if (flag == "--help" || flag == "-h") {
-            std::printf("usage: myriad_occlusion_bench [--props N] [--frames F] [--out FILE.md]\n"
-                        "  --props   instanced props spread over the city (default 100000)\n"
-                        "  --frames  timed frames per row, after 3 warm-up frames (default 10)\n"
-                        "  --out     also write the report to this Markdown file (default none)\n");
-            std::exit(0);
-        } else {
-            throw InvalidArgument("unknown flag " + flag + " (see --help)");
-        }
-    }
-    if (options.props == 0 || options.frames <= 0) {
-        throw InvalidArgument("--props and --frames must be positive");
-    }
-    return options;
+CountFramesOut parse(int argc, char** argv) {
+    return parseCountFramesOut(argc, argv, "--props", {.count = 100000, .frames = 10, .out = {}},
+                               "usage: myriad_occlusion_bench [--props N] [--frames F] [--out FILE.md]\n"
+                               "  --props   instanced props spread over the city (default 100000)\n"
+                               "  --frames  timed frames per row, after 3 warm-up frames (default 10)\n"
+                               "  --out     also write the report to this Markdown file (default none)\n");
 }
 
 } // namespace
 
 int main(int argc, char** argv) try {
-    const Options options = parse(argc, argv);
+    const CountFramesOut options = parse(argc, argv);
     egl::HeadlessContext context;
     Report report(options.out);
-    report.line("# Occlusion culling: %zu props in a street of buildings (issue 22)", options.props);
+    report.line("# Occlusion culling: %zu props in a street of buildings (issue 22)", options.count);
     report.blank();
     report.line("GL: %s. Target %ux%u; a city of %dx%d blocks (%.0f m each, streets %.0f m), every block one box "
                 "building 12-40 m tall; props (spheres of 0.4 m, 112 triangles) on the streets in %d batches; the camera "
@@ -143,12 +104,12 @@ int main(int argc, char** argv) try {
     }
     const auto propMesh = MeshGeometry::create(shapes::uvSphere(0.4f, 8, 7));
     std::vector<InstancedMeshNode*> batches;
-    const std::size_t perBatch = (options.props + kDistricts * kDistricts - 1) / (kDistricts * kDistricts);
+    const std::size_t perBatch = (options.count + kDistricts * kDistricts - 1) / (kDistricts * kDistricts);
     for (int d = 0; d < kDistricts * kDistricts; ++d) {
         batches.push_back(&scene.root().emplace<InstancedMeshNode>(propMesh, Material{}, perBatch, "props"));
     }
     std::size_t placed = 0;
-    for (std::uint32_t seed = 0; placed < options.props; ++seed) {
+    for (std::uint32_t seed = 0; placed < options.count; ++seed) {
         const float x = (hash01(2 * seed) - 0.5f) * kCity;
         const float z = (hash01(2 * seed + 1) - 0.5f) * kCity;
         if (insideBuilding(x, z)) {

@@ -85,7 +85,7 @@ void main() {
     SurfaceInput s;
     s.uv = v_uv0;
     s.color = v_color;
-    s.viewDirection = normalize(-v_relativePosition);
+    s.viewDirection = normalize(-v_relativePosition);  // towards the eye point, also in an orthographic view
     s.normal = s.viewDirection;
     s.worldPosition = v_relativePosition + u_eye;
     s.instanceIndex = v_instanceIndex;

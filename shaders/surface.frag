@@ -294,7 +294,8 @@ struct SurfaceInput {
     vec4 color;           // vertex colour * instance colour
     vec3 normal;          // world space, unit length, on the side facing the viewer
     vec3 worldPosition;   // world space (float)
-    vec3 viewDirection;   // world space, unit length, from the surface towards the eye
+    vec3 viewDirection;   // world space, unit length, towards the eye (along the view axis in
+                          // an orthographic view, whose rays are parallel)
     int instanceIndex;    // index of the instance in its batch; 0 for a MeshNode
     vec2 screenPosition;  // window coordinates in pixels (gl_FragCoord.xy)
     vec4 lanes[MYRIAD_MAX_LANES];  // shader data: the instance's (or MeshNode's) lanes, exact;

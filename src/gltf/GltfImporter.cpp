@@ -2621,6 +2621,14 @@ private:
             fail(what + ": metallicFactor " + std::to_string(result.metallic) + " and roughnessFactor " +
                  std::to_string(result.roughness) + " must each be within 0..1");
         }
+        if (source.pbrMetallicRoughness.metallicRoughnessTexture.index >= 0 && result.metallic > 0.0f) {
+            // The factor scales a texture myriad does not read yet (docs/limitations.md): most
+            // files leave it at 1 and paint the metal in the texture, and a factor of 1 alone
+            // would turn the whole material to bare metal. Drawn as a dielectric until then.
+            warn(what + ": its metallicRoughnessTexture is not read yet; drawn with metallic 0, not its factor " +
+                 std::to_string(result.metallic));
+            result.metallic = 0.0f;
+        }
         if (source.emissiveFactor.size() != 3) {
             fail(what + ": emissiveFactor has " + std::to_string(source.emissiveFactor.size()) + " values, expected 3");
         }

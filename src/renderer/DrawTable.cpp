@@ -1,5 +1,6 @@
 #include "renderer/DrawTable.h"
 
+#include "renderer/ShadingFactors.h"
 #include "gl/Bindings.h"
 #include "renderer/GpuResources.h"
 #include "renderer/LodSelection.h"  // drawnMesh
@@ -150,10 +151,11 @@ void DrawTable::writeRow(std::uint32_t row, const MeshNode& node, const Material
     const auto first = static_cast<std::uint32_t>(firstSlot);  // the arena has at most 2^32 slots: see build()
     std::memcpy(&texels[kDrawRowRecordSlotTexel].x, &first, sizeof(first));
     // Shading: metallic-roughness factors, the node's light channels (uint bits), emission.
-    texels[kDrawRowShadingTexel] = glm::vec4(material.metallic, material.roughness, 0.0f, 0.0f);
+    const ShadingFactors factors = shadingFactors(material);
+    texels[kDrawRowShadingTexel] = glm::vec4(factors.metallicRoughness, 0.0f, 0.0f);
     const std::uint32_t channels = node.lightChannels();
     std::memcpy(&texels[kDrawRowShadingTexel].z, &channels, sizeof(channels));
-    texels[kDrawRowShadingTexel + 1] = glm::vec4(material.emissive * material.emissiveStrength, 0.0f);
+    texels[kDrawRowShadingTexel + 1] = glm::vec4(factors.emission, 0.0f);
     glm::vec4* stored = m_rows.data() + std::size_t{row} * kRowTexels;
     if (firstWrite || std::memcmp(stored, texels.data(), sizeof(texels)) != 0) {
         std::memcpy(stored, texels.data(), sizeof(texels));

@@ -2,6 +2,7 @@
 #include "renderer/ProgramUse.h"
 
 #include "renderer/LightList.h"
+#include "renderer/ShadingFactors.h"
 #include "renderer/Fog.h"
 
 #include "myriad/core/Camera.h"
@@ -661,8 +662,9 @@ void ParticlePass::drawScatter(std::size_t passIndex, const ViewPass& pass, Shad
         program.setUniform(u.eye, glm::vec3(camera.eye));
         lights.setViewUniforms(chosen, passIndex, scene);  // sun, ambient, the view's light list
         program.setUniform(u.lightChannels, static_cast<int>(scatter.lightChannels()));
-        program.setUniform(u.metallicRoughness, glm::vec2(material.metallic, material.roughness));
-        program.setUniform(u.emissive, material.emissive * material.emissiveStrength);
+        const ShadingFactors factors = shadingFactors(material);
+        program.setUniform(u.metallicRoughness, factors.metallicRoughness);
+        program.setUniform(u.emissive, factors.emission);
         setFogUniforms(program, u, pass.fog());
         glm::mat4 model(scatter.worldLinear());
         model[3] = glm::vec4(glm::vec3(scatter.worldTranslation() - camera.eye), 1.0f);

@@ -69,7 +69,7 @@ enum ShaderFeature : std::uint32_t {
      *  GGX distribution, Smith visibility, Schlick Fresnel, Lambert diffuse) instead of Lambert
      *  alone, from the draw's metallic, roughness and emission (docs/lighting.md). */
     kMetallicRoughness = 1u << 19,
-    // Bit 20 is free (reserved for issue 20's lights).
+    // Bit 20 is free.
     /** MYRIAD_FOG: the scene's fog (Scene::fog, docs/lighting.md "Fog") applied after lighting,
      *  before sRGB encoding: kFogGlsl (inserted before the file's text) gives myriad_fogFactor()
      *  and the u_fog* uniforms, the mode among them (one variant for every mode). Never with

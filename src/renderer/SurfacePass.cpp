@@ -15,6 +15,7 @@
 #include "renderer/MaterialTable.h"
 #include "renderer/PhaseTimer.h"
 #include "renderer/ShaderLibrary.h"
+#include "renderer/ShadingFactors.h"
 #include "renderer/ShadowPass.h"  // shadows
 #include "renderer/SkinPalettePass.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -240,8 +241,9 @@ void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& mate
 void SurfacePass::setShadingUniforms(const SurfaceProgram& chosen, const Material& material) {
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
-    program.setUniform(u.metallicRoughness, glm::vec2(material.metallic, material.roughness));
-    program.setUniform(u.emissive, material.emissive * material.emissiveStrength);
+    const ShadingFactors factors = shadingFactors(material);
+    program.setUniform(u.metallicRoughness, factors.metallicRoughness);
+    program.setUniform(u.emissive, factors.emission);
 }
 
 /** Lanes from uniforms: a MeshNode's shader data, or zeros (a batch or population without

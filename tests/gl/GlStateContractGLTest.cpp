@@ -9,6 +9,7 @@
 #include <glad/gl.h>
 
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/LightNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
 #include "myriad/gl/OffscreenTarget.h"
@@ -56,7 +57,8 @@ GLint unitBinding(GLuint unit, GLenum query) {
 
 /** A scene that makes render() use every piece of state it lists: a textured, morphed, laned,
  *  CPU-culled batch (units 0-3, 6, 7), a GPU-culled one (storage bindings 1-5, the indirect
- *  buffer, the culling program), a blended node, and shadows (unit 8, the light's views). */
+ *  buffer, the culling program), a blended node, shadows (unit 8, the light's views) and a
+ *  lamp (unit 11, the light list). */
 struct EverythingScene {
     Scene scene;
     const InstancedMeshNode* gpuBatch = nullptr;
@@ -94,6 +96,10 @@ struct EverythingScene {
         blended.setPosition({0.0f, -0.5f, 0.5f});
         scene.light.direction = {0.0f, 0.0f, -1.0f};
         scene.light.shadow.enabled = true;
+        // A lamp in view: the clustered light list on unit 11 (docs/lighting.md).
+        auto& lamp = scene.root().emplace<LightNode>(LightType::Point, "lamp");
+        lamp.setPosition({0.0, 0.0, 1.0});
+        lamp.setRange(3.0f);
     }
 };
 
@@ -308,8 +314,9 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
     cases.push_back({"active texture unit", [] { glActiveTexture(GL_TEXTURE5); },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
-    // Unit 10: the previous records of a velocity view's batches (motion vectors).
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u}) {
+    // Unit 10: the previous records of a velocity view's batches (motion vectors); unit 11: the
+    // clustered light list (the scene's lamp).
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;

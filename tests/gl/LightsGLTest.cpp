@@ -238,6 +238,19 @@ TEST_CASE("light channels leave exactly the masked nodes unlit", "[lights][pixel
         CHECK(grey(image, leftX, row) > encoded(sunOnly) + 5);
         CHECK(std::abs(grey(image, rightX, row) - encoded(ambientOnly)) <= 1);  // ambient stays
     }
+    SECTION("the same through uniforms: blended nodes leave the table path") {
+        for (MeshNode* node : {&left, &right}) {
+            Material see = lambert(1.0f);
+            see.alphaMode = AlphaMode::Blend;
+            node->primitiveMaterial(0) = see;
+        }
+        sun.setChannels(0b10);
+        lamp.setChannels(0b10);
+        left.setLightChannels(0b11);
+        const Image image = fixture.render(scene);
+        CHECK(grey(image, leftX, row) > encoded(sunOnly) + 5);
+        CHECK(std::abs(grey(image, rightX, row) - encoded(ambientOnly)) <= 1);
+    }
     SECTION("a node accepting no channel gets ambient and emission only, Scene::light included") {
         scene.light.intensity = 1.0f;
         scene.light.direction = {0.0f, 0.0f, -1.0f};
@@ -348,6 +361,8 @@ TEST_CASE("LightNode and RendererDesc refuse what KHR_lights_punctual forbids an
     CHECK_THROWS_AS(spot.setIntensity(NAN), InvalidArgument);
     CHECK_THROWS_AS(spot.setRange(-2.0f), InvalidArgument);
     CHECK_THROWS_AS(spot.setColor({1.0f, -0.5f, 0.0f}), InvalidArgument);
+    CHECK_THROWS_AS(spot.setColor({NAN, 0.5f, 0.0f}), InvalidArgument);
+    CHECK_THROWS_AS(spot.setRange(INFINITY), InvalidArgument);
     CHECK(spot.intensity() == 1.0f);
     CHECK(spot.range() == 0.0f);
     CHECK(spot.color() == glm::vec3(1.0f));
@@ -359,6 +374,8 @@ TEST_CASE("LightNode and RendererDesc refuse what KHR_lights_punctual forbids an
     context();
     gl::RendererDesc desc;
     desc.lightClusters = {0, 9, 24};
+    CHECK_THROWS_AS(gl::Renderer(desc), InvalidArgument);
+    desc.lightClusters = {128, 128, 2};  // each in range, 32768 clusters in all
     CHECK_THROWS_AS(gl::Renderer(desc), InvalidArgument);
     desc.lightClusters = {16, 9, 24};
     desc.lightCutoffIlluminance = 0.0f;

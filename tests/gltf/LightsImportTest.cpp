@@ -122,3 +122,25 @@ TEST_CASE("glTF materials import as metallic-roughness with their factors and em
         CHECK(m.emissiveStrength == 1.0f);
     }
 }
+
+TEST_CASE("glTF material factors and emission the spec rules out are ImportErrors and an unread metal texture draws no metal", "[gltf][lights]") {
+    auto withMaterial = [](const std::string& material) {
+        Doc doc = triangle();
+        doc.meshes = R"([{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1, "material": 0}]}])";
+        doc.extra = R"("materials": [)" + material + "],";
+        return doc;
+    };
+    CHECK_THROWS_WITH(gltf::importScene(writeDoc("negative-strength.gltf", withMaterial(
+                          R"({"extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": -2.0}}})"))),
+                      Contains("emissiveStrength"));
+    CHECK_THROWS_WITH(gltf::importScene(writeDoc("metal-2.gltf", withMaterial(R"({"pbrMetallicRoughness": {"metallicFactor": 2.0}})"))),
+                      Contains("metallicFactor"));
+    // metallicFactor 1 (the default) with a metallicRoughnessTexture, which is not read yet:
+    // drawn as a dielectric rather than bare metal, with a warning.
+    Doc textured = withMaterial(R"({"pbrMetallicRoughness": {"metallicRoughnessTexture": {"index": 0}}})");
+    textured.extra += R"("textures": [{"source": 0}], "images": [{"uri": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAD0lEQVR4nGP4z8DwHwgbABB5A359Y87XAAAAAElFTkSuQmCC"}],)";
+    const gltf::ImportedScene imported = gltf::importScene(writeDoc("metal-texture.gltf", textured));
+    const Material& material = static_cast<const MeshNode&>(imported.root->child(0)).primitiveMaterial(0);
+    CHECK(material.shading == Shading::MetallicRoughness);
+    CHECK(material.metallic == 0.0f);
+}

@@ -55,7 +55,7 @@ std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
         kDepthOnly, 0, kBlend, kLit, kLit | kBlend, kLit | kShadowReceive, kLit | kBlend | kShadowReceive,
         // glTF metallic-roughness changes only the lighting block: with and without blending
         // and shadows, not every combination again.
-        kLit | kMetallicRoughness | kShadowReceive, kLit | kMetallicRoughness | kBlend,
+        kLit | kMetallicRoughness, kLit | kMetallicRoughness | kShadowReceive, kLit | kMetallicRoughness | kBlend,
     };
     std::vector<std::uint32_t> sets;
     for (const std::uint32_t mask : {0u, static_cast<std::uint32_t>(kAlphaMask)}) {
@@ -73,7 +73,7 @@ std::vector<std::uint32_t> shadingSets(bool maskAndBlend) {
 }
 
 /** Every feature set the renderer can ask ShaderLibrary for. Mirrors, and must follow:
- *  Renderer::Impl::featuresOf (nodes and populations) + shadingFeatures, ShadowPass::
+ *  SurfacePass::featuresOf (nodes and populations) + shadingFeatures, ShadowPass::
  *  receiveFeatures, particleFeatures (ParticlePass.h) and ParticlePass::scatterFeatures. */
 std::set<std::uint32_t> reachableFeatureSets() {
     std::set<std::uint32_t> sets;
@@ -179,9 +179,8 @@ void writeFile(const std::filesystem::path& path, const std::string& text) {
     }
 }
 
-/** The surface functions in @p text: ```glsl blocks and C++ raw strings that define surface(). */
-std::vector<std::string> surfaceFunctions(const std::string& text) {
-    static const std::regex definition(R"(SurfaceOutput\s+surface\s*\([^)]*\)\s*\{)");
+/** The bodies of ```glsl blocks and C++ raw strings in @p text that match @p definition. */
+std::vector<std::string> blocksDefining(const std::string& text, const std::regex& definition) {
     std::vector<std::string> found;
     for (const auto& [open, close] : {std::pair<std::string, std::string>{"```glsl\n", "```"}, {"R\"(", ")\""}}) {
         for (std::size_t at = text.find(open); at != std::string::npos; at = text.find(open, at)) {
@@ -200,25 +199,16 @@ std::vector<std::string> surfaceFunctions(const std::string& text) {
     return found;
 }
 
+/** The surface functions in @p text: ```glsl blocks and C++ raw strings that define surface(). */
+std::vector<std::string> surfaceFunctions(const std::string& text) {
+    static const std::regex definition(R"(SurfaceOutput\s+surface\s*\([^)]*\)\s*\{)");
+    return blocksDefining(text, definition);
+}
+
 /** The vertex functions in @p text: ```glsl blocks and C++ raw strings that define vertex(). */
 std::vector<std::string> vertexFunctions(const std::string& text) {
     static const std::regex definition(R"(VertexOutput\s+vertex\s*\([^)]*\)\s*\{)");
-    std::vector<std::string> found;
-    for (const auto& [open, close] : {std::pair<std::string, std::string>{"```glsl\n", "```"}, {"R\"(", ")\""}}) {
-        for (std::size_t at = text.find(open); at != std::string::npos; at = text.find(open, at)) {
-            const std::size_t begin = at + open.size();
-            const std::size_t end = text.find(close, begin);
-            if (end == std::string::npos) {
-                break;
-            }
-            const std::string body = text.substr(begin, end - begin);
-            if (std::regex_search(body, definition)) {
-                found.push_back(body);
-            }
-            at = end + close.size();
-        }
-    }
-    return found;
+    return blocksDefining(text, definition);
 }
 
 /** A file name from a program label: "myriad/surface+lit+surface:x.glsl" -> "surface+lit+surface=x.glsl". */

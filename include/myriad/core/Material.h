@@ -107,7 +107,9 @@ struct Material {
     /** Light the surface gives off, linear RGB (glTF's emissiveFactor), added after lighting
      *  by Lit and MetallicRoughness materials, times emissiveStrength. Default black. */
     glm::vec3 emissive{0.0f};
-    /** Multiplies emissive (KHR_materials_emissive_strength), >= 0. Default 1. */
+    /** Multiplies emissive (KHR_materials_emissive_strength), >= 0. Default 1. A NaN or Inf in
+     *  metallic, roughness, emissive or emissiveStrength draws as that field's default, and a
+     *  negative emission as 0 (the renderer sanitises them, it does not throw). */
     float emissiveStrength = 1.0f;
     AlphaMode alphaMode = AlphaMode::Opaque;        ///< opaque, alpha-tested or blended pass
     float alphaCutoff = 0.5f;                       ///< used by AlphaMode::Mask only

@@ -125,7 +125,8 @@ struct Fog {
 };
 
 /** The root of a node tree and its lighting. Ownership: owns the whole tree.
- *  Thread safety: as SceneNode. Lit colour = albedo * (ambient + light * max(0, N.L)). */
+ *  Thread safety: as SceneNode. Lighting: `light` (the sun with a shadow map), the tree's
+ *  LightNodes (lights()) and `ambient`, through each material's model (docs/lighting.md). */
 class Scene {
 public:
     /** An empty scene: its root is in it (root().scene() is this scene). */
@@ -162,8 +163,10 @@ public:
      *  instance hit), nearest first. @throws as pick(). */
     [[nodiscard]] std::vector<PickHit> pickAll(const Ray& ray) const;
 
-    DirectionalLight light;                        ///< the one light of Lit materials
-    glm::vec3 ambient{0.25f};                      ///< linear RGB added before the albedo product
+    DirectionalLight light;                        ///< the sun kept from before LightNode, with its shadow map
+    /** The uniform radiance of the sky around every surface, linear RGB: a Lambert surface
+     *  shows albedo * ambient, a metallic-roughness one its split-sum share (docs/lighting.md). */
+    glm::vec3 ambient{0.25f};
     glm::vec4 clearColor{0.0f, 0.0f, 0.0f, 1.0f};  ///< linear RGBA, written by Renderer::render
     Fog fog;                                       ///< none by default (docs/lighting.md, "Fog")
     /** Seconds, the game's clock: what vertex functions read as VertexInput.time (SurfaceShader,

@@ -268,7 +268,8 @@ public:
      *  (LightNode::channels(), DirectionalLight::channels) reaches them only where the two
      *  masks share a bit; the rest light it as if that light were not there (ambient and
      *  emission stay). This node only, not its children; a whole batch (every instance).
-     *  Default 1 (channel 0, every light's default); 0 leaves the node lit by ambient alone.
+     *  Default 1 (channel 0: every LightNode's default; Scene::light is on every channel); 0
+     *  leaves the node lit by ambient and its emission alone.
      *  docs/lighting.md, "Light channels". */
     void setLightChannels(std::uint32_t channels) noexcept { m_lightChannels = channels; }
     /** The mask set by setLightChannels(). */

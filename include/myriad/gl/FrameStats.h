@@ -147,7 +147,8 @@ struct FrameStats {
      *  with instances to test (the first phase is the batch's ordinary cull dispatch). */
     std::uint32_t occlusionDispatches = 0;
     /** Point and spot lamps in the frame's clustered light lists, summed over the colour views:
-     *  those whose range reaches into the view's frustum (docs/lighting.md). */
+     *  those whose range reaches into the view's frustum (docs/lighting.md). Renderer::prepare()
+     *  builds the lists too, so it counts them as render() would. */
     std::uint32_t lampsListed = 0;
     /** Shader programs this call compiled from source (variants no earlier frame needed).
      *  0 in a frame after Renderer::prepare() with the same scene and views. */

@@ -88,6 +88,12 @@ struct RendererDesc {
      *  ranking its instances costs a pass over its records per view and frame, and large
      *  batches are props too small to hide much. Raise it for batches of buildings. */
     std::uint32_t maxOccluderInstances = 1024;
+    /** The size of the clustered light list's grid (lightClusters). */
+    struct LightClusterGrid {
+        std::uint32_t tilesAcross = 16;  ///< columns of tiles across the viewport
+        std::uint32_t tilesUp = 9;       ///< rows of tiles up the viewport
+        std::uint32_t slices = 24;       ///< depth slices, nearest lamp edge to farthest
+    };
     /** The clustered light list's grid (docs/lighting.md): each colour view's viewport split
      *  into tilesAcross x tilesUp tiles and the depth its lamps span into slices, exponentially.
      *  A fragment loops over its cluster's lamps only; finer grids cost more CPU and upload per
@@ -95,11 +101,7 @@ struct RendererDesc {
      *  tests every lamp in view (a reference to compare against).
      *  @throws InvalidArgument (from the constructor) unless each is within 1..128 and their
      *  product (the clusters, 16 bytes each per view with lamps) at most 16384. */
-    struct LightClusterGrid {
-        std::uint32_t tilesAcross = 16;  ///< columns of tiles across the viewport
-        std::uint32_t tilesUp = 9;       ///< rows of tiles up the viewport
-        std::uint32_t slices = 24;       ///< depth slices, nearest lamp edge to farthest
-    } lightClusters{};
+    LightClusterGrid lightClusters{};
     /** Where a lamp of infinite range (LightNode::range() 0) ends: the distance at which its
      *  brightest channel gives this many lux (LightNode::effectiveRange()); the range window
      *  then fades it to 0 there. Lower reaches further and lists each lamp in more clusters.
@@ -149,8 +151,8 @@ struct InstanceBufferRange {
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, sample mask, rasterizer discard, primitive restart, depth
  *  clamp and clip distances 0-7 off, multisample on, GL_FRAMEBUFFER_SRGB on for views into an
- *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 6-9
- *  (the shadow map, docs/shadows.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
+ *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 5-11
+ *  (the shadow map on 8, docs/shadows.md; the light list on 11, docs/lighting.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
  *  With shadows on (ShadowSettings), the light's depth-only views (one per cascade) are drawn
@@ -158,7 +160,7 @@ struct InstanceBufferRange {
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
-     *  mask on, clip control lower-left/-1..1, units 0-3, 6, 7, 8, 9 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
+     *  mask on, clip control lower-left/-1..1, units 0-3 and 5-11 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
      *  4, clear colour 0 and depth 1), except the viewport (the last view's), the scissor box (the
      *  last clearing view's viewport) and the active texture unit (the caller's).
  *
@@ -188,14 +190,17 @@ public:
      *  first (counted in FrameStats::views; docs/shadows.md).
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
      *  in its matrices, or shadows are enabled with a ShadowSettings value out of its range, or
-     *  scene.fog has a mode and a Fog value out of its range (docs/lighting.md, "Fog"); GlError if no context is current; ShaderError naming file and line if a
+     *  scene.fog has a mode and a Fog value out of its range (docs/lighting.md, "Fog"), or
+     *  scene.time is NaN or Inf; InvalidArgument while compiling (after GL calls, nothing drawn)
+     *  if a particle pool's or scatter node's material has a vertex function; GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
      *  holds); CapacityError, before anything of the frame is drawn and with the state contract
      *  kept, if a stream, list or dispatch exceeds a GL limit (GL_MAX_TEXTURE_BUFFER_SIZE for
      *  records read by per-instance culling, sorting, LOD or GPU culling, visible-index lists
      *  with their LOD slots, side streams, morph deltas, particle streams and GPU particle
      *  states and orders; GL_MAX_SHADER_STORAGE_BLOCK_SIZE and GL_MAX_COMPUTE_WORK_GROUP_COUNT
-     *  for GPU culling and GPU particle systems),
+     *  for GPU culling and GPU particle systems; GL_MAX_TEXTURE_BUFFER_SIZE for the frame's clustered
+     *  light list, docs/lighting.md),
      *  naming the node, the stream or list and the limit with its value (docs/errors.md).
      *  A steady frame (nothing to compile or resize) makes no glGet, glGetUniformLocation or
      *  framebuffer-status call (docs/gl-state.md, "What render() reads"). */
