@@ -66,8 +66,9 @@ std::string readLog(GLuint object, bool isProgram) {
 
 // Rewrites driver log lines to "name:line: message". Mesa writes "0:12(5): error: ...",
 // NVIDIA "0(12) : error C0000: ...", AMD/Intel Windows "ERROR: 0:12: ...". The leading number is
-// the GLSL source-string number (#line's second argument): 1 is text spliced in from
-// @p includedName (a user's surface function), anything else the stage's own file.
+// the GLSL source-string number (#line's second argument): 1, or a line past
+// kIncludedLineBase, is text spliced in from @p includedName (a user's surface or vertex
+// function), anything else the stage's own file.
 std::string formatCompileLog(std::string_view name, std::string_view includedName, const std::string& log) {
     static const std::regex mesa(R"(^\s*(\d+):(\d+)\(\d+\):\s*(.*)$)");
     static const std::regex nvidia(R"(^\s*(\d+)\((\d+)\)\s*:\s*(.*)$)");
@@ -82,8 +83,15 @@ std::string formatCompileLog(std::string_view name, std::string_view includedNam
         std::smatch match;
         if (std::regex_match(line, match, mesa) || std::regex_match(line, match, nvidia) ||
             std::regex_match(line, match, generic)) {
-            const bool included = match[1].str() == "1" && !includedName.empty();
-            result += std::string(included ? includedName : name) + ":" + match[2].str() + ": " +
+            // The user's text is numbered from kIncludedLineBase + 1 (gl/ShaderText.h): its
+            // line numbers say where an error is, also when the driver names the wrong string.
+            long lineNumber = std::stol(match[2].str());
+            const bool included =
+                !includedName.empty() && (match[1].str() == "1" || lineNumber > detail::kIncludedLineBase);
+            if (included && lineNumber > detail::kIncludedLineBase) {
+                lineNumber -= detail::kIncludedLineBase;
+            }
+            result += std::string(included ? includedName : name) + ":" + std::to_string(lineNumber) + ": " +
                       match[3].str() + "\n";
         } else {
             result += std::string(name) + ": " + line + "\n";

@@ -8,6 +8,13 @@
 
 namespace myriad::gl::detail {
 
+/** Text spliced into a stage from a user's file (a surface or vertex function) is numbered from
+ *  kIncludedLineBase + 1, as GLSL source string 1: a compile error on its line n reads
+ *  n + kIncludedLineBase whichever source-string number the driver reports with it (Mesa gives
+ *  the next string's number to an error found on the text's last token), and is named by the
+ *  user's file and line n. The stages' own files are far shorter. */
+inline constexpr long kIncludedLineBase = 100000;
+
 /** The GLSL that glShaderSource receives for @p source: its text up to and including the
  *  `#version` line, the layout #defines (MYRIAD_LOCATION_*, MYRIAD_MAX_MORPH_TARGETS),
  *  `source.defines`, a `#line` that restores the file's own numbering, then the rest.

@@ -1,5 +1,7 @@
 #include "renderer/ShaderLibrary.h"
 
+#include "gl/ShaderText.h"  // kIncludedLineBase
+
 #include "gl/GlCommon.h"
 #include "myriad/core/InstanceStream.h"
 #include "myriad/core/Scatter.h"  // particles and scatter: streams::kScatter
@@ -16,12 +18,14 @@ namespace {
 constexpr std::string_view kSurfaceMarker = "// MYRIAD_SURFACE_FUNCTION\n";
 constexpr std::string_view kVertexMarker = "// MYRIAD_VERTEX_FUNCTION\n";
 
-/** Splices @p user in at @p marker of @p text, numbered as its own source string (1), so
- *  compile errors read "its-name:line"; then resumes the file's own numbering. */
+/** Splices @p user in at @p marker of @p text, numbered as its own source string (1) from
+ *  kIncludedLineBase + 1 (gl/ShaderText.h), so compile errors read "its-name:line"; then
+ *  resumes the file's own numbering. */
 void splice(std::string& text, std::string_view marker, const std::string& user) {
     const std::size_t at = text.find(marker);
     const auto markerLine = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
-    text.replace(at, marker.size(), "#line 1 1\n" + user + "\n#line " + std::to_string(markerLine + 1) + " 0\n");
+    text.replace(at, marker.size(), "#line " + std::to_string(kIncludedLineBase + 1) + " 1\n" + user + "\n#line " +
+                                        std::to_string(markerLine + 1) + " 0\n");
 }
 
 struct FeatureName {

@@ -277,6 +277,25 @@ TEST_CASE("a vertex function that does not compile names its file and line", "[v
         INFO(message);
         CHECK(message.find("sway.glsl:3") != std::string::npos);
     }
+    // An error on the text's last line, found with the token after it (Mesa reports such an
+    // error under the next source string's number): still the user's file and line, never
+    // surface.vert (a new user's trial met exactly this).
+    Scene third;
+    third.root().emplace<MeshNode>(smallQuad(), displaced("tail.glsl", "VertexOutput vertex(VertexInput v) {\n"
+                                                                       "    return VertexOutput(v.worldPosition, v.worldNormal);\n"
+                                                                       "}\n"
+                                                                       "float oops() { return v.time; }\n"),
+                                   "tail");
+    try {
+        f.renderer.render(third, f.camera, f.target);
+        FAIL("compiled");
+    } catch (const ShaderError& error) {
+        const std::string message = error.what();
+        INFO(message);
+        CHECK(message.find("tail.glsl:4") != std::string::npos);
+        CHECK(message.find("surface.vert:4") == std::string::npos);
+        CHECK(message.find("surface.vert:1000") == std::string::npos);
+    }
     SurfaceShaderDesc empty;
     empty.name = "empty";
     CHECK_THROWS_AS(SurfaceShader::create(empty), InvalidArgument);
