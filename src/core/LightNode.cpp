@@ -2,6 +2,7 @@
 
 #include "myriad/core/Scene.h"
 #include "myriad/util/Error.h"
+#include "myriad/util/Log.h"
 
 #include <glm/geometric.hpp>
 #include <glm/mat3x3.hpp>
@@ -66,7 +67,13 @@ void LightNode::onAttachedToScene(Scene& scene) noexcept {
         scene.m_lights.push_back(this);
     } catch (...) {
         // Out of memory while growing a vector of pointers: the light is left out of the
-        // registry (it lights nothing) rather than failing an add() that cannot be undone.
+        // registry (it lights nothing) rather than failing an add() that cannot be undone;
+        // said, not silent.
+        // A fixed text: building one could throw again, and this function is noexcept.
+        try {
+            log(LogLevel::Error, "LightNode: out of memory joining the scene's lights; it lights nothing");
+        } catch (...) {  // a game's log callback that throws: nothing more to do here
+        }
     }
 }
 

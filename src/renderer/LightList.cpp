@@ -60,7 +60,7 @@ void packLight(const LightNode& light, const glm::vec3& relative, float range, s
 ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3& eye, const glm::mat4& viewProjection,
                            const glm::mat3& rotation, bool orthographic, ClipDepth clipDepth,
                            const Viewport& viewport, const glm::uvec3& grid, float cutoffLux,
-                           std::vector<glm::uvec4>& texels) {
+                           std::vector<glm::uvec4>& texels, LightScratch& scratch) {
     ViewLights view;
     view.base = static_cast<std::int32_t>(texels.size());
     const glm::vec3 forward = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
@@ -72,13 +72,8 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
         }
     }
     // The lamps whose sphere reaches into the frustum, and the depth range they span.
-    struct Lamp {
-        const LightNode* light;
-        glm::vec3 relative;
-        float range;
-        float depth;
-    };
-    std::vector<Lamp> lamps;
+    std::vector<LightScratch::Lamp>& lamps = scratch.lamps;
+    lamps.clear();
     const Frustum frustum(viewProjection, clipDepth);
     float nearest = INFINITY;
     float farthest = -INFINITY;
@@ -97,7 +92,7 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
         farthest = std::max(farthest, depth + range);
     }
     view.lamps = static_cast<std::int32_t>(lamps.size());
-    for (const Lamp& lamp : lamps) {
+    for (const LightScratch::Lamp& lamp : lamps) {
         packLight(*lamp.light, lamp.relative, lamp.range, texels);
     }
     if (lamps.empty()) {
@@ -131,14 +126,13 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
     // projections holds the sphere's projection while every corner is in front of the eye;
     // otherwise every tile).
     const std::size_t clusterCount = std::size_t{cells.x} * cells.y * cells.z;
-    struct Box {
-        glm::uvec3 low, high;
-    };
-    std::vector<Box> boxes(lamps.size());
-    std::vector<std::uint32_t> counts(clusterCount, 0);
+    std::vector<LightScratch::Box>& boxes = scratch.boxes;
+    boxes.resize(lamps.size());
+    std::vector<std::uint32_t>& counts = scratch.counts;
+    counts.assign(clusterCount, 0u);
     const glm::mat3 toWorld = glm::transpose(rotation);
     for (std::size_t i = 0; i < lamps.size(); ++i) {
-        const Lamp& lamp = lamps[i];
+        const LightScratch::Lamp& lamp = lamps[i];
         const glm::vec3 centre = rotation * lamp.relative;  // view space
         glm::vec2 low(1.0f);
         glm::vec2 high(-1.0f);
@@ -163,7 +157,7 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
             const float t = (std::clamp(ndc, -1.0f, 1.0f) * 0.5f + 0.5f) * static_cast<float>(tiles);
             return std::min(static_cast<std::uint32_t>(t), tiles - 1);
         };
-        Box& box = boxes[i];
+        LightScratch::Box& box = boxes[i];
         box.low = glm::uvec3(tile(low.x, cells.x), tile(low.y, cells.y), sliceOf(lamp.depth - lamp.range));
         box.high = glm::uvec3(tile(high.x, cells.x), tile(high.y, cells.y), sliceOf(lamp.depth + lamp.range));
         for (std::uint32_t z = box.low.z; z <= box.high.z; ++z) {
@@ -185,7 +179,7 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
     texels.resize(indicesTexel + (total + 3) / 4, glm::uvec4(0));
     std::fill(counts.begin(), counts.end(), 0u);  // now: how many written per cluster
     for (std::size_t i = 0; i < lamps.size(); ++i) {
-        const Box& box = boxes[i];
+        const LightScratch::Box& box = boxes[i];
         for (std::uint32_t z = box.low.z; z <= box.high.z; ++z) {
             for (std::uint32_t y = box.low.y; y <= box.high.y; ++y) {
                 for (std::uint32_t x = box.low.x; x <= box.high.x; ++x) {
@@ -228,7 +222,7 @@ void LightList::prepare(const Scene& scene, std::span<const ViewPass> passes, Gp
         const bool orthographic = projection[2][3] == 0.0f && projection[3][3] != 0.0f;
         m_views[p] = buildViewLights(scene.lights(), pass.camera().eye, pass.camera().viewProjection,
                                      viewRotation(view), orthographic, view.clipDepth, view.viewport, m_grid,
-                                     m_cutoffLux, m_texels);
+                                     m_cutoffLux, m_texels, m_scratch);
         m_lampsListed += static_cast<std::uint64_t>(m_views[p].lamps);
     }
     if (m_texels.empty()) {

@@ -58,6 +58,22 @@ struct ViewLights {
     glm::vec4 viewAxis{0.0f};      ///< towards the eye along the view axis (world), 1 if orthographic (u_viewAxis)
 };
 
+/** buildViewLights()'s working vectors, kept by the caller so a steady frame allocates nothing. */
+struct LightScratch {
+    struct Lamp {
+        const LightNode* light = nullptr;
+        glm::vec3 relative{0.0f};  ///< position minus the eye
+        float range = 0.0f;        ///< effective range, world units
+        float depth = 0.0f;        ///< along the view's forward axis
+    };
+    struct Box {
+        glm::uvec3 low{0u}, high{0u};  ///< the clusters a lamp covers, inclusive
+    };
+    std::vector<Lamp> lamps;
+    std::vector<Box> boxes;
+    std::vector<std::uint32_t> counts;  ///< per cluster
+};
+
 /** The CPU half, no GL: one view's part of the list. Appends its texels to @p texels and
  *  returns where its clusters are (ViewLights::base is texels.size() on entry). Only lights
  *  that are in the scene's tree, visible in the hierarchy, with a channel, a positive
@@ -67,7 +83,7 @@ struct ViewLights {
 ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3& eye, const glm::mat4& viewProjection,
                            const glm::mat3& rotation, bool orthographic, ClipDepth clipDepth,
                            const Viewport& viewport, const glm::uvec3& grid, float cutoffLux,
-                           std::vector<glm::uvec4>& texels);
+                           std::vector<glm::uvec4>& texels, LightScratch& scratch);
 
 class LightList {
 public:
@@ -101,6 +117,7 @@ private:
     std::vector<ViewLights> m_views;
     std::vector<glm::uvec4> m_texels;    // this frame's
     std::vector<glm::uvec4> m_uploaded;  // what the GPU copy holds
+    LightScratch m_scratch;
     Buffer m_buffer;
     TextureHandle m_texture;
     std::size_t m_capacityTexels = 0;
