@@ -260,3 +260,64 @@ void writeJpeg(const Image& image, const std::string& path, int quality) {
 }
 
 } // namespace myriad::image
+
+namespace myriad::image {
+
+Environment decodeEnvironment(std::span<const std::byte> encoded, const std::string& name) {
+    if (encoded.empty()) {
+        throw ImportError(name + ": image data is empty");
+    }
+    if (encoded.size() > static_cast<std::size_t>(INT_MAX)) {
+        throw ImportError(name + ": image data is larger than 2 GiB");
+    }
+    const auto* bytes = reinterpret_cast<const stbi_uc*>(encoded.data());
+    const int length = static_cast<int>(encoded.size());
+    if (stbi_is_hdr_from_memory(bytes, length) == 0) {
+        throw ImportError(name + ": not a Radiance .hdr image (image-based ambient needs linear radiance)");
+    }
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    // The header first: an absurd size is refused before anything is allocated.
+    if (stbi_info_from_memory(bytes, length, &width, &height, &channels) == 0) {
+        throw ImportError(name + ": not a decodable image (" + stbi_failure_reason() + ")");
+    }
+    checkSide(static_cast<std::uint64_t>(std::max(width, 0)), static_cast<std::uint64_t>(std::max(height, 0)), name);
+    float* pixels = stbi_loadf_from_memory(bytes, length, &width, &height, &channels, 3);
+    if (pixels == nullptr) {
+        throw ImportError(name + ": image is corrupt (" + stbi_failure_reason() + ")");
+    }
+    std::vector<float> rgb;
+    try {
+        rgb.assign(pixels, pixels + std::size_t(width) * std::size_t(height) * 3);
+    } catch (...) {
+        stbi_image_free(pixels);
+        throw;
+    }
+    stbi_image_free(pixels);
+    try {
+        return Environment(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height), std::move(rgb));
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(name + ": " + e.what());
+    }
+}
+
+Environment readEnvironmentFile(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        throw ImportError(path + ": cannot open the image file");
+    }
+    std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    return decodeEnvironment(std::as_bytes(std::span(bytes)), path);
+}
+
+void writeHdr(std::uint32_t width, std::uint32_t height, std::span<const float> rgb, const std::string& path) {
+    if (width == 0 || height == 0 || rgb.size() != std::size_t{width} * height * 3) {
+        throw InvalidArgument("image::writeHdr: image is empty or rgb does not hold width * height * 3 floats");
+    }
+    if (stbi_write_hdr(path.c_str(), static_cast<int>(width), static_cast<int>(height), 3, rgb.data()) == 0) {
+        throw Error("image::writeHdr: cannot write '" + path + "'");
+    }
+}
+
+} // namespace myriad::image

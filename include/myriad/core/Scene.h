@@ -1,6 +1,7 @@
 #pragma once
 /** @file
  *  A scene: the root node plus what lights it and what it is cleared to. */
+#include "myriad/core/Environment.h"
 #include "myriad/core/Picking.h"
 #include "myriad/core/SceneNode.h"
 
@@ -8,6 +9,7 @@
 #include <glm/vec4.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -165,8 +167,26 @@ public:
 
     DirectionalLight light;                        ///< the sun kept from before LightNode, with its shadow map
     /** The uniform radiance of the sky around every surface, linear RGB: a Lambert surface
-     *  shows albedo * ambient, a metallic-roughness one its split-sum share (docs/lighting.md). */
+     *  shows albedo * ambient, a metallic-roughness one its split-sum share (docs/lighting.md).
+     *  Used when neither @ref environment nor @ref hemisphere is set. */
     glm::vec3 ambient{0.25f};
+    /** Image-based ambient (docs/lighting.md, "Image-based ambient"): when set, it replaces
+     *  @ref ambient and @ref hemisphere for every Lit and MetallicRoughness surface: Lambert
+     *  diffuse from its irradiance (Environment::irradiance() / pi * albedo), the metallic-roughness
+     *  specular share from the renderer's GGX-prefiltered map of its image. Shared, read only;
+     *  the renderer builds its map on the first frame that draws it and keeps it while the
+     *  Environment lives (a new Environment object: a new map). */
+    std::shared_ptr<const Environment> environment;
+    /** Multiplies the environment's radiance; finite, >= 0 (else Renderer::render() throws
+     *  InvalidArgument). */
+    float environmentIntensity = 1.0f;
+    /** Turns the environment about world +Y, radians, counter-clockwise seen from above: what
+     *  the image shows along -Z is seen along -Z rotated by this angle. Finite (else
+     *  Renderer::render() throws InvalidArgument). */
+    float environmentRotation = 0.0f;
+    /** Sky and ground ambient, used when @ref environment is empty (replacing @ref ambient);
+     *  empty: the flat @ref ambient. */
+    std::optional<HemisphereAmbient> hemisphere;
     glm::vec4 clearColor{0.0f, 0.0f, 0.0f, 1.0f};  ///< linear RGBA, written by Renderer::render
     Fog fog;                                       ///< none by default (docs/lighting.md, "Fog")
     /** Seconds, the game's clock: what vertex functions read as VertexInput.time (SurfaceShader,

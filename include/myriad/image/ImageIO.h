@@ -2,6 +2,7 @@
 /** @file
  *  Reading and writing image files: JPEG through libjpeg-turbo, every other format through
  *  stb_image, writing through stb_image_write (Debian's libturbojpeg and libstb). */
+#include "myriad/core/Environment.h"
 #include "myriad/core/Image.h"
 
 #include <cstddef>
@@ -53,5 +54,23 @@ void writePng(const Image& image, const std::string& path);
  *  @throws Error naming the path if it cannot be written; InvalidArgument if the image is empty,
  *  its pixels are short, or quality is outside 1..100. */
 void writeJpeg(const Image& image, const std::string& path, int quality = 90);
+
+/** Decodes a Radiance RGBE (.hdr) image held in memory into an Environment (docs/lighting.md,
+ *  "Image-based ambient"): stb_image's stbi_loadf, linear float RGB as the file stores it (no
+ *  gamma), row 0 at the top. Computes the environment's irradiance (O(pixels)).
+ *  @param encoded the whole file's bytes; read only during the call.
+ *  @param name shown in errors (a file path).
+ *  @throws ImportError naming @p name if the data is empty, above 2 GiB, not a Radiance .hdr
+ *  file or corrupt; InvalidArgument (from Environment) if its width is not twice its height,
+ *  its height is above Environment::kMaxHeight or a value is not finite. */
+[[nodiscard]] Environment decodeEnvironment(std::span<const std::byte> encoded, const std::string& name);
+/** Reads and decodes a .hdr file into an Environment (decodeEnvironment()).
+ *  @throws ImportError naming the path if it is missing or unreadable; as decodeEnvironment(). */
+[[nodiscard]] Environment readEnvironmentFile(const std::string& path);
+/** Writes @p rgb (width * height * 3 linear floats, row 0 at the top) as a Radiance RGBE .hdr
+ *  file through stb_image_write's stbi_write_hdr (8-bit mantissas with a shared exponent:
+ *  about 1% precision). @throws InvalidArgument if width or height is 0 or rgb.size() is not
+ *  width * height * 3; Error naming the path if it cannot be written. */
+void writeHdr(std::uint32_t width, std::uint32_t height, std::span<const float> rgb, const std::string& path);
 
 } // namespace myriad::image
