@@ -21,6 +21,9 @@
 //   MYRIAD_FOG               the scene's fog after lighting, before encoding: myriad_applyFog()
 //                            (myriad_fogFactor() and u_fog* defined by ShaderLibrary before
 //                            this text, kFogGlsl; docs/lighting.md, "Fog")
+//   MYRIAD_IMAGE_AMBIENT     (with MYRIAD_LIT) ambient from Scene::environment (irradiance SH
+//                            and the prefiltered map on unit 17) or Scene::hemisphere instead
+//                            of the flat u_ambient: myriad_ambient()
 //   MYRIAD_ENCODE_SRGB       rgb encoded by myriad_encodeSrgb() (IEC 61966-2-1, defined by
 //                            ShaderLibrary before this text): a linear 8-bit target that the
 //                            view wants display-encoded; blending then mixes encoded values
@@ -200,6 +203,57 @@ vec3 myriad_brdf(MyriadBrdfSurface m, vec3 n, vec3 v, vec3 l, float nDotL) {
     return (1.0 - fresnel) * m.diffuseColor / MYRIAD_PI + fresnel * (distribution * visibility);
 #else
     return m.diffuseColor / MYRIAD_PI;
+#endif
+}
+
+// The ambient radiance m reflects towards v (unit, towards the eye) at normal n: the flat sky
+// u_ambient, or with MYRIAD_IMAGE_AMBIENT the scene's environment or hemisphere
+// (docs/lighting.md, "Image-based ambient"). Diffuse c_diff * E(n) / pi (E the irradiance);
+// with MYRIAD_METALLIC_ROUGHNESS plus the split sum's specular, the radiance prefiltered for
+// roughness around the reflected direction times (f0 * scaleBias.x + scaleBias.y) (Karis, "Real
+// Shading in Unreal Engine 4", 2013). Lambert passes scaleBias (0, 0).
+#ifdef MYRIAD_IMAGE_AMBIENT
+// Unit 17: the GGX-prefiltered equirectangular map, mip level k for roughness k / (levels - 1)
+// (src/renderer/EnvironmentMap.cpp); nothing bound for a hemisphere.
+layout(binding = MYRIAD_UNIT_ENVIRONMENT) uniform sampler2D u_environmentMap;
+uniform vec3 u_ambientSh[9];  // E / pi as 9 L2 spherical harmonics (Environment::irradianceSh() / pi * intensity)
+uniform vec4 u_environment;   // levels - 1 (-1: a hemisphere, no map), cos and sin of the rotation, intensity
+
+// World direction to the image's own (Scene::environmentRotation turns it about +Y).
+vec3 myriad_environmentDirection(vec3 d) {
+    return vec3(u_environment.y * d.x - u_environment.z * d.z, d.y, u_environment.z * d.x + u_environment.y * d.z);
+}
+
+// E(n) / pi from the nine coefficients (Environment::shBasis's order and constants).
+vec3 myriad_irradianceOverPi(vec3 d) {
+    return u_ambientSh[0] * 0.282095 + u_ambientSh[1] * (0.488603 * d.y) + u_ambientSh[2] * (0.488603 * d.z) +
+           u_ambientSh[3] * (0.488603 * d.x) + u_ambientSh[4] * (1.092548 * d.x * d.y) +
+           u_ambientSh[5] * (1.092548 * d.y * d.z) + u_ambientSh[6] * (0.315392 * (3.0 * d.z * d.z - 1.0)) +
+           u_ambientSh[7] * (1.092548 * d.x * d.z) + u_ambientSh[8] * (0.546274 * (d.x * d.x - d.y * d.y));
+}
+
+// The radiance prefiltered for roughness around direction d (image space). A hemisphere's:
+// its blend at d, which its E / pi is.
+vec3 myriad_prefiltered(vec3 d, float roughness) {
+    if (u_environment.x < 0.0) {
+        return myriad_irradianceOverPi(d);
+    }
+    // Environment::directionToUv; explicit level, so the seam at +Z needs no derivatives.
+    vec2 uv = vec2(0.5 + atan(d.x, -d.z) * (0.5 / MYRIAD_PI), acos(clamp(d.y, -1.0, 1.0)) * (1.0 / MYRIAD_PI));
+    return textureLod(u_environmentMap, uv, roughness * u_environment.x).rgb * u_environment.w;
+}
+#endif
+
+vec3 myriad_ambient(MyriadBrdfSurface m, vec3 n, vec3 v, float roughness, vec2 scaleBias) {
+#ifdef MYRIAD_IMAGE_AMBIENT
+    vec3 rgb = m.diffuseColor * myriad_irradianceOverPi(myriad_environmentDirection(n));
+#ifdef MYRIAD_METALLIC_ROUGHNESS
+    vec3 reflected = reflect(-v, n);
+    rgb += myriad_prefiltered(myriad_environmentDirection(reflected), roughness) * (m.f0 * scaleBias.x + scaleBias.y);
+#endif
+    return rgb;
+#else
+    return (m.diffuseColor + m.f0 * scaleBias.x + scaleBias.y) * u_ambient;
 #endif
 }
 
@@ -405,9 +459,9 @@ void main() {
     float nDotV = max(dot(normal, view), 0.0);
     float a004 = min(r.x * r.x, exp2(-9.28 * nDotV)) * r.x + r.y;
     vec2 scaleBias = vec2(-1.04, 1.04) * a004 + r.zw;
-    rgb = (brdfSurface.diffuseColor + brdfSurface.f0 * scaleBias.x + scaleBias.y) * u_ambient;
+    rgb = myriad_ambient(brdfSurface, normal, view, roughness, scaleBias);
 #else
-    rgb = albedo.rgb * u_ambient;  // Lambert under a uniform sky of radiance u_ambient
+    rgb = myriad_ambient(brdfSurface, normal, view, 1.0, vec2(0.0));  // Lambert: albedo * E / pi
 #endif
     uint channels = myriad_lightChannels();
     float sunCosine = dot(normal, -u_lightDirection);

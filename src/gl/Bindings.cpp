@@ -45,7 +45,8 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_BINDING_PARTICLE_SOURCE " << kParticleSourceBinding << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_TARGET " << kParticleTargetBinding << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_ORDER " << kParticleOrderBinding << "\n"
-        << "#define MYRIAD_BINDING_SKIN_PALETTE " << kSkinPaletteBinding << "\n";
+        << "#define MYRIAD_BINDING_SKIN_PALETTE " << kSkinPaletteBinding << "\n"
+        << "#define MYRIAD_UNIT_ENVIRONMENT " << kEnvironmentUnit << "\n";
     return out.str();
     }();
     return defines;

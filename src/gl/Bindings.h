@@ -45,6 +45,12 @@ inline constexpr std::uint32_t kPreviousRecordUnit = 10;
 /** usamplerBuffer u_lightList (kLit): the clustered light list of the view, every view's part
  *  in one RGBA32UI buffer texture (renderer/LightList.h, docs/lighting.md). */
 inline constexpr std::uint32_t kLightListUnit = 11;
+/** sampler2D u_environmentMap (kImageAmbient): the scene's Environment prefiltered with GGX, an
+ *  equirectangular RGBA16F mip chain, level k for roughness k / (levels - 1)
+ *  (renderer/EnvironmentMap.h, docs/lighting.md "Image-based ambient"); also the prefilter
+ *  pass's source while it builds a map. Past 15: a combined unit (GL 4.5 has at least 80); a
+ *  stage still reads at most 16 samplers. */
+inline constexpr std::uint32_t kEnvironmentUnit = 17;
 /** The row's texel whose .x holds the draw's first record slot in the record arena (uint bits),
  *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
@@ -74,9 +80,9 @@ inline constexpr std::uint32_t kToneMapSourceUnit = kBaseColorUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 11> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 12> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
-    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit};
+    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit, kEnvironmentUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 
@@ -173,7 +179,9 @@ static_assert(allDistinct(std::array<std::uint32_t, 3>{kVertexBinding, kInstance
 // Inside GL 4.5's minimum values (chapter 23's implementation-dependent tables): 16 samplers a
 // stage (GL_MAX_TEXTURE_IMAGE_UNITS), 8 storage blocks a fragment or compute stage and 8
 // binding points, 16 vertex attributes; no limit query is needed for them.
-static_assert(std::ranges::max(kRendererTextureUnits) < 16, "a texture unit past GL 4.5's minimum of 16");
+// Units are combined units: GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS is at least 80 in GL 4.5 (a
+// stage reads at most 16 samplers, GL_MAX_TEXTURE_IMAGE_UNITS, whatever their unit numbers).
+static_assert(std::ranges::max(kRendererTextureUnits) < 80, "a texture unit past GL 4.5's minimum of 80 combined units");
 static_assert(std::ranges::max(kCullBindings) < 8, "a storage binding past GL 4.5's minimum of 8");
 static_assert(std::ranges::max(kSurfaceLocations) < 16, "an attribute location past GL 4.5's minimum of 16");
 // surface.vert's uniforms: its largest array is the baked clip table (vec4 u_clips[kMaxBakedClips],

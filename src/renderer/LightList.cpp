@@ -261,6 +261,10 @@ void LightList::prepare(const Scene& scene, std::span<const ViewPass> passes, Gp
 void LightList::bind() const noexcept {
     // With no light at all, texture 0 (nothing): the counts are 0, so no lit program fetches.
     glBindTextureUnit(kLightListUnit, m_texels.empty() ? 0 : m_texture.id());
+    if (m_ambient.map != 0) {
+        glBindTextureUnit(kEnvironmentUnit, m_ambient.map);  // image-based ambient (EnvironmentMap.h)
+        glBindSampler(kEnvironmentUnit, 0);                  // the map's own filtering
+    }
 }
 
 void LightList::setViewUniforms(const SurfaceProgram& chosen, std::size_t passIndex, const Scene& scene) const {
@@ -272,6 +276,7 @@ void LightList::setViewUniforms(const SurfaceProgram& chosen, std::size_t passIn
     program.setUniform(u.lightColor, scene.light.color * scene.light.intensity);
     program.setUniform(u.ambient, scene.ambient);
     program.setUniform(u.sunChannels, static_cast<int>(scene.light.channels));
+    setAmbientUniforms(program, u, m_ambient);  // kImageAmbient variants only
     if (passIndex >= m_views.size()) {
         return;
     }

@@ -22,6 +22,7 @@
 // when it differs from what the GPU holds.
 #include "gl/GlCommon.h"
 #include "myriad/gl/Buffer.h"
+#include "renderer/EnvironmentMap.h"
 #include "myriad/gl/View.h"
 
 #include <glm/mat3x3.hpp>
@@ -98,12 +99,17 @@ public:
      *  gets an empty part). @throws CapacityError when the list needs more texels than
      *  GL_MAX_TEXTURE_BUFFER_SIZE (nothing uploaded). */
     void prepare(const Scene& scene, std::span<const ViewPass> passes, GpuResources& resources, const GlLimits& limits);
-    /** Binds the texture on kLightListUnit (once per view: every lit draw reads it). */
+    /** Binds the texture on kLightListUnit and the ambient's map on kEnvironmentUnit (once per
+     *  view: every lit draw reads them). */
     void bind() const noexcept;
     /** Pass @p passIndex's part (prepare() made it). */
     [[nodiscard]] const ViewLights& view(std::size_t passIndex) const noexcept { return m_views[passIndex]; }
     /** The view's uniforms of a lit program: the scene's sun and ambient, the list's. */
     void setViewUniforms(const SurfaceProgram& program, std::size_t passIndex, const Scene& scene) const;
+    /** The frame's ambient (Scene::environment or hemisphere; renderer/EnvironmentMap.h), set
+     *  by render() after prepare(): bind() binds its map, setViewUniforms() sets its uniforms. */
+    void setAmbient(const FrameAmbient& ambient) noexcept { m_ambient = ambient; }
+    [[nodiscard]] const FrameAmbient& ambient() const noexcept { return m_ambient; }
     /** Frees the buffer (Renderer::trim()); the next prepare() makes one again if needed. */
     void trim() noexcept;
     /** Lamps in the frame's list (summed over views). */
@@ -123,6 +129,7 @@ private:
     std::size_t m_capacityTexels = 0;
     std::uint64_t m_lampsListed = 0;
     std::size_t m_bytesUploaded = 0;
+    FrameAmbient m_ambient;
 };
 
 } // namespace myriad::gl::detail

@@ -212,7 +212,7 @@ void beginParticleDraw(const ViewPass& pass, ShaderLibrary& shaders, GpuResource
     program.setUniform(u.hasTexture, texture != nullptr ? 1 : 0);
 }
 
-std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const ViewPass& pass) {
+std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const ViewPass& pass) const {
     const View& view = pass.view();
     std::uint32_t features = kScatter | fogFeatures(pass.fog());
     if (node.material().alphaMode == AlphaMode::Mask) {
@@ -224,6 +224,9 @@ std::uint32_t ParticlePass::scatterFeatures(const ScatterNode& node, const ViewP
         features |= kLit;
     } else if (node.material().shading == Shading::MetallicRoughness) {
         features |= kLit | kMetallicRoughness;
+    }
+    if (m_imageAmbient && (features & kLit) != 0) {
+        features |= kImageAmbient;  // image-based ambient (renderer/EnvironmentMap.h)
     }
     return features | outputFeatures(view);
 }

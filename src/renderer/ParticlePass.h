@@ -113,6 +113,10 @@ public:
     /** Frees copies the last frame did not draw. */
     void trim();
 
+    /** Whether this frame's lit scatter draws with image-based ambient (kImageAmbient;
+     *  FrameAmbient::image), set by render() before prepare(). */
+    void setImageAmbient(bool image) noexcept { m_imageAmbient = image; }
+
 private:
     /** Three parts of a persistently mapped buffer, each viewed by its own buffer texture: a
      *  frame with a change writes the next part and draws from it; a frame without one draws
@@ -176,7 +180,7 @@ private:
         std::uint64_t uploadedFrame = 0;
     };
 
-    static std::uint32_t scatterFeatures(const ScatterNode& node, const ViewPass& pass);
+    std::uint32_t scatterFeatures(const ScatterNode& node, const ViewPass& pass) const;
     void uploadPool(const ParticlePool& pool, PoolGpu& gpu, GpuResources& resources);
     /** UploadMode::Staged: the changed live rows through the ring. @return rows of the
      *  position stream sent (for Automatic's choice). */
@@ -194,6 +198,7 @@ private:
     std::uint64_t m_consumer;
     const GlLimits& m_limits;
     std::uint64_t m_frame = 0;
+    bool m_imageAmbient = false;  // lit scatter takes kImageAmbient (setImageAmbient)
     std::unordered_map<std::uint64_t, PoolGpu> m_pools;
     std::unordered_map<std::uint64_t, ScatterGpu> m_scatter;
     VertexArray m_emptyVertexArray;  ///< particles read no attributes; core GL still wants a VAO

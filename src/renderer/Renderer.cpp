@@ -153,6 +153,7 @@ struct Renderer::Impl {
     detail::SkinPalettePass skinPalettes{limits};  // skinned crowds' per-instance palettes (docs/skinning.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
     detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
+    detail::EnvironmentMaps environments{limits};  // image-based ambient's prefiltered maps (docs/lighting.md)
     detail::LightList lights{{desc.lightClusters.tilesAcross, desc.lightClusters.tilesUp, desc.lightClusters.slices},
                              desc.lightCutoffIlluminance};  // the clustered light list (docs/lighting.md)
     std::unique_ptr<DebugChain> debugChain;
@@ -445,6 +446,7 @@ struct Renderer::Impl {
         }
         shadow.validate(scene.light.shadow);  // shadows: bad settings throw before any GL call
         detail::validateFog(scene.fog);       // fog: likewise
+        detail::validateAmbient(scene);       // image-based ambient: likewise
         const glm::vec3& light = scene.light.direction;
         if (!myriad::detail::allFinite(light)) {
             throw InvalidArgument("gl::Renderer::render: the scene's light direction has a NaN or Inf");
@@ -595,6 +597,10 @@ struct Renderer::Impl {
             lights.prepare(scene, std::span(passes.data(), passes.size()), resources, limits);
             stats.bytesUploaded += lights.bytesUploaded();
             stats.lampsListed = static_cast<std::uint32_t>(lights.lampsListed());
+            // Image-based ambient: the environment's prefiltered map, built on its first frame
+            // (docs/lighting.md, "Image-based ambient"), before any program is chosen.
+            lights.setAmbient(environments.prepare(scene));
+            particles.setImageAmbient(lights.ambient().image);
         }
         // Motion vectors: batches keep their previous records in draw frames with a velocity view.
         resources.setVelocityFrame(draw && std::any_of(passVelocityView.begin(), passVelocityView.end(),
@@ -687,6 +693,7 @@ void Renderer::trim() {
     m_impl->gpuCulling.trim();
     m_impl->depthPyramid.trim();
     m_impl->lights.trim();  // the clustered light list's buffer
+    m_impl->environments.trim();  // image-based ambient's maps (rebuilt on the next frame that needs one)
     m_impl->particles.trim();
     m_impl->gpuParticles.trim();
     m_impl->shadow.trim();

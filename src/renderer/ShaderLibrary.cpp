@@ -32,7 +32,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 21> kFeatureNames{{
+constexpr std::array<FeatureName, 22> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -54,6 +54,7 @@ constexpr std::array<FeatureName, 21> kFeatureNames{{
     {kVelocity, "MYRIAD_VELOCITY"},
     {kMetallicRoughness, "MYRIAD_METALLIC_ROUGHNESS"},
     {kFog, "MYRIAD_FOG"},
+    {kImageAmbient, "MYRIAD_IMAGE_AMBIENT"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -108,6 +109,8 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       lightDirection(program.uniformLocation("u_lightDirection")),
       lightColor(program.uniformLocation("u_lightColor")),
       ambient(program.uniformLocation("u_ambient")),
+      ambientSh(program.uniformLocation("u_ambientSh")),
+      environment(program.uniformLocation("u_environment")),
       sunChannels(program.uniformLocation("u_sunChannels")),
       lightChannels(program.uniformLocation("u_lightChannels")),
       metallicRoughness(program.uniformLocation("u_metallicRoughness")),

@@ -75,6 +75,11 @@ enum ShaderFeature : std::uint32_t {
      *  and the u_fog* uniforms, the mode among them (one variant for every mode). Never with
      *  kDepthOnly. */
     kFog = 1u << 21,
+    /** MYRIAD_IMAGE_AMBIENT: with kLit, ambient from Scene::environment (irradiance as nine
+     *  spherical-harmonic uniforms, specular from the prefiltered map on kEnvironmentUnit) or
+     *  Scene::hemisphere instead of the flat Scene::ambient (renderer/EnvironmentMap.h,
+     *  docs/lighting.md "Image-based ambient"). */
+    kImageAmbient = 1u << 25,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm
@@ -155,6 +160,8 @@ struct SurfaceUniforms {
     int lightDirection = -1;
     int lightColor = -1;
     int ambient = -1;
+    int ambientSh = -1;         ///< u_ambientSh[0] (kImageAmbient): vec3[9], E / pi as L2 spherical harmonics
+    int environment = -1;       ///< u_environment (kImageAmbient): levels - 1 (-1: hemisphere), cos, sin of the rotation, intensity
     int sunChannels = -1;       ///< u_sunChannels (kLit): Scene::light's channel mask
     int lightChannels = -1;     ///< u_lightChannels (kLit, not kTabled): the node's SceneNode::lightChannels()
     int metallicRoughness = -1; ///< u_metallicRoughness (kMetallicRoughness, not kTabled)

@@ -67,6 +67,7 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const ViewPass& pass
     if (view.velocity && !view.depthOnly && !blended) {
         features |= kVelocity;  // motion vectors: opaque MeshNode and batch draws only
     }
+    features |= ambientFeatures(features, m_parts.lights.ambient());  // image-based ambient
     return features | m_parts.shadow.receiveFeatures(features, &node, view);  // shadows
 }
 
@@ -99,6 +100,7 @@ std::uint32_t SurfacePass::featuresOf(const Population& population, const ViewPa
         features |= kInstanceLanes;
     }
     features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view) | fogFeatures(pass.fog());
+    features |= ambientFeatures(features, m_parts.lights.ambient());  // image-based ambient
     return features | m_parts.shadow.receiveFeatures(features, nullptr, view);  // shadows
 }
 

@@ -8,6 +8,7 @@
 
 #include <glad/gl.h>
 
+#include "myriad/core/Environment.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/LightNode.h"
 #include "myriad/core/Scene.h"
@@ -58,7 +59,7 @@ GLint unitBinding(GLuint unit, GLenum query) {
 /** A scene that makes render() use every piece of state it lists: a textured, morphed, laned,
  *  CPU-culled batch (units 0-3, 6, 7), a GPU-culled one (storage bindings 1-5, the indirect
  *  buffer, the culling program), a blended node, shadows (unit 8, the light's views) and a
- *  lamp (unit 11, the light list). */
+ *  lamp (unit 11, the light list) and an environment (unit 17, its prefiltered map). */
 struct EverythingScene {
     Scene scene;
     const InstancedMeshNode* gpuBatch = nullptr;
@@ -100,6 +101,9 @@ struct EverythingScene {
         auto& lamp = scene.root().emplace<LightNode>(LightType::Point, "lamp");
         lamp.setPosition({0.0, 0.0, 1.0});
         lamp.setRange(3.0f);
+        // An environment: its prefiltered map built in the frame (its own framebuffer, program
+        // and vertex array) and bound on unit 17 (docs/lighting.md, "Image-based ambient").
+        scene.environment = std::make_shared<const Environment>(32, 16, std::vector<float>(32 * 16 * 3, 0.5f));
     }
 };
 
@@ -316,7 +320,8 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
     // Unit 10: the previous records of a velocity view's batches (motion vectors); unit 11: the
     // clustered light list (the scene's lamp).
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u}) {
+    // Unit 17: the scene's prefiltered environment map (and the prefilter's source).
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 17u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;

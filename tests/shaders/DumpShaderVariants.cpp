@@ -15,6 +15,7 @@
 // stages' interfaces are matched too) or "compile C.frag" (a user-surface fragment stage: its
 // vertex stage and interface are those of the built-in program of the same feature set).
 // Exit status 0, or 1 with a message on stderr.
+#include "renderer/EnvironmentMap.h"
 #include "renderer/DepthPyramid.h"
 #include "renderer/GpuCulling.h"
 #include "renderer/SkinPalettePass.h"
@@ -152,6 +153,21 @@ std::set<std::uint32_t> reachableFeatureSets() {
                 }
             }
         }
+    }
+    // Image-based ambient (kImageAmbient, Scene::environment or Scene::hemisphere): any lit set
+    // may add it. It changes only the lit part of the fragment stage (myriad_ambient(), unit 17):
+    // checked with every lit shading set over one shape of each fragment-stage path, with and
+    // without fog, and on lit scatter.
+    for (const std::uint32_t shape : fogShapes) {
+        for (const std::uint32_t shading : shadingSets(true)) {
+            if ((shading & kLit) != 0) {
+                sets.insert(shape | shading | kImageAmbient);
+                sets.insert(shape | shading | kImageAmbient | kFog);
+            }
+        }
+    }
+    for (const std::uint32_t shading : {static_cast<std::uint32_t>(kLit), static_cast<std::uint32_t>(kLit | kMetallicRoughness)}) {
+        sets.insert(kScatter | shading | kImageAmbient);
     }
     for (const std::uint32_t set : std::set<std::uint32_t>(sets)) {
         const bool population = (set & ~(kInstanced | kInstanceLanes | kAlphaMask | kBlend | kLit | kShadowReceive |
@@ -310,6 +326,9 @@ int run(int argc, char** argv) {
     programs << "link " << writeStage(DepthPyramid::programSource(), "depth_pyramid") << "\n";
     const auto toneMap = toneMapProgramSources();  // tonemap.vert + tonemap.frag (ToneMapPass)
     programs << "link " << writeStage(toneMap[0], "tonemap") << " " << writeStage(toneMap[1], "tonemap") << "\n";
+    const auto prefilter = environmentPrefilterSources();  // tonemap.vert + environment_prefilter.frag
+    programs << "link " << writeStage(prefilter[0], "environment_prefilter_vert") << " "
+             << writeStage(prefilter[1], "environment_prefilter") << "\n";
     const auto particleKernels = gpuParticleProgramSources();  // particle_sim.comp, particle_sort.comp
     for (const auto& [stem, source] : particleKernels) {
         programs << "link " << writeStage(source, stem) << "\n";

@@ -152,7 +152,8 @@ struct InstanceBufferRange {
  *  logic op, alpha-to-coverage, sample mask, rasterizer discard, primitive restart, depth
  *  clamp and clip distances 0-7 off, multisample on, GL_FRAMEBUFFER_SRGB on for views into an
  *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 5-11
- *  (the shadow map on 8, docs/shadows.md; the light list on 11, docs/lighting.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
+ *  and 17 (the shadow map on 8, docs/shadows.md; the light list on 11 and the environment map on
+ *  17, docs/lighting.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
  *  With shadows on (ShadowSettings), the light's depth-only views (one per cascade) are drawn
@@ -160,7 +161,7 @@ struct InstanceBufferRange {
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
-     *  mask on, clip control lower-left/-1..1, units 0-3 and 5-11 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
+     *  mask on, clip control lower-left/-1..1, units 0-3, 5-11 and 17 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
      *  4, clear colour 0 and depth 1), except the viewport (the last view's), the scissor box (the
      *  last clearing view's viewport) and the active texture unit (the caller's).
  *
@@ -191,7 +192,9 @@ public:
      *  @throws InvalidArgument, before any GL call, if a view without a camera has a NaN or Inf
      *  in its matrices, or shadows are enabled with a ShadowSettings value out of its range, or
      *  scene.fog has a mode and a Fog value out of its range (docs/lighting.md, "Fog"), or
-     *  scene.time is NaN or Inf; InvalidArgument while compiling (after GL calls, nothing drawn)
+     *  scene.time is NaN or Inf, or scene.environmentIntensity is negative or not finite,
+     *  scene.environmentRotation not finite or a scene.hemisphere colour negative or not finite
+     *  (docs/lighting.md, "Image-based ambient"); InvalidArgument while compiling (after GL calls, nothing drawn)
      *  if a particle pool's or scatter node's material has a vertex function; GlError if no context is current; ShaderError naming file and line if a
      *  program the frame needs does not compile (nothing is drawn then, and the state contract
      *  holds); CapacityError, before anything of the frame is drawn and with the state contract
@@ -200,7 +203,7 @@ public:
      *  with their LOD slots, side streams, morph deltas, particle streams and GPU particle
      *  states and orders; GL_MAX_SHADER_STORAGE_BLOCK_SIZE and GL_MAX_COMPUTE_WORK_GROUP_COUNT
      *  for GPU culling and GPU particle systems; GL_MAX_TEXTURE_BUFFER_SIZE for the frame's clustered
-     *  light list, docs/lighting.md),
+     *  light list, docs/lighting.md; GL_MAX_TEXTURE_SIZE for scene.environment's width),
      *  naming the node, the stream or list and the limit with its value (docs/errors.md).
      *  A steady frame (nothing to compile or resize) makes no glGet, glGetUniformLocation or
      *  framebuffer-status call (docs/gl-state.md, "What render() reads"). */
