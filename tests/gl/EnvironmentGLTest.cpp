@@ -7,6 +7,7 @@
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
+#include "myriad/gl/LiveObjects.h"
 #include "myriad/gl/Renderer.h"
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
@@ -290,4 +291,32 @@ TEST_CASE("environment: bad ambient settings throw before drawing", "[environmen
         CHECK_THROWS_AS(image::readEnvironmentFile((folder / "square.hdr").string()), InvalidArgument);
         std::filesystem::remove_all(folder);
     }
+}
+
+TEST_CASE("environment: its map is built once and freed after the Environment", "[environment]") {
+    RenderFixture fixture;
+    Scene scene;
+    const auto constant = [](float value) {
+        return std::make_shared<const Environment>(32, 16, imageOf(32, 16, [=](glm::vec3) { return glm::vec3(value); }));
+    };
+    fixture.render(scene);  // the renderer's own objects, made
+    const std::int64_t before = gl::liveObjectCounts().textures;
+    auto first = constant(0.5f);
+    scene.environment = first;
+    fixture.render(scene);
+    const std::int64_t withMap = gl::liveObjectCounts().textures;
+    CHECK(withMap == before + 1);  // the map (the source image is deleted once it is drawn)
+    const Image image = fixture.render(scene);
+    CHECK(gl::liveObjectCounts().textures == withMap);  // the same map, not a new one
+    // A second Environment object gets its own map while the first still lives ...
+    scene.environment = constant(0.5f);
+    CHECK(sameImage(fixture.render(scene), image));
+    CHECK(gl::liveObjectCounts().textures == withMap + 1);
+    // ... and the first's is freed on the first frame after it is destroyed.
+    first.reset();
+    fixture.render(scene);
+    CHECK(gl::liveObjectCounts().textures == withMap);
+    scene.environment.reset();
+    fixture.render(scene);
+    CHECK(gl::liveObjectCounts().textures == before);
 }
