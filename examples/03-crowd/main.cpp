@@ -8,8 +8,8 @@
 // InstancedMeshNode::setAnimationSet / setAnimations / setAnimationTime, cross-fades written
 // only for the foxes that change, bytes uploaded per frame (0 once warm, but for the fades), the
 // light's shadow map (--shadows on|off), in the evening with --lamps lantern posts (default 16).
-// A --model with morph targets and no skin (e.g. AnimatedMorphSphere) gets the earlier crowd instead: per-instance morph weights sampled on the
-// CPU at each copy's phase (docs/morph.md). A model animated by its nodes (Kenney's
+// A --model with morph targets and no skin (e.g. AnimatedMorphSphere) gets the earlier crowd
+// instead: per-instance morph weights sampled on the CPU at each copy's phase (docs/morph.md). A model animated by its nodes (Kenney's
 // character.glb) is read as a rigid skin and walks like Fox.
 // Controls: orbit / fly camera (see --help).
 #include "common/CameraController.h"
