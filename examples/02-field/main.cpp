@@ -1,6 +1,7 @@
 // 02-field: a glTF model drawn --count times (default 10,000) in one instanced draw per
 // primitive, on a jittered grid with random yaw, scale and colour, under an orbiting camera.
 //
+// At dusk: a low sun and --lamps lantern posts (spot and point LightNodes, default 12).
 // Shows: importing glTF, one InstancedMeshNode per primitive sharing the same transforms,
 // per-frame statistics. --model PATH (default KenneyPlatformerKit/grass.glb), --count N.
 // --mode churn: 10% of the blades come and go each frame (release + acquire by handle); the
@@ -13,6 +14,7 @@
 // Controls: the camera orbits by itself until the mouse or WASD takes over (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
+#include "common/Lanterns.h"
 
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scatter.h"
@@ -23,6 +25,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -79,7 +82,9 @@ int main(int argc, char** argv) try {
                    {"static", "churn", "wind"}, 0, 0},
                   {"--lod", "WHICH", "on: blades past the orbit radius draw a simplified level (meshoptimizer); "
                    "off: the full blade everywhere (not with --mode wind)", "on", examples::FlagKind::Choice,
-                   {"on", "off"}, 0, 0}},
+                   {"on", "off"}, 0, 0},
+                  {"--lamps", "N", "lantern posts standing in the field at dusk, every other one a spot lamp, "
+                   "the rest point lamps (LightNodes, docs/lighting.md)", "12", examples::FlagKind::Number, {}, 0, 1024}},
         .controls = {"the camera orbits by itself until you move it"},
         .unavailable = {},
         .width = 1280,
@@ -104,11 +109,13 @@ int main(int argc, char** argv) try {
     std::printf("02-field: %s, %zu primitive(s), %zu instances\n", modelPath.c_str(),
                 model.primitives.size(), placements.size());
 
+    // Dusk: a low, warm sun and a cooler sky, so the lanterns' pools of light show.
     Scene scene;
-    scene.clearColor = glm::vec4(0.45f, 0.65f, 0.9f, 1.0f);  // sky
-    scene.ambient = glm::vec3(0.45f);
-    scene.light.direction = glm::vec3(-0.5f, -1.0f, -0.35f);
-    scene.light.color = glm::vec3(1.0f, 0.95f, 0.85f);
+    scene.clearColor = glm::vec4(0.24f, 0.3f, 0.46f, 1.0f);  // sky
+    scene.ambient = glm::vec3(0.1f, 0.12f, 0.18f);
+    scene.light.direction = glm::vec3(-0.8f, -0.3f, -0.35f);
+    scene.light.color = glm::vec3(1.0f, 0.72f, 0.45f);
+    scene.light.intensity = 0.6f;
     SceneNode& field = scene.root().emplace<SceneNode>("field");
     // One batch per primitive; blade k is handles[b][k] in batch b.
     std::vector<InstancedMeshNode*> batches;
@@ -158,6 +165,29 @@ int main(int argc, char** argv) try {
     auto ground = MeshGeometry::create(shapes::quad(extent + 2.0f, extent + 2.0f), "ground");
     auto& groundNode = scene.root().emplace<MeshNode>(ground, soil, "ground");
     groundNode.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
+
+    // ---- Lantern posts: on a jittered grid over the field ----
+    const auto lampCount = static_cast<std::size_t>(options.number("--lamps"));
+    if (lampCount > 0) {
+        std::mt19937 random(5u);
+        std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+        const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(lampCount))));
+        const float cell = extent / static_cast<float>(side);
+        std::vector<glm::vec3> feet;
+        for (std::size_t i = 0; i < lampCount; ++i) {
+            feet.emplace_back((static_cast<float>(i % side) + 0.25f + 0.5f * unit(random)) * cell - extent * 0.5f, 0.0f,
+                              (static_cast<float>(i / side) + 0.25f + 0.5f * unit(random)) * cell - extent * 0.5f);
+        }
+        examples::LanternStyle style;
+        style.height = std::clamp(extent * 0.08f, 1.2f, 2.5f);  // lamps the size of the field
+        style.spotRange = style.height * 3.6f;
+        style.pointRange = style.height * 2.8f;
+        style.spotIntensity = 30.0f;  // candela: about 5 lux under a 2.5 m post, beside the low sun's 1.9
+        style.pointIntensity = 14.0f;
+        examples::addLanternPosts(scene, feet, style);
+        std::printf("02-field: %zu lantern posts (%zu spot, %zu point lamps)\n", lampCount, (lampCount + 1) / 2,
+                    lampCount / 2);
+    }
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(55.0f), 0.1f, extent * 4.0f + 10.0f);

@@ -7,13 +7,14 @@
 // Shows: importing a skin and its clips (gltf::importModel, ImportedSkin), AnimationSet::bake,
 // InstancedMeshNode::setAnimationSet / setAnimations / setAnimationTime, cross-fades written
 // only for the foxes that change, bytes uploaded per frame (0 once warm, but for the fades), the
-// light's shadow map (--shadows on|off). A --model with morph targets and no skin (e.g.
-// AnimatedMorphSphere) gets the earlier crowd instead: per-instance morph weights sampled on the
-// CPU at each copy's phase (docs/morph.md). A model animated by its nodes (Kenney's
+// light's shadow map (--shadows on|off), in the evening with --lamps lantern posts (default 16).
+// A --model with morph targets and no skin (e.g. AnimatedMorphSphere) gets the earlier crowd
+// instead: per-instance morph weights sampled on the CPU at each copy's phase (docs/morph.md). A model animated by its nodes (Kenney's
 // character.glb) is read as a rigid skin and walks like Fox.
 // Controls: orbit / fly camera (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
+#include "common/Lanterns.h"
 
 #include "myriad/core/AnimationSet.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -33,9 +34,42 @@ using namespace myriad;
 
 namespace {
 
+/** Evening light for both crowds: a low warm sun, a cool sky, and @p lamps lantern posts on a
+ *  jittered grid over the middle of the plaza (at most 24 m either way of its centre, what the
+ *  camera sees), standing in the lanes between the copies (@p spacing apart, @p half wide). */
+void lightTheEvening(Scene& scene, std::size_t lamps, float spacing, float half) {
+    scene.clearColor = glm::vec4(0.3f, 0.36f, 0.5f, 1.0f);
+    scene.ambient = glm::vec3(0.14f, 0.16f, 0.22f);
+    scene.light.color = glm::vec3(1.0f, 0.75f, 0.5f);
+    scene.light.intensity = 0.8f;
+    if (lamps == 0) {
+        return;
+    }
+    const float reach = std::min(half, 24.0f);
+    const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(lamps))));
+    const float cell = 2.0f * reach / static_cast<float>(side);
+    std::mt19937 random(17u);
+    std::uniform_int_distribution<int> jitter(-1, 1);
+    std::vector<glm::vec3> feet;
+    for (std::size_t i = 0; i < lamps; ++i) {
+        // The cell's centre, snapped to the lanes between copies (copies stand at (k + 0.5) * spacing - half).
+        auto lane = [&](std::size_t index) {
+            const float centre = (static_cast<float>(index) + 0.5f) * cell - reach;
+            return (std::round((centre + half) / spacing) + static_cast<float>(jitter(random))) * spacing - half;
+        };
+        feet.emplace_back(lane(i % side), 0.0f, lane(i / side));
+    }
+    examples::LanternStyle style;
+    style.spotIntensity = 40.0f;  // candela: 6.4 lux under a 2.5 m post
+    style.pointIntensity = 18.0f;
+    examples::addLanternPosts(scene, feet, style);
+    std::printf("03-crowd: %zu lantern posts (%zu spot, %zu point lamps)\n", lamps, (lamps + 1) / 2, lamps / 2);
+}
+
 /** The skinned crowd: every fox one instance of one batch per primitive, playing the skin's
  *  clips baked into one AnimationSet. */
-int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, bool shadows, examples::ExampleRunner& runner) {
+int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, std::size_t lamps, bool shadows,
+                 examples::ExampleRunner& runner) {
     const gltf::ImportedSkin& skin = model.skins.at(static_cast<std::size_t>(model.primitives.front().skin));
     const auto set = AnimationSet::bake(skin.skeleton, skin.clips, *model.primitives.front().mesh);
     // Walk and Run when the file names them (Fox: "Walk", "Run"; Kenney's character: "walk",
@@ -54,10 +88,7 @@ int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, bool shado
                 set->byteSize(), count);
 
     Scene scene;
-    scene.clearColor = glm::vec4(0.55f, 0.62f, 0.72f, 1.0f);
-    scene.ambient = glm::vec3(0.4f);
-    scene.light.direction = glm::vec3(0.6f, -0.9f, -0.25f);
-    scene.light.color = glm::vec3(1.0f, 0.95f, 0.85f);
+    scene.light.direction = glm::vec3(0.6f, -0.45f, -0.25f);
     scene.light.shadow.enabled = shadows;
     // The posed fox's size in its own units (every baked pose), scaled to about 1.4 m long.
     const Aabb box = set->bounds();
@@ -103,6 +134,7 @@ int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, bool shado
     plaza.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
     scene.light.shadow.distance = std::min(half * 2.0f + 10.0f, 120.0f);
     scene.light.shadow.cascades = 3;
+    lightTheEvening(scene, lamps, spacing, half);
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 40.0f);
@@ -153,7 +185,9 @@ int main(int argc, char** argv) try {
                   // A morph-only model's weights are sampled on the CPU each frame: past this it is a slideshow.
                   {"--count", "N", "copies in the crowd", "10000", examples::FlagKind::Number, {}, 1, 200'000},
                   {"--shadows", "on|off", "the light's shadow map (docs/shadows.md)", "on", examples::FlagKind::Choice,
-                   {"on", "off"}, 0, 0}},
+                   {"on", "off"}, 0, 0},
+                  {"--lamps", "N", "lantern posts among the crowd in the evening light, every other one a spot lamp, "
+                   "the rest point lamps (LightNodes, docs/lighting.md)", "16", examples::FlagKind::Number, {}, 0, 1024}},
         .controls = {},
         .unavailable = {},
         .width = 1280,
@@ -162,6 +196,7 @@ int main(int argc, char** argv) try {
     };
     const examples::ExampleOptions options = examples::parseOptions(argc, argv, spec);
     const auto count = static_cast<std::size_t>(options.number("--count"));
+    const auto lamps = static_cast<std::size_t>(options.number("--lamps"));
     const std::string& modelPath = options.text("--model");
     examples::ExampleRunner runner(options, spec);
 
@@ -170,7 +205,7 @@ int main(int argc, char** argv) try {
     const gltf::ImportedModel model = gltf::importModel(modelPath, {.nodeAnimationsAsSkin = true});
     if (!model.primitives.empty() && model.primitives.front().skin >= 0 &&
         !model.skins.at(static_cast<std::size_t>(model.primitives.front().skin)).clips.empty()) {
-        return skinnedCrowd(model, count, options.text("--shadows") == "on", runner);
+        return skinnedCrowd(model, count, lamps, options.text("--shadows") == "on", runner);
     }
     std::size_t targets = 0;
     for (const auto& primitive : model.primitives) {
@@ -189,10 +224,8 @@ int main(int argc, char** argv) try {
                 count);
 
     Scene scene;
-    scene.clearColor = glm::vec4(0.55f, 0.6f, 0.7f, 1.0f);
-    scene.ambient = glm::vec3(0.35f);
     // From the camera's left, low enough that each copy's shadow falls beside it, in view.
-    scene.light.direction = glm::vec3(0.7f, -0.8f, -0.1f);
+    scene.light.direction = glm::vec3(0.7f, -0.6f, -0.1f);
     scene.light.shadow.enabled = options.text("--shadows") == "on";
     const float size = std::max({model.bounds.max.x - model.bounds.min.x, model.bounds.max.z - model.bounds.min.z, 1e-3f});
     const float scale = 1.0f / size;  // each copy about 1 unit wide
@@ -228,6 +261,7 @@ int main(int argc, char** argv) try {
     // The map covers what the camera sees of the plaza (up to its far side from the start pose).
     scene.light.shadow.distance = half * 3.0f + 10.0f;
     scene.light.shadow.cascades = 3;  // sharp near the camera across a large plaza
+    lightTheEvening(scene, lamps, spacing, half);
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 20.0f);

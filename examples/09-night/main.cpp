@@ -11,6 +11,7 @@
 // Controls: the camera orbits by itself until the mouse or WASD takes over (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
+#include "common/Lanterns.h"
 
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/LightNode.h"
@@ -137,36 +138,13 @@ int main(int argc, char** argv) try {
     // pointing down, the others bare bulbs.
     const int posts = lampCount / 5;
     const int fireflies = lampCount - posts;
-    Material pole;
-    pole.shading = Shading::MetallicRoughness;
-    pole.baseColor = glm::vec4(0.05f, 0.05f, 0.06f, 1.0f);
-    pole.metallic = 1.0f;
-    pole.roughness = 0.4f;
-    Material globe;
-    globe.shading = Shading::MetallicRoughness;
-    globe.baseColor = glm::vec4(1.0f, 0.8f, 0.5f, 1.0f);
-    globe.emissive = glm::vec3(1.0f, 0.75f, 0.45f);
-    globe.emissiveStrength = 2.0f;
-    auto& poles = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::box(1.0f), "pole"), pole,
-                                                          static_cast<std::size_t>(std::max(posts, 1)), "poles");
-    auto& globes = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::uvSphere(0.18f, 16, 8), "globe"),
-                                                           globe, static_cast<std::size_t>(std::max(posts, 1)), "globes");
     std::mt19937 random(11u);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    std::vector<glm::vec3> feet;
     for (int i = 0; i < posts; ++i) {
-        const glm::vec3 foot((unit(random) - 0.5f) * kMeadow * 0.9f, 0.0f, (unit(random) - 0.5f) * kMeadow * 0.9f);
-        poles.addInstance(glm::translate(glm::mat4(1.0f), foot + glm::vec3(0.0f, 1.2f, 0.0f)) *
-                          glm::scale(glm::mat4(1.0f), glm::vec3(0.08f, 2.4f, 0.08f)));
-        globes.addInstance(glm::translate(glm::mat4(1.0f), foot + glm::vec3(0.0f, 2.55f, 0.0f)));
-        const bool spot = i % 2 == 0;
-        auto& lamp = scene.root().emplace<LightNode>(spot ? LightType::Spot : LightType::Point, "lantern");
-        lamp.setPosition(glm::dvec3(foot) + glm::dvec3(0.0, 2.5, 0.0));
-        lamp.lookAt(glm::dvec3(foot), glm::vec3(0.0f, 0.0f, 1.0f));  // straight down
-        lamp.setColor({1.0f, 0.72f, 0.42f});
-        lamp.setIntensity(spot ? 60.0f : 25.0f);  // candela
-        lamp.setRange(spot ? 9.0f : 7.0f);
-        lamp.setConeAngles(0.5f, 0.85f);
+        feet.emplace_back((unit(random) - 0.5f) * kMeadow * 0.9f, 0.0f, (unit(random) - 0.5f) * kMeadow * 0.9f);
     }
+    examples::addLanternPosts(scene, feet);
     std::vector<Firefly> swarm;
     // Each firefly's glow: a small unlit sphere where its lamp is (its colour as is).
     Material glow;
