@@ -1,7 +1,8 @@
 // 02-field: a glTF model drawn --count times (default 10,000) in one instanced draw per
 // primitive, on a jittered grid with random yaw, scale and colour, under an orbiting camera.
 //
-// At dusk: a low sun and --lamps lantern posts (spot and point LightNodes, default 12).
+// At dusk: a low sun, image-based ambient from an evening sky (or --sky PATH.hdr) and --lamps
+// lantern posts (spot and point LightNodes, default 12).
 // Shows: importing glTF, one InstancedMeshNode per primitive sharing the same transforms,
 // per-frame statistics. --model PATH (default KenneyPlatformerKit/grass.glb), --count N.
 // --mode churn: 10% of the blades come and go each frame (release + acquire by handle); the
@@ -15,6 +16,7 @@
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
 #include "common/Lanterns.h"
+#include "common/Sky.h"
 
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/Scatter.h"
@@ -83,6 +85,8 @@ int main(int argc, char** argv) try {
                   {"--lod", "WHICH", "on: blades past the orbit radius draw a simplified level (meshoptimizer); "
                    "off: the full blade everywhere (not with --mode wind)", "on", examples::FlagKind::Choice,
                    {"on", "off"}, 0, 0},
+                  {"--sky", "PATH", "an equirectangular .hdr image for the image-based ambient; empty: a generated "
+                   "evening sky (docs/lighting.md)", "", examples::FlagKind::Text, {}, 0, 0},
                   {"--lamps", "N", "lantern posts standing in the field at dusk, every other one a spot lamp, "
                    "the rest point lamps (LightNodes, docs/lighting.md)", "12", examples::FlagKind::Number, {}, 0, 1024}},
         .controls = {"the camera orbits by itself until you move it"},
@@ -112,8 +116,8 @@ int main(int argc, char** argv) try {
     // Dusk: a low, warm sun and a cooler sky, so the lanterns' pools of light show.
     Scene scene;
     scene.clearColor = glm::vec4(0.24f, 0.3f, 0.46f, 1.0f);  // sky
-    scene.ambient = glm::vec3(0.1f, 0.12f, 0.18f);
     scene.light.direction = glm::vec3(-0.8f, -0.3f, -0.35f);
+    scene.environment = examples::skyFor("02-field", options.text("--sky"), glm::normalize(scene.light.direction));
     scene.light.color = glm::vec3(1.0f, 0.72f, 0.45f);
     scene.light.intensity = 0.6f;
     SceneNode& field = scene.root().emplace<SceneNode>("field");

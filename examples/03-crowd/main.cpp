@@ -15,6 +15,7 @@
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
 #include "common/Lanterns.h"
+#include "common/Sky.h"
 
 #include "myriad/core/AnimationSet.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -34,12 +35,13 @@ using namespace myriad;
 
 namespace {
 
-/** Evening light for both crowds: a low warm sun, a cool sky, and @p lamps lantern posts on a
- *  jittered grid over the middle of the plaza (at most 24 m either way of its centre, what the
- *  camera sees), standing in the lanes between the copies (@p spacing apart, @p half wide). */
-void lightTheEvening(Scene& scene, std::size_t lamps, float spacing, float half) {
+/** Evening light for both crowds: a low warm sun, image-based ambient from an evening sky (or
+ *  the .hdr at @p sky), and @p lamps lantern posts on a jittered grid over the middle of the
+ *  plaza (at most 24 m either way of its centre, what the camera sees), standing in the lanes
+ *  between the copies (@p spacing apart, @p half wide). */
+void lightTheEvening(Scene& scene, const std::string& sky, std::size_t lamps, float spacing, float half) {
     scene.clearColor = glm::vec4(0.3f, 0.36f, 0.5f, 1.0f);
-    scene.ambient = glm::vec3(0.14f, 0.16f, 0.22f);
+    scene.environment = examples::skyFor("03-crowd", sky, glm::normalize(scene.light.direction));
     scene.light.color = glm::vec3(1.0f, 0.75f, 0.5f);
     scene.light.intensity = 0.8f;
     if (lamps == 0) {
@@ -68,8 +70,8 @@ void lightTheEvening(Scene& scene, std::size_t lamps, float spacing, float half)
 
 /** The skinned crowd: every fox one instance of one batch per primitive, playing the skin's
  *  clips baked into one AnimationSet. */
-int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, std::size_t lamps, bool shadows,
-                 examples::ExampleRunner& runner) {
+int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, const std::string& sky, std::size_t lamps,
+                 bool shadows, examples::ExampleRunner& runner) {
     const gltf::ImportedSkin& skin = model.skins.at(static_cast<std::size_t>(model.primitives.front().skin));
     const auto set = AnimationSet::bake(skin.skeleton, skin.clips, *model.primitives.front().mesh);
     // Walk and Run when the file names them (Fox: "Walk", "Run"; Kenney's character: "walk",
@@ -134,7 +136,7 @@ int skinnedCrowd(const gltf::ImportedModel& model, std::size_t count, std::size_
     plaza.setRotation(glm::angleAxis(glm::radians(-90.0f), glm::vec3(1, 0, 0)));
     scene.light.shadow.distance = std::min(half * 2.0f + 10.0f, 120.0f);
     scene.light.shadow.cascades = 3;
-    lightTheEvening(scene, lamps, spacing, half);
+    lightTheEvening(scene, sky, lamps, spacing, half);
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 40.0f);
@@ -186,6 +188,8 @@ int main(int argc, char** argv) try {
                   {"--count", "N", "copies in the crowd", "10000", examples::FlagKind::Number, {}, 1, 200'000},
                   {"--shadows", "on|off", "the light's shadow map (docs/shadows.md)", "on", examples::FlagKind::Choice,
                    {"on", "off"}, 0, 0},
+                  {"--sky", "PATH", "an equirectangular .hdr image for the image-based ambient; empty: a generated "
+                   "evening sky (docs/lighting.md)", "", examples::FlagKind::Text, {}, 0, 0},
                   {"--lamps", "N", "lantern posts among the crowd in the evening light, every other one a spot lamp, "
                    "the rest point lamps (LightNodes, docs/lighting.md)", "16", examples::FlagKind::Number, {}, 0, 1024}},
         .controls = {},
@@ -198,6 +202,7 @@ int main(int argc, char** argv) try {
     const auto count = static_cast<std::size_t>(options.number("--count"));
     const auto lamps = static_cast<std::size_t>(options.number("--lamps"));
     const std::string& modelPath = options.text("--model");
+    const std::string& sky = options.text("--sky");
     examples::ExampleRunner runner(options, spec);
 
     // A model animated by its nodes (Kenney's character) is read as a rigid skin, so it bakes
@@ -205,7 +210,7 @@ int main(int argc, char** argv) try {
     const gltf::ImportedModel model = gltf::importModel(modelPath, {.nodeAnimationsAsSkin = true});
     if (!model.primitives.empty() && model.primitives.front().skin >= 0 &&
         !model.skins.at(static_cast<std::size_t>(model.primitives.front().skin)).clips.empty()) {
-        return skinnedCrowd(model, count, lamps, options.text("--shadows") == "on", runner);
+        return skinnedCrowd(model, count, sky, lamps, options.text("--shadows") == "on", runner);
     }
     std::size_t targets = 0;
     for (const auto& primitive : model.primitives) {
@@ -261,7 +266,7 @@ int main(int argc, char** argv) try {
     // The map covers what the camera sees of the plaza (up to its far side from the start pose).
     scene.light.shadow.distance = half * 3.0f + 10.0f;
     scene.light.shadow.cascades = 3;  // sharp near the camera across a large plaza
-    lightTheEvening(scene, lamps, spacing, half);
+    lightTheEvening(scene, sky, lamps, spacing, half);
 
     Camera camera;
     examples::CameraController controller(camera, glm::radians(50.0f), 0.1f, half * 8.0f + 20.0f);
