@@ -152,8 +152,7 @@ struct InstanceBufferRange {
  *  logic op, alpha-to-coverage, sample mask, rasterizer discard, primitive restart, depth
  *  clamp and clip distances 0-7 off, multisample on, GL_FRAMEBUFFER_SRGB on for views into an
  *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 5-11, 21
- *  (the shadow map on 8, docs/shadows.md; the light list on 11, docs/lighting.md; per-instance
- *  light channels on 21) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
+ *  (the shadow map on 8, docs/shadows.md; the light list on 11, docs/lighting.md; instance light channels on 21) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
  *  With shadows on (ShadowSettings), the light's depth-only views (one per cascade) are drawn
