@@ -16,6 +16,11 @@
 //   MYRIAD_LOD_FADE          a fading LOD level's draw: discards the pixels of its instance's
 //                            dithered cross-fade left to the other level (v_lodFade)
 //   MYRIAD_USER_SURFACE      the material's SurfaceShader replaces the built-in surface
+//   MYRIAD_USER_LIGHTING     (with MYRIAD_LIT) its lighting() replaces myriad_brdf for every
+//                            light (docs/shaders.md, "Lighting and fragment functions")
+//   MYRIAD_USER_FRAGMENT     (with MYRIAD_LIT) its fragment() replaces the lit part of main()
+//   MYRIAD_INSTANCE_LIGHT_CHANNELS  (with MYRIAD_LIT, MYRIAD_INSTANCED) the instance's own
+//                            light channels, ANDed with the node's
 //   MYRIAD_SHADOW_RECEIVE    (with MYRIAD_LIT) the light's term is scaled by the shadow map
 //                            (docs/shadows.md, src/renderer/ShadowPass.cpp)
 //   MYRIAD_FOG               the scene's fog after lighting, before encoding: myriad_applyFog()
@@ -76,6 +81,15 @@ uniform vec2 u_metallicRoughness;  // the material's factors (MYRIAD_METALLIC_RO
 uniform vec3 u_emissive;         // the material's emission, linear RGB * strength
 uniform int u_lightChannels;     // the node's SceneNode::lightChannels() (bits)
 #define myriad_lightChannels() uint(u_lightChannels)
+#endif
+#ifdef MYRIAD_INSTANCE_LIGHT_CHANNELS
+// The batch's lightChannels stream (streams::kLightChannels): per instance the mask's low and
+// high 16 bits as whole floats.
+layout(binding = MYRIAD_UNIT_INSTANCE_LIGHT_CHANNELS) uniform samplerBuffer myriad_instanceLightChannels;
+uint myriad_instanceChannels() {
+    vec2 halves = texelFetch(myriad_instanceLightChannels, v_instanceIndex).xy;
+    return uint(halves.x) | (uint(halves.y) << 16u);
+}
 #endif
 layout(binding = MYRIAD_UNIT_BASE_COLOR) uniform sampler2D u_baseColorTexture;  // sRGB texture: reads linear
 uniform vec3 u_eye;              // world position of the eye (float; the rest is relative)
@@ -259,19 +273,33 @@ vec3 myriad_ambient(MyriadBrdfSurface m, vec3 n, vec3 v, float roughness, vec2 s
 
 vec4 myriad_lightTexel(int texel) { return uintBitsToFloat(texelFetch(u_lightList, u_lightBase + texel)); }
 
-// The radiance light `index` of the list reflects towards v: BRDF * illuminance * cos, with
-// KHR_lights_punctual's inverse-square falloff, its range window clamp(1 - (d/R)^4, 0, 1)^2
-// and its spot cone; 0 where its channels and the surface's share no bit.
-vec3 myriad_listedLight(int index, vec3 relativePosition, vec3 n, vec3 v, MyriadBrdfSurface m, uint channels) {
+// One light as it arrives at a surface point (what a lighting function receives; docs/shaders.md,
+// "Lighting and fragment functions").
+#define MYRIAD_LIGHT_SUN 0          // Scene::light
+#define MYRIAD_LIGHT_DIRECTIONAL 1  // a directional LightNode
+#define MYRIAD_LIGHT_POINT 2
+#define MYRIAD_LIGHT_SPOT 3
+struct LightSample {
+    vec3 direction;     // world space, unit length, from the surface towards the light
+    vec3 radiance;      // colour * intensity * attenuation * shadow, linear RGB: the illuminance
+                        // on a surface facing the light (lux, KHR_lights_punctual's units)
+    float attenuation;  // a lamp's falloff * range window * cone (1 for directional lights),
+                        // without the shadow; 0 where the light does not reach (channels)
+    float shadow;       // the fraction the shadow lookup lets through: 1 lit, 0 shadowed
+    int kind;           // MYRIAD_LIGHT_SUN, _DIRECTIONAL, _POINT or _SPOT
+    uint channels;      // the light's channel mask
+};
+
+// Light `index` of the list at a camera-relative point: KHR_lights_punctual's inverse-square
+// falloff, its range window clamp(1 - (d/R)^4, 0, 1)^2 and its spot cone; attenuation 0 where
+// its channels and the surface's share no bit.
+LightSample myriad_listedSample(int index, vec3 relativePosition, uint channels) {
     uvec4 directionBits = texelFetch(u_lightList, u_lightBase + 4 * index + 2);
-    if ((directionBits.w & channels) == 0u) {
-        return vec3(0.0);
-    }
     vec4 place = myriad_lightTexel(4 * index);
     vec4 color = myriad_lightTexel(4 * index + 1);
     vec3 direction = uintBitsToFloat(directionBits.xyz);
     vec3 l = -direction;
-    float attenuation = 1.0;
+    float attenuation = (directionBits.w & channels) != 0u ? 1.0 : 0.0;
     if (color.w != 0.0) {  // a point or spot lamp
         vec4 shape = myriad_lightTexel(4 * index + 3);
         vec3 toLight = place.xyz - relativePosition;
@@ -279,15 +307,50 @@ vec3 myriad_listedLight(int index, vec3 relativePosition, vec3 n, vec3 v, Myriad
         l = toLight * inversesqrt(distanceSquared);
         float ratio = distanceSquared * shape.z;  // (d / R)^2
         float window = clamp(1.0 - ratio * ratio, 0.0, 1.0);
-        attenuation = window * window / distanceSquared;
+        attenuation *= window * window / distanceSquared;
         float cone = clamp(dot(direction, -l) * shape.x + shape.y, 0.0, 1.0);
         attenuation *= cone * cone;
     }
-    float nDotL = dot(n, l);
-    if (nDotL <= 0.0 || attenuation <= 0.0) {
+    float shadow = 1.0;
+    return LightSample(l, color.rgb * (attenuation * shadow), attenuation, shadow, int(color.w) + 1, directionBits.w);
+}
+
+#ifdef MYRIAD_USER_LIGHTING
+vec3 myriad_userLighting(LightSample light);  // the user's lighting(), below
+#endif
+
+// The radiance light `index` of the list reflects towards v: BRDF * illuminance * cos; 0 where
+// its channels and the surface's share no bit. With a lighting function: its lighting() for
+// every light that reaches the point, facing it or not.
+vec3 myriad_listedLight(int index, vec3 relativePosition, vec3 n, vec3 v, MyriadBrdfSurface m, uint channels) {
+    LightSample light = myriad_listedSample(index, relativePosition, channels);
+#ifdef MYRIAD_USER_LIGHTING
+    return light.attenuation > 0.0 ? myriad_userLighting(light) : vec3(0.0);
+#else
+    float nDotL = dot(n, light.direction);
+    if (nDotL <= 0.0 || light.attenuation <= 0.0) {
         return vec3(0.0);
     }
-    return myriad_brdf(m, n, v, l, nDotL) * color.rgb * (attenuation * nDotL);
+    return myriad_brdf(m, n, v, light.direction, nDotL) * light.radiance * nDotL;
+#endif
+}
+
+// This fragment's cluster in the list: (first index, lamp count).
+uvec2 myriad_cluster(vec3 relativePosition) {
+    ivec2 tile = clamp(ivec2((gl_FragCoord.xy - u_lightViewport.xy) * u_lightViewport.zw), ivec2(0), u_lightGrid.xy - 1);
+    float depth = dot(relativePosition, u_lightForward.xyz) - u_lightForward.w;
+    int slice = int(clamp((log2(max(depth, 0.0) + u_lightSlices.x) - log2(u_lightSlices.x)) * u_lightSlices.y, 0.0,
+                          float(u_lightGrid.z - 1)));
+    int cluster = (slice * u_lightGrid.y + tile.y) * u_lightGrid.x + tile.x;
+    int clustersTexel = 4 * (u_lightCounts.x + u_lightCounts.y);
+    return texelFetch(u_lightList, u_lightBase + clustersTexel + cluster).xy;
+}
+
+// Lamp `i` (0..count - 1) of the cluster `header` (myriad_cluster()): its index in the list.
+int myriad_clusterLamp(uvec2 header, uint i) {
+    uint at = header.x + i;
+    uint lamp = texelFetch(u_lightList, u_lightBase + u_lightGrid.w + int(at >> 2u))[at & 3u];
+    return u_lightCounts.x + int(lamp);
 }
 
 // Every directional light, then the lamps of this fragment's cluster.
@@ -299,17 +362,9 @@ vec3 myriad_listedLights(vec3 relativePosition, vec3 n, vec3 v, MyriadBrdfSurfac
     if (u_lightCounts.y == 0) {
         return radiance;
     }
-    ivec2 tile = clamp(ivec2((gl_FragCoord.xy - u_lightViewport.xy) * u_lightViewport.zw), ivec2(0), u_lightGrid.xy - 1);
-    float depth = dot(relativePosition, u_lightForward.xyz) - u_lightForward.w;
-    int slice = int(clamp((log2(max(depth, 0.0) + u_lightSlices.x) - log2(u_lightSlices.x)) * u_lightSlices.y, 0.0,
-                          float(u_lightGrid.z - 1)));
-    int cluster = (slice * u_lightGrid.y + tile.y) * u_lightGrid.x + tile.x;
-    int clustersTexel = 4 * (u_lightCounts.x + u_lightCounts.y);
-    uvec4 header = texelFetch(u_lightList, u_lightBase + clustersTexel + cluster);
+    uvec2 header = myriad_cluster(relativePosition);
     for (uint i = 0u; i < header.y; ++i) {
-        uint at = header.x + i;
-        uint lamp = texelFetch(u_lightList, u_lightBase + u_lightGrid.w + int(at >> 2u))[at & 3u];
-        radiance += myriad_listedLight(u_lightCounts.x + int(lamp), relativePosition, n, v, m, channels);
+        radiance += myriad_listedLight(myriad_clusterLamp(header, i), relativePosition, n, v, m, channels);
     }
     return radiance;
 }
@@ -383,6 +438,98 @@ SurfaceOutput surface(SurfaceInput s) {
 }
 #endif
 
+#if defined(MYRIAD_LIT) && (defined(MYRIAD_USER_LIGHTING) || defined(MYRIAD_USER_FRAGMENT))
+// What a lighting or fragment function receives of the surface (docs/shaders.md, "Lighting and
+// fragment functions"). All colours linear, directions world space and unit length.
+struct ShadedSurface {
+    vec3 baseColor;      // the surface function's base colour times the node's tint
+    float alpha;         // its alpha times the tint's
+    vec3 normal;         // facing the viewer
+    vec3 viewDirection;  // towards the eye (along the view axis in an orthographic view)
+    vec3 worldPosition;  // world space (float)
+    float metallic;      // the material's (MetallicRoughness); 0 for Shading::Lit
+    float roughness;     // perceptual, 0.045..1 (MetallicRoughness); 1 for Shading::Lit
+    float occlusion;     // ambient occlusion, 1: none
+    vec3 emission;       // emitted radiance; main() adds it after a lighting function's lights;
+                         // a fragment function adds it itself if it wants it
+    vec3 ambient;        // the ambient radiance myriad reflects here (its sky through the BRDF)
+    uint channels;       // the light channels this fragment accepts
+    SurfaceInput surfaceInput;  // what the surface function received (uv, colour, instance index, lanes...)
+};
+ShadedSurface myriad_shaded;  // this fragment's, set by main() before any user function runs
+
+// myriad's BRDF inputs for @p s (glTF 2.0 Appendix B; Lambert: f0 = 0).
+MyriadBrdfSurface myriad_brdfSurfaceOf(ShadedSurface s) {
+#ifdef MYRIAD_METALLIC_ROUGHNESS
+    return MyriadBrdfSurface(mix(s.baseColor, vec3(0.0), s.metallic), mix(vec3(0.04), s.baseColor, s.metallic),
+                             s.roughness * s.roughness);
+#else
+    return MyriadBrdfSurface(s.baseColor, vec3(0.0), 1.0);
+#endif
+}
+
+// The sun's shadow at @p s: 1 lit, 0 shadowed (1 without a shadow map).
+float myriad_sunShadow(ShadedSurface s) {
+#ifdef MYRIAD_SHADOW_RECEIVE
+    return myriad_shadow(v_relativePosition, s.normal);  // this fragment: the exact position
+#else
+    return 1.0;
+#endif
+}
+
+// Scene::light at @p s: its illuminance is pi * colour (a white Lambert surface facing it
+// shows its colour), shadowed by the sun's cascades.
+LightSample myriad_sunSample(ShadedSurface s) {
+    float reaches = (uint(u_sunChannels) & s.channels) != 0u ? 1.0 : 0.0;
+    float shadow = reaches > 0.0 ? myriad_sunShadow(s) : 1.0;
+    return LightSample(-u_lightDirection, MYRIAD_PI * u_lightColor * (reaches * shadow), reaches, shadow,
+                       MYRIAD_LIGHT_SUN, uint(u_sunChannels));
+}
+
+// How many lights are listed for @p s's fragment: Scene::light, every directional LightNode,
+// then the point and spot lamps of its cluster. A listed light may still not reach it
+// (attenuation 0: beyond its range, outside its cone, no channel in common).
+int myriad_lightCount(ShadedSurface s) {
+    int count = 1 + u_lightCounts.x;
+    if (u_lightCounts.y > 0) {
+        count += int(myriad_cluster(v_relativePosition).y);
+    }
+    return count;
+}
+
+// Listed light @p i (0..myriad_lightCount(s) - 1) at @p s: 0 is Scene::light, then the
+// directional lights, then the cluster's lamps.
+LightSample myriad_light(ShadedSurface s, int i) {
+    if (i == 0) {
+        return myriad_sunSample(s);
+    }
+    int index = i - 1;
+    vec3 relativePosition = v_relativePosition;  // this fragment's (s.worldPosition less rounded)
+    if (index >= u_lightCounts.x) {
+        index = myriad_clusterLamp(myriad_cluster(relativePosition), uint(index - u_lightCounts.x));
+    }
+    return myriad_listedSample(index, relativePosition, s.channels);
+}
+
+// What myriad's own lighting reflects from @p light at @p s: its BRDF (Lambert or glTF's
+// metallic-roughness) * radiance * cos; 0 for a light behind the surface.
+vec3 myriad_shadeLight(ShadedSurface s, LightSample light) {
+    float nDotL = dot(s.normal, light.direction);
+    if (nDotL <= 0.0 || light.attenuation <= 0.0) {
+        return vec3(0.0);
+    }
+    return myriad_brdf(myriad_brdfSurfaceOf(s), s.normal, s.viewDirection, light.direction, nDotL) * light.radiance *
+           nDotL;
+}
+
+#ifdef MYRIAD_USER_LIGHTING
+// MYRIAD_LIGHTING_FUNCTION
+vec3 myriad_userLighting(LightSample light) { return lighting(myriad_shaded, light); }
+#else
+// MYRIAD_FRAGMENT_FUNCTION
+#endif
+#endif
+
 #ifdef MYRIAD_FOG
 // Fog (docs/lighting.md, "Fog"): the fraction myriad_fogFactor() of the lit colour remains,
 // the fog's colour makes up the rest. Alpha is left as it is, so an "over"-blended surface
@@ -442,12 +589,19 @@ void main() {
 #ifdef MYRIAD_LIT
     MyriadBrdfSurface brdfSurface = MyriadBrdfSurface(albedo.rgb, vec3(0.0), 1.0);
     vec3 view = s.viewDirection;
-#ifdef MYRIAD_METALLIC_ROUGHNESS
     // glTF 2.0 Appendix B: dielectrics reflect 4% at normal incidence, metals their base colour
     // and diffuse nothing; roughness below 0.045 is drawn as 0.045 (alpha >= 0.002), as
-    // Filament does, since a float's GGX peak is not finite below it.
+    // Filament does, since a float's GGX peak is not finite below it. Lambert: 0 and 1.
+#ifdef MYRIAD_METALLIC_ROUGHNESS
     float metallic = clamp(u_metallicRoughness.x, 0.0, 1.0);
     float roughness = clamp(u_metallicRoughness.y, 0.045, 1.0);
+#else
+    float metallic = 0.0;
+    float roughness = 1.0;
+#endif
+    float occlusion = 1.0;
+    vec3 emission = u_emissive;
+#ifdef MYRIAD_METALLIC_ROUGHNESS
     brdfSurface = MyriadBrdfSurface(mix(albedo.rgb, vec3(0.0), metallic), mix(vec3(0.04), albedo.rgb, metallic),
                                     roughness * roughness);
     // Ambient: the uniform sky of radiance u_ambient, diffuse c_diff * L plus the specular
@@ -464,6 +618,27 @@ void main() {
     rgb = myriad_ambient(brdfSurface, normal, view, 1.0, vec2(0.0));  // Lambert: albedo * E / pi
 #endif
     uint channels = myriad_lightChannels();
+#ifdef MYRIAD_INSTANCE_LIGHT_CHANNELS
+    channels &= myriad_instanceChannels();  // the node's and the instance's (docs/lighting.md)
+#endif
+#if defined(MYRIAD_USER_LIGHTING) || defined(MYRIAD_USER_FRAGMENT)
+    myriad_shaded = ShadedSurface(albedo.rgb, albedo.a, normal, view, s.worldPosition, metallic, roughness, occlusion,
+                                  emission, rgb, channels, s);
+#endif
+#ifdef MYRIAD_USER_FRAGMENT
+    vec4 shaded = fragment(myriad_shaded);  // the user's: the lit colour and alpha whole
+    rgb = shaded.rgb;
+    albedo.a = shaded.a;
+#else
+#ifdef MYRIAD_USER_LIGHTING
+#ifdef MYRIAD_AMBIENT_FUNCTION
+    rgb = ambient(myriad_shaded);  // the user's ambient replaces myriad's
+#endif
+    LightSample sun = myriad_sunSample(myriad_shaded);
+    if (sun.attenuation > 0.0) {
+        rgb += lighting(myriad_shaded, sun);
+    }
+#else
     float sunCosine = dot(normal, -u_lightDirection);
     if (sunCosine > 0.0 && (uint(u_sunChannels) & channels) != 0u) {
         // Scene::light keeps its meaning from before LightNode: a white Lambert surface facing
@@ -475,8 +650,10 @@ void main() {
         rgb += myriad_brdf(brdfSurface, normal, view, -u_lightDirection, sunCosine) * (MYRIAD_PI * u_lightColor) *
                (sunCosine * lit);
     }
+#endif
     rgb += myriad_listedLights(v_relativePosition, normal, view, brdfSurface, channels);
-    rgb += u_emissive;
+    rgb += emission;
+#endif
 #endif
 #ifdef MYRIAD_FOG
     rgb = myriad_applyFog(rgb);

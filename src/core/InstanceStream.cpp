@@ -311,6 +311,16 @@ const InstanceStreamDesc kAnimation{
     "per-instance clip playback: (clip, start time, speed, fade start), (fade-from clip or -1, its start time, its speed, fade duration)",
 };
 
+const InstanceStreamDesc kLightChannels{
+    "lightChannels",
+    4,
+    StreamBinding::BufferTexture,
+    0,
+    kLightChannelsUnit,
+    {65535, 65535, 0, 0},
+    "the light channels an instance accepts: the mask's low and high 16 bits as whole floats, 0, 0",
+};
+
 namespace {
 /** streams::lanes(count) for count 1..kMaxLanes, built once. */
 constexpr std::array<InstanceStreamDesc, kMaxLanes> makeLaneDescs() {

@@ -377,6 +377,40 @@ void InstancedMeshNode::clearLanes(std::size_t index) {
     }
 }
 
+// ---- per-instance light channels -------------------------------------------------------------
+
+void InstancedMeshNode::setInstanceLightChannels(std::size_t index, std::uint32_t mask) {
+    refuseIfStatic("InstancedMeshNode::setInstanceLightChannels");
+    checkIndex(index, "InstancedMeshNode::setInstanceLightChannels");
+    InstanceStream& stream = m_streams[InstanceStreamId::LightChannels];
+    if (!stream.allocated()) {
+        stream.allocate(m_capacity);  // may throw: nothing changed
+    }
+    // Two 16-bit halves as whole floats: exact, and never a NaN bit pattern (which a float
+    // buffer texture need not keep).
+    const std::span<float> row = stream.row(index);
+    row[0] = static_cast<float>(mask & 0xFFFFu);
+    row[1] = static_cast<float>(mask >> 16u);
+    stream.markChanged(index, index + 1);
+    ++m_dataVersion;
+    subtreeChanged();
+}
+
+void InstancedMeshNode::setInstanceLightChannels(InstanceHandle handle, std::uint32_t mask) {
+    checkHandle(handle, "InstancedMeshNode::setInstanceLightChannels");
+    setInstanceLightChannels(m_handleSlots[handle.slot].index, mask);
+}
+
+std::uint32_t InstancedMeshNode::instanceLightChannels(std::size_t index) const {
+    checkIndex(index, "InstancedMeshNode::instanceLightChannels");
+    const InstanceStream& stream = m_streams[InstanceStreamId::LightChannels];
+    if (!stream.allocated()) {
+        return 0xFFFFFFFFu;
+    }
+    const std::span<const float> row = stream.row(index);
+    return static_cast<std::uint32_t>(row[0]) | (static_cast<std::uint32_t>(row[1]) << 16u);
+}
+
 // ---- skinned crowds --------------------------------------------------------------------------
 
 namespace {

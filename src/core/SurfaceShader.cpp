@@ -26,6 +26,10 @@ SurfaceShader::SurfaceShader(SurfaceShaderDesc desc)
       m_source(std::move(desc.surfaceSource)),
       m_vertexName(desc.vertexName.empty() ? m_name : std::move(desc.vertexName)),
       m_vertexSource(std::move(desc.vertexSource)),
+      m_lightingName(desc.lightingName.empty() ? m_name : std::move(desc.lightingName)),
+      m_lightingSource(std::move(desc.lightingSource)),
+      m_fragmentName(desc.fragmentName.empty() ? m_name : std::move(desc.fragmentName)),
+      m_fragmentSource(std::move(desc.fragmentSource)),
       m_id(g_nextId.fetch_add(1)) {}
 
 std::shared_ptr<const SurfaceShader> SurfaceShader::fromSource(std::string name, std::string source) {
@@ -56,10 +60,44 @@ std::shared_ptr<const SurfaceShader> SurfaceShader::vertexFromFile(const std::st
     return vertexFromSource(path, readText(path, "SurfaceShader::vertexFromFile"));
 }
 
+std::shared_ptr<const SurfaceShader> SurfaceShader::lightingFromSource(std::string name, std::string source) {
+    if (source.empty()) {
+        throw InvalidArgument("SurfaceShader::lightingFromSource: '" + name + "' has no source text");
+    }
+    SurfaceShaderDesc desc;
+    desc.name = std::move(name);
+    desc.lightingSource = std::move(source);
+    return create(std::move(desc));
+}
+
+std::shared_ptr<const SurfaceShader> SurfaceShader::lightingFromFile(const std::string& path) {
+    return lightingFromSource(path, readText(path, "SurfaceShader::lightingFromFile"));
+}
+
+std::shared_ptr<const SurfaceShader> SurfaceShader::fragmentFromSource(std::string name, std::string source) {
+    if (source.empty()) {
+        throw InvalidArgument("SurfaceShader::fragmentFromSource: '" + name + "' has no source text");
+    }
+    SurfaceShaderDesc desc;
+    desc.name = std::move(name);
+    desc.fragmentSource = std::move(source);
+    return create(std::move(desc));
+}
+
+std::shared_ptr<const SurfaceShader> SurfaceShader::fragmentFromFile(const std::string& path) {
+    return fragmentFromSource(path, readText(path, "SurfaceShader::fragmentFromFile"));
+}
+
 std::shared_ptr<const SurfaceShader> SurfaceShader::create(SurfaceShaderDesc desc) {
-    if (desc.surfaceSource.empty() && desc.vertexSource.empty()) {
+    if (desc.surfaceSource.empty() && desc.vertexSource.empty() && desc.lightingSource.empty() &&
+        desc.fragmentSource.empty()) {
         throw InvalidArgument("SurfaceShader::create: '" + desc.name +
-                              "' has neither a surface function nor a vertex function (both sources are empty)");
+                              "' has no surface, vertex, lighting or fragment function (every source is empty)");
+    }
+    if (!desc.lightingSource.empty() && !desc.fragmentSource.empty()) {
+        throw InvalidArgument("SurfaceShader::create: '" + desc.name +
+                              "' has both a lighting and a fragment function; the fragment function replaces lighting "
+                              "whole (call myriad_shadeLight() from it for myriad's BRDF)");
     }
     return std::shared_ptr<const SurfaceShader>(new SurfaceShader(std::move(desc)));
 }

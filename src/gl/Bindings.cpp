@@ -24,6 +24,7 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_DRAW_ROW_LANES " << kDrawRowLanesTexel << "\n"
         << "#define MYRIAD_DRAW_ROW_SHADING " << kDrawRowShadingTexel << "\n"
         << "#define MYRIAD_UNIT_LIGHT_LIST " << kLightListUnit << "\n"
+        << "#define MYRIAD_UNIT_INSTANCE_LIGHT_CHANNELS " << kInstanceLightChannelsUnit << "\n"
         << "#define MYRIAD_UNIT_LANES " << kLanesUnit << "\n"
         << "#define MYRIAD_UNIT_SKIN " << kSkinUnit << "\n"
         << "#define MYRIAD_MAX_BAKED_CLIPS " << kMaxBakedClips << "\n"

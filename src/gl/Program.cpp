@@ -64,11 +64,28 @@ std::string readLog(GLuint object, bool isProgram) {
     return log;
 }
 
+/** Line @p k (from 1) of @p names, the names of the texts spliced into a stage; empty when
+ *  there is no such line (k 0: the stage's own file). */
+std::string_view includedLine(std::string_view names, long k) {
+    for (long at = 1; k >= 1 && !names.empty(); ++at) {
+        const std::size_t end = names.find('\n');
+        const std::string_view line = names.substr(0, end);
+        if (at == k) {
+            return line;
+        }
+        if (end == std::string_view::npos) {
+            break;
+        }
+        names.remove_prefix(end + 1);
+    }
+    return {};
+}
+
 // Rewrites driver log lines to "name:line: message". Mesa writes "0:12(5): error: ...",
 // NVIDIA "0(12) : error C0000: ...", AMD/Intel Windows "ERROR: 0:12: ...". The leading number is
-// the GLSL source-string number (#line's second argument): 1, or a line past
-// kIncludedLineBase, is text spliced in from @p includedName (a user's surface or vertex
-// function), anything else the stage's own file.
+// the GLSL source-string number (#line's second argument): k >= 1, or a line past
+// k * kIncludedLineBase, is text spliced in from line k of @p includedName (a user's surface,
+// vertex, lighting or fragment function), anything else the stage's own file.
 std::string formatCompileLog(std::string_view name, std::string_view includedName, const std::string& log) {
     static const std::regex mesa(R"(^\s*(\d+):(\d+)\(\d+\):\s*(.*)$)");
     static const std::regex nvidia(R"(^\s*(\d+)\((\d+)\)\s*:\s*(.*)$)");
@@ -85,13 +102,17 @@ std::string formatCompileLog(std::string_view name, std::string_view includedNam
             std::regex_match(line, match, generic)) {
             // The user's text is numbered from kIncludedLineBase + 1 (gl/ShaderText.h): its
             // line numbers say where an error is, also when the driver names the wrong string.
+            // Several texts (one name per line of @p includedName): the k-th numbered from
+            // k * kIncludedLineBase + 1 as string k.
             long lineNumber = std::stol(match[2].str());
-            const bool included =
-                !includedName.empty() && (match[1].str() == "1" || lineNumber > detail::kIncludedLineBase);
+            long text = lineNumber > detail::kIncludedLineBase ? (lineNumber - 1) / detail::kIncludedLineBase
+                                                                : std::stol(match[1].str());
+            const std::string_view textName = includedLine(includedName, text);
+            const bool included = !textName.empty();
             if (included && lineNumber > detail::kIncludedLineBase) {
-                lineNumber -= detail::kIncludedLineBase;
+                lineNumber -= text * detail::kIncludedLineBase;
             }
-            result += std::string(included ? includedName : name) + ":" + std::to_string(lineNumber) + ": " +
+            result += std::string(included ? textName : name) + ":" + std::to_string(lineNumber) + ": " +
                       match[3].str() + "\n";
         } else {
             result += std::string(name) + ": " + line + "\n";

@@ -12,7 +12,9 @@ namespace myriad::gl::detail {
  *  kIncludedLineBase + 1, as GLSL source string 1: a compile error on its line n reads
  *  n + kIncludedLineBase whichever source-string number the driver reports with it (Mesa gives
  *  the next string's number to an error found on the text's last token), and is named by the
- *  user's file and line n. The stages' own files are far shorter. */
+ *  user's file and line n. The stages' own files are far shorter. A stage with several user
+ *  texts (a surface and a lighting function) numbers the k-th (from 1) as source string k from
+ *  k * kIncludedLineBase + 1, and names them in ShaderSource::includedName one per line. */
 inline constexpr long kIncludedLineBase = 100000;
 
 /** The GLSL that glShaderSource receives for @p source: its text up to and including the

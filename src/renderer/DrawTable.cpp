@@ -57,7 +57,8 @@ bool tableable(const DrawItem& item, const GpuResources& resources, const BatchG
     }
     const auto& batch = static_cast<const InstancedMeshNode&>(*item.node);
     batchGpu = resources.findBatch(batch);
-    return batchGpu != nullptr && batchGpu->inArena() && !batch.hasLanes() && !batch.hasInstanceMorphWeights();
+    return batchGpu != nullptr && batchGpu->inArena() && !batch.hasLanes() && !batch.hasInstanceMorphWeights() &&
+           !batch.hasInstanceLightChannels();
 }
 
 /** A vertex array over the arenas, with the (row, instance) pairs as the divisor-1 uvec2 at

@@ -17,15 +17,21 @@ namespace {
 
 constexpr std::string_view kSurfaceMarker = "// MYRIAD_SURFACE_FUNCTION\n";
 constexpr std::string_view kVertexMarker = "// MYRIAD_VERTEX_FUNCTION\n";
+constexpr std::string_view kLightingMarker = "// MYRIAD_LIGHTING_FUNCTION\n";
+constexpr std::string_view kFragmentMarker = "// MYRIAD_FRAGMENT_FUNCTION\n";
+/** Which spliced text of the fragment stage each user function is (its source-string number,
+ *  and its line in SurfaceProgramSource::surfaceName; gl/ShaderText.h). */
+constexpr long kSurfaceText = 1;
+constexpr long kLightingText = 2;
 
-/** Splices @p user in at @p marker of @p text, numbered as its own source string (1) from
- *  kIncludedLineBase + 1 (gl/ShaderText.h), so compile errors read "its-name:line"; then
+/** Splices @p user in at @p marker of @p text, numbered as its own source string (@p k) from
+ *  k * kIncludedLineBase + 1 (gl/ShaderText.h), so compile errors read "its-name:line"; then
  *  resumes the file's own numbering. */
-void splice(std::string& text, std::string_view marker, const std::string& user) {
+void splice(std::string& text, std::string_view marker, const std::string& user, long k = 1) {
     const std::size_t at = text.find(marker);
     const auto markerLine = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1;
-    text.replace(at, marker.size(), "#line " + std::to_string(kIncludedLineBase + 1) + " 1\n" + user + "\n#line " +
-                                        std::to_string(markerLine + 1) + " 0\n");
+    text.replace(at, marker.size(), "#line " + std::to_string(k * kIncludedLineBase + 1) + " " + std::to_string(k) +
+                                        "\n" + user + "\n#line " + std::to_string(markerLine + 1) + " 0\n");
 }
 
 struct FeatureName {
@@ -55,6 +61,7 @@ constexpr std::array<FeatureName, 22> kFeatureNames{{
     {kMetallicRoughness, "MYRIAD_METALLIC_ROUGHNESS"},
     {kFog, "MYRIAD_FOG"},
     {kImageAmbient, "MYRIAD_IMAGE_AMBIENT"},
+    {kInstanceLightChannels, "MYRIAD_INSTANCE_LIGHT_CHANNELS"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -260,11 +267,33 @@ SurfaceProgramSource ShaderLibrary::programSource(std::uint32_t features, const 
     source.fragmentFile = (features & kParticle) != 0 ? "particle.frag" : "surface.frag";
     source.vertexText = std::string(embeddedShaderText(source.vertexFile));
     source.fragmentText = std::string(embeddedShaderText(source.fragmentFile));
+    const bool replacesLighting = surface != nullptr && (surface->hasLighting() || surface->hasFragment());
+    if (replacesLighting && (features & kParticle) != 0) {
+        throw InvalidArgument("SurfaceShader '" + surface->name() + "' has a " +
+                              (surface->hasLighting() ? "lighting function ('" + surface->lightingName()
+                                                      : "fragment function ('" + surface->fragmentName()) +
+                              "'), but it is drawn by particles, whose fragment stage takes none (docs/shaders.md, "
+                              "\"Lighting and fragment functions\")");
+    }
+    // Lit colour variants only: an Unlit material (no kLit) and depth-only views ignore them.
+    if (replacesLighting && (features & kLit) != 0 && (features & kDepthOnly) == 0) {
+        const bool lighting = surface->hasLighting();
+        // Not a feature bit: the shader's id is in the program's key already.
+        splice(source.fragmentText, lighting ? kLightingMarker : kFragmentMarker,
+               lighting ? surface->lightingSource() : surface->fragmentSource(), kLightingText);
+        source.fragmentDefines += lighting ? "#define MYRIAD_USER_LIGHTING 1\n" : "#define MYRIAD_USER_FRAGMENT 1\n";
+        const std::string& name = lighting ? surface->lightingName() : surface->fragmentName();
+        source.label += (lighting ? "+lighting:" : "+fragment:") + name;
+        // One name per spliced text, by its number (Program's ShaderSource::includedName).
+        source.surfaceName = "\n" + name;
+    }
+    // After the lighting splice, which lies further down the file: each splice counts the
+    // lines above its marker to resume the file's numbering after it.
     if (surface != nullptr && surface->hasSurface()) {
-        splice(source.fragmentText, kSurfaceMarker, surface->source());
+        splice(source.fragmentText, kSurfaceMarker, surface->source(), kSurfaceText);
         source.fragmentDefines += "#define MYRIAD_USER_SURFACE 1\n";
         source.label += "+surface:" + surface->name();
-        source.surfaceName = surface->name();
+        source.surfaceName = surface->name() + source.surfaceName;
     }
     if (surface != nullptr && surface->hasVertex()) {
         if ((features & (kParticle | kScatter)) != 0) {

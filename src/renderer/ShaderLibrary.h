@@ -80,6 +80,11 @@ enum ShaderFeature : std::uint32_t {
      *  Scene::hemisphere instead of the flat Scene::ambient (renderer/EnvironmentMap.h,
      *  docs/lighting.md "Image-based ambient"). */
     kImageAmbient = 1u << 25,
+    /** MYRIAD_INSTANCE_LIGHT_CHANNELS: with kInstanced and kLit, each instance's own light
+     *  channels (InstancedMeshNode::setInstanceLightChannels) read from the lightChannels
+     *  stream on kInstanceLightChannelsUnit by instance index, ANDed with the node's. Never
+     *  with kTabled (such a batch is drawn by the uniform path). */
+    kInstanceLightChannels = 1u << 28,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm
@@ -227,11 +232,14 @@ struct SurfaceProgramSource {
     std::string_view vertexFile;   ///< embedded file name: surface.vert, particle.vert or scatter.vert
     std::string_view fragmentFile; ///< surface.frag or particle.frag
     std::string vertexDefines;     ///< feature #defines (+ MYRIAD_USER_VERTEX) + generated stream declarations
-    std::string fragmentDefines;   ///< feature #defines (+ MYRIAD_USER_SURFACE)
+    std::string fragmentDefines;   ///< feature #defines (+ MYRIAD_USER_SURFACE, MYRIAD_USER_LIGHTING or _FRAGMENT)
     std::string vertexText;        ///< the vertex file, with the user's vertex function spliced in
-    std::string fragmentText;      ///< the fragment file, with the user's surface spliced in
+    std::string fragmentText;      ///< the fragment file, with the user's surface and lighting or fragment function spliced in
     std::string vertexName;        ///< the user vertex function's name for errors; empty: none
-    std::string surfaceName;       ///< the user surface's name for errors; empty: built-in
+    /** The names compile errors give the fragment stage's spliced texts, one per line (Program's
+     *  ShaderSource::includedName): line 1 the user surface's (empty: built-in), line 2, when
+     *  there is one, the lighting or fragment function's. */
+    std::string surfaceName;
     /** The two stages as Program takes them (views into this object: keep it alive). Give each
      *  to compiledStageText (gl/ShaderText.h) for the exact text the driver compiles. */
     [[nodiscard]] std::array<ShaderSource, 2> stages() const;
@@ -251,9 +259,11 @@ public:
     SurfaceProgram& get(std::uint32_t features, const std::shared_ptr<const SurfaceShader>& surface);
     /** The sources of the program for @p features and @p surface (null: built-in), as get()
      *  compiles them; no GL. The shader's surface function is spliced into the fragment stage,
-     *  its vertex function into surface.vert (docs/shaders.md).
+     *  its vertex function into surface.vert, its lighting or fragment function into lit colour
+     *  variants' surface.frag (kLit without kDepthOnly; others ignore them) (docs/shaders.md).
      *  @throws InvalidArgument if @p surface has a vertex function and @p features draw
-     *  particles or scatter (their vertex stages take none). */
+     *  particles or scatter (their vertex stages take none), or a lighting or fragment function
+     *  and @p features draw particles. */
     [[nodiscard]] static SurfaceProgramSource programSource(std::uint32_t features, const SurfaceShader* surface);
     /** Starts the program for @p features and @p surface unless it exists or is on its way:
      *  loaded from the binary cache at once when the cache has it, else compiled and linked

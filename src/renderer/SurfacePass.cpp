@@ -64,6 +64,10 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const ViewPass& pass
     }
     const bool blended = node.primitiveDrawsTransparent(item.primitive);
     features |= shadingFeatures(material, blended, view) | fogFeatures(pass.fog());
+    if (item.instanced && (features & kLit) != 0 &&
+        static_cast<const InstancedMeshNode&>(node).hasInstanceLightChannels()) {
+        features |= kInstanceLightChannels;  // docs/lighting.md, "Light channels"
+    }
     if (view.velocity && !view.depthOnly && !blended) {
         features |= kVelocity;  // motion vectors: opaque MeshNode and batch draws only
     }
@@ -312,6 +316,9 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
         }
         if ((features & kVelocity) != 0) {
             GpuResources::bindPreviousRecords(batch, kPreviousRecordUnit);  // prepare() brought them up to date
+        }
+        if ((features & kInstanceLightChannels) != 0) {
+            glBindTextureUnit(kInstanceLightChannelsUnit, batch.streams[InstanceStreamId::LightChannels].texture.id());
         }
         if ((features & kInstanceLanes) != 0) {
             glBindTextureUnit(kLanesUnit, batch.streams[InstanceStreamId::Lanes].texture.id());

@@ -59,7 +59,8 @@ GLint unitBinding(GLuint unit, GLenum query) {
 /** A scene that makes render() use every piece of state it lists: a textured, morphed, laned,
  *  CPU-culled batch (units 0-3, 6, 7), a GPU-culled one (storage bindings 1-5, the indirect
  *  buffer, the culling program), a blended node, shadows (unit 8, the light's views) and a
- *  lamp (unit 11, the light list) and an environment (unit 17, its prefiltered map). */
+ *  lamp (unit 11, the light list), an environment (unit 17, its prefiltered map) and per-instance
+ *  light channels (unit 21). */
 struct EverythingScene {
     Scene scene;
     const InstancedMeshNode* gpuBatch = nullptr;
@@ -83,6 +84,7 @@ struct EverythingScene {
         const float weight[] = {1.0f};
         cpuCulled.setMorphWeights(0, std::span<const float>(weight));
         cpuCulled.setLane(0, 0, glm::vec4(1.0f));
+        cpuCulled.setInstanceLightChannels(0, 0xFFFFFFFFu);  // unit 21, the per-instance channels
         cpuCulled.setInstanceCulling(InstanceCulling::Cpu);
 
         auto& gpuCulled = scene.root().emplace<InstancedMeshNode>(mesh, Material{}, 4, "gpu-culled");
@@ -320,8 +322,9 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
     // Unit 10: the previous records of a velocity view's batches (motion vectors); unit 11: the
     // clustered light list (the scene's lamp).
-    // Unit 17: the scene's prefiltered environment map (and the prefilter's source).
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 17u}) {
+    // Unit 17: the scene's prefiltered environment map (and the prefilter's source); unit 21: the
+    // CPU-culled batch's per-instance light channels.
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 17u, 21u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;

@@ -169,6 +169,15 @@ std::set<std::uint32_t> reachableFeatureSets() {
     for (const std::uint32_t shading : {static_cast<std::uint32_t>(kLit), static_cast<std::uint32_t>(kLit | kMetallicRoughness)}) {
         sets.insert(kScatter | shading | kImageAmbient);
     }
+    // Per-instance light channels (kInstanceLightChannels): lit instanced sets off the
+    // table-driven path. It adds one fetch to the fragment stage only, so it is checked over the
+    // sets without morphing, skinning or LOD fade (vertex-stage switches), not doubling those.
+    for (const std::uint32_t set : std::set<std::uint32_t>(sets)) {
+        if ((set & kInstanced) != 0 && (set & kLit) != 0 && (set & (kTabled | kScatter | kParticle)) == 0 &&
+            (set & (kMorph | kSkin | kLodFade)) == 0) {
+            sets.insert(set | kInstanceLightChannels);
+        }
+    }
     for (const std::uint32_t set : std::set<std::uint32_t>(sets)) {
         const bool population = (set & ~(kInstanced | kInstanceLanes | kAlphaMask | kBlend | kLit | kShadowReceive |
                                          kEncodeSrgb)) == 0 && (set & kInstanced) != 0;

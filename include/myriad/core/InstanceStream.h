@@ -362,6 +362,7 @@ inline constexpr std::uint32_t kMorphWeightsUnit = 2;     ///< kMorphWeights (su
 inline constexpr std::uint32_t kLanesUnit = 3;            ///< lanes() (surface programs)
 inline constexpr std::uint32_t kParticleStreamsUnit = 2;  ///< the four particle planes (particle programs)
 inline constexpr std::uint32_t kAnimationUnit = 4;        ///< kAnimation's nominal unit (the palette dispatch binds it itself)
+inline constexpr std::uint32_t kLightChannelsUnit = 21;   ///< kLightChannels (surface programs)
 /** The 64-byte transform-and-colour record (InstanceRecord): attribute locations 4-7. */
 extern const InstanceStreamDesc kRecord;
 /** Per-instance morph weights: kMaxMorphTargets floats, the first being
@@ -372,6 +373,10 @@ extern const InstanceStreamDesc kMorphWeights;
  *  fadeDuration); default clip 0 from time 0 at speed 1, no fade; read by the renderer's palette
  *  dispatch (docs/skinning.md), not by the surface programs (its unit, 4, is nominal). */
 extern const InstanceStreamDesc kAnimation;
+/** The light channels each instance accepts (InstancedMeshNode::setInstanceLightChannels), 4
+ *  floats: the mask's low 16 bits and high 16 bits as exact whole floats (0..65535), then two
+ *  zeros; default every channel (65535, 65535); buffer texture unit 21. */
+extern const InstanceStreamDesc kLightChannels;
 /** Most shader-data lanes an instance can have (lanes(8): 32 floats, 128 bytes a row). */
 inline constexpr std::size_t kMaxLanes = 8;
 /** Per-instance shader data, @p count vec4 lanes (4 * count floats) a surface function reads as

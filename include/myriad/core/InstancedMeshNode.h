@@ -27,7 +27,8 @@ inline constexpr std::size_t Record = 0;        ///< streams::kRecord, always al
 inline constexpr std::size_t MorphWeights = 1;  ///< streams::kMorphWeights, on first use
 inline constexpr std::size_t Lanes = 2;         ///< streams::lanes(laneCount()), on first setLane()
 inline constexpr std::size_t Animation = 3;     ///< streams::kAnimation, from setAnimationSet()
-inline constexpr std::size_t Count = 4;         ///< number of stream kinds (array size)
+inline constexpr std::size_t LightChannels = 4; ///< streams::kLightChannels, on first setInstanceLightChannels()
+inline constexpr std::size_t Count = 5;         ///< number of stream kinds (array size)
 } // namespace InstanceStreamId
 
 /** A stable name for an instance that comes and goes (a shot, a spark, an invader): it keeps
@@ -298,6 +299,32 @@ public:
     /** True once any lane was set (the lane stream is allocated; it stays so until
      *  setLaneCount(0)). */
     [[nodiscard]] bool hasLanes() const noexcept { return m_streams[InstanceStreamId::Lanes].allocated(); }
+
+    // ---- per-instance light channels (docs/lighting.md, "Light channels") ------------------
+    // A light reaches an instance's fragments only where its channel mask meets the node's
+    // SceneNode::lightChannels() AND the instance's own mask. The masks live in their own
+    // stream (streams::kLightChannels, 16 bytes an instance, not in the 64-byte record),
+    // allocated by the first setInstanceLightChannels(): a batch that never calls it
+    // allocates, uploads and binds nothing, and its instances accept every channel. They move
+    // with their instance on swap-remove. A batch with them is drawn by the uniform path (not
+    // the table-driven one), on every culling mode, as a batch with lanes is.
+
+    /** Sets the light channels instance @p index accepts (bits; default every channel): the
+     *  fragment's channels are the node's lightChannels() & @p mask. Allocates the stream
+     *  (capacity() * 16 bytes) on first use.
+     *  @throws OutOfRange if index >= count(); StateError if the batch is static (setStatic);
+     *  std::bad_alloc on the first call. Nothing changes then. */
+    void setInstanceLightChannels(std::size_t index, std::uint32_t mask);
+    /** The same by handle. @throws InvalidArgument for a null, foreign, released or stale
+     *  handle; as above otherwise. */
+    void setInstanceLightChannels(InstanceHandle handle, std::uint32_t mask);
+    /** The channels instance @p index accepts (0xFFFFFFFF if never given).
+     *  @throws OutOfRange if index >= count(). */
+    [[nodiscard]] std::uint32_t instanceLightChannels(std::size_t index) const;
+    /** True once any instance's channels were set (the stream is allocated). */
+    [[nodiscard]] bool hasInstanceLightChannels() const noexcept {
+        return m_streams[InstanceStreamId::LightChannels].allocated();
+    }
 
     // ---- skinned crowds (docs/skinning.md, "Crowds") -------------------------------------
     // Each instance plays a clip of an AnimationSet at its own start time and speed, with an
@@ -586,7 +613,7 @@ private:
 
     std::array<InstanceStream, InstanceStreamId::Count> m_streams{
         InstanceStream(streams::kRecord), InstanceStream(streams::kMorphWeights),
-    InstanceStream(streams::kLanes), InstanceStream(streams::kAnimation)};
+    InstanceStream(streams::kLanes), InstanceStream(streams::kAnimation), InstanceStream(streams::kLightChannels)};
     mutable MoveLog m_moves;  ///< swap-remove moves and new rows, for previous transforms (moves())
     std::shared_ptr<const AnimationSet> m_animationSet;  ///< baked clips the instances play, or null
     float m_animationTime = 0.0f;                        ///< the batch clock, seconds

@@ -108,8 +108,8 @@ struct ParticleMaterial {
     float streakSeconds = 0.05f;
     /** User GLSL deciding colour and alpha (docs/shaders.md); s.uv is the quad's 0..1
      *  coordinate (v = 0 at the top), myriad_materialColor(uv) reads the flipbook; null:
-     *  colour * atlas. Its surface function only: a shader with a vertex function
-     *  (SurfaceShader::hasVertex()) makes Renderer::render() throw InvalidArgument. */
+     *  colour * atlas. Its surface function only: a shader with a vertex, lighting or fragment
+     *  function (hasVertex(), hasLighting(), hasFragment()) makes render() throw InvalidArgument. */
     std::shared_ptr<const SurfaceShader> surface;
 
     /** Whether the renderer sorts this material's pools: alpha-blended ones unless sort is None;

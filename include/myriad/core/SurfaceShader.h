@@ -28,7 +28,30 @@
  *  (discard, derivatives). Both work on MeshNode and InstancedMeshNode alike (every path:
  *  CPU- or GPU-culled, table-driven, skinned, morphed, populations); particles and scatter run
  *  surface functions only. The renderer compiles one program variant per (shader, feature set)
- *  ahead of the frame that needs it. */
+ *  ahead of the frame that needs it.
+ *
+ *  A shader may also replace lighting (docs/shaders.md, "Lighting and fragment functions"), in
+ *  the style of Godot's light() and fragment(): a lighting function is called once for every
+ *  light that reaches a lit fragment and returns the radiance it reflects towards the eye,
+ *  instead of myriad's BRDF:
+ *
+ *      vec3 lighting(ShadedSurface s, LightSample l) {
+ *          float band = dot(s.normal, l.direction) > 0.0 ? 1.0 : 0.2;  // two-band toon
+ *          return s.baseColor * l.radiance * band / 3.14159265;
+ *      }
+ *
+ *  or a fragment function replaces the whole lit part of the fragment stage: given the
+ *  surface and myriad's helpers (the lights reaching the fragment, the sun's shadow, the
+ *  ambient), it returns the linear RGBA that fog, encoding and blending then use:
+ *
+ *      vec4 fragment(ShadedSurface s) {
+ *          return vec4(vec3(float(myriad_lightCount(s)) / 8.0), 1.0);  // lights per fragment
+ *      }
+ *
+ *  Both run on lit materials only (Shading::Lit and MetallicRoughness, MeshNode,
+ *  InstancedMeshNode and ScatterNode, every draw path); an Unlit material draws its shader's
+ *  surface and vertex functions and ignores them. Particles refuse them (InvalidArgument from
+ *  Renderer::render()). */
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -48,6 +71,17 @@ struct SurfaceShaderDesc {
     /** GLSL 4.50 text defining `VertexOutput vertex(VertexInput v)` (no `#version` line;
      *  helpers may come first). Empty: no vertex function (the built-in transform). */
     std::string vertexSource;
+    /** What compile errors of the lighting function call it ("toon.glsl"); empty: @ref name. */
+    std::string lightingName;
+    /** GLSL 4.50 text defining `vec3 lighting(ShadedSurface s, LightSample l)` (no `#version`
+     *  line; helpers may come first), optionally with `#define MYRIAD_AMBIENT_FUNCTION` and
+     *  `vec3 ambient(ShadedSurface s)`. Empty: myriad's BRDF. Not with @ref fragmentSource. */
+    std::string lightingSource;
+    /** What compile errors of the fragment function call it ("debug.glsl"); empty: @ref name. */
+    std::string fragmentName;
+    /** GLSL 4.50 text defining `vec4 fragment(ShadedSurface s)` (no `#version` line; helpers
+     *  may come first). Empty: myriad's lighting (or @ref lightingSource). */
+    std::string fragmentSource;
 };
 
 /** Immutable GLSL texts with names for error messages and an id for program caches.
@@ -74,9 +108,29 @@ public:
     /** vertexFromSource() with the text of the file at @p path (errors then name the path).
      *  @throws InvalidArgument if the file cannot be read or is empty. */
     [[nodiscard]] static std::shared_ptr<const SurfaceShader> vertexFromFile(const std::string& path);
-    /** A surface function, a vertex function or both, from @p desc.
-     *  @throws InvalidArgument if both sources are empty. Compile errors: as fromSource(), each
-     *  naming its own stage's name. */
+    /** A lighting function only (docs/shaders.md, "Lighting and fragment functions"): @p source
+     *  defines `vec3 lighting(ShadedSurface s, LightSample l)`, returning the radiance (linear
+     *  RGB) the surface reflects towards the eye from light @p l; compile errors read
+     *  "name:line: ...". @throws InvalidArgument if @p source is empty. Compile errors: as
+     *  fromSource(). */
+    [[nodiscard]] static std::shared_ptr<const SurfaceShader> lightingFromSource(std::string name,
+                                                                                 std::string source);
+    /** lightingFromSource() with the text of the file at @p path (errors then name the path).
+     *  @throws InvalidArgument if the file cannot be read or is empty. */
+    [[nodiscard]] static std::shared_ptr<const SurfaceShader> lightingFromFile(const std::string& path);
+    /** A fragment function only: @p source defines `vec4 fragment(ShadedSurface s)`, returning
+     *  the fragment's linear RGBA before fog, encoding and blending; compile errors read
+     *  "name:line: ...". @throws InvalidArgument if @p source is empty. */
+    [[nodiscard]] static std::shared_ptr<const SurfaceShader> fragmentFromSource(std::string name,
+                                                                                 std::string source);
+    /** fragmentFromSource() with the text of the file at @p path (errors then name the path).
+     *  @throws InvalidArgument if the file cannot be read or is empty. */
+    [[nodiscard]] static std::shared_ptr<const SurfaceShader> fragmentFromFile(const std::string& path);
+    /** Any of a surface, vertex, lighting or fragment function, from @p desc.
+     *  @throws InvalidArgument if every source is empty, or if @p desc has both a lighting and
+     *  a fragment function (the fragment function replaces lighting whole; it may call
+     *  myriad_shadeLight() for myriad's). Compile errors: as fromSource(), each naming its own
+     *  function's name. */
     [[nodiscard]] static std::shared_ptr<const SurfaceShader> create(SurfaceShaderDesc desc);
 
     /** The name given at creation (or the path, from fromFile()): what compile errors of the
@@ -94,6 +148,21 @@ public:
     [[nodiscard]] const std::string& vertexSource() const noexcept { return m_vertexSource; }
     /** True when vertexSource() is not empty: the vertex stage runs the user's vertex(). */
     [[nodiscard]] bool hasVertex() const noexcept { return !m_vertexSource.empty(); }
+    /** What compile errors of the lighting function call it (SurfaceShaderDesc::lightingName,
+     *  or name() when that was empty). */
+    [[nodiscard]] const std::string& lightingName() const noexcept { return m_lightingName; }
+    /** The lighting function's GLSL as given; empty when the shader has none. */
+    [[nodiscard]] const std::string& lightingSource() const noexcept { return m_lightingSource; }
+    /** True when lightingSource() is not empty: lit draws call the user's lighting() per light. */
+    [[nodiscard]] bool hasLighting() const noexcept { return !m_lightingSource.empty(); }
+    /** What compile errors of the fragment function call it (SurfaceShaderDesc::fragmentName,
+     *  or name() when that was empty). */
+    [[nodiscard]] const std::string& fragmentName() const noexcept { return m_fragmentName; }
+    /** The fragment function's GLSL as given; empty when the shader has none. */
+    [[nodiscard]] const std::string& fragmentSource() const noexcept { return m_fragmentSource; }
+    /** True when fragmentSource() is not empty: lit draws take their colour from the user's
+     *  fragment(). */
+    [[nodiscard]] bool hasFragment() const noexcept { return !m_fragmentSource.empty(); }
     /** Unique in the process, never reused. */
     [[nodiscard]] std::uint64_t id() const noexcept { return m_id; }
 
@@ -103,6 +172,10 @@ private:
     std::string m_source;
     std::string m_vertexName;
     std::string m_vertexSource;
+    std::string m_lightingName;
+    std::string m_lightingSource;
+    std::string m_fragmentName;
+    std::string m_fragmentSource;
     std::uint64_t m_id;
 };
 

@@ -30,7 +30,10 @@ struct ShaderSource {
     std::string_view text;     ///< GLSL 4.50 source; copied during compilation
     std::string_view defines{};  ///< extra lines ("#define X 1\n") inserted after \#version
     /** The name compile errors give to text marked `#line N 1` inside @p text: a user's file
-     *  spliced into a built-in shader (a surface function) is reported as "includedName:line". */
+     *  spliced into a built-in shader (a surface function) is reported as "includedName:line".
+     *  Several spliced files: their names one per line ("surface.glsl\ntoon.glsl"), the k-th
+     *  (from 1) numbered from k * 100000 + 1 as source string k (gl/ShaderText.h,
+     *  kIncludedLineBase); an empty line for a file not spliced. */
     std::string_view includedName{};
 };
 
