@@ -45,6 +45,12 @@ inline constexpr std::uint32_t kPreviousRecordUnit = 10;
 /** usamplerBuffer u_lightList (kLit): the clustered light list of the view, every view's part
  *  in one RGBA32UI buffer texture (renderer/LightList.h, docs/lighting.md). */
 inline constexpr std::uint32_t kLightListUnit = 11;
+/** sampler2DShadow u_lampShadowAtlas (kLampShadowReceive): the lamps' shadow tiles, one
+ *  DEPTH_COMPONENT32F texture with compare mode on (renderer/LampShadowPass.h). */
+inline constexpr std::uint32_t kLampShadowAtlasUnit = 19;
+/** samplerBuffer u_lampShadowRecords (kLampShadowReceive): per shadowed lamp its faces'
+ *  matrices and tiles, RGBA32F (renderer/LampShadowPass.h). */
+inline constexpr std::uint32_t kLampShadowRecordsUnit = 20;
 /** The row's texel whose .x holds the draw's first record slot in the record arena (uint bits),
  *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
@@ -74,9 +80,10 @@ inline constexpr std::uint32_t kToneMapSourceUnit = kBaseColorUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 11> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 13> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
-    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit};
+    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit,
+    kLampShadowAtlasUnit, kLampShadowRecordsUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 
@@ -170,10 +177,11 @@ static_assert(std::ranges::all_of(std::array<std::uint32_t, 4>{kParticleCounters
 static_assert(allDistinct(kSurfaceLocations), "two attributes share a location");
 static_assert(allDistinct(std::array<std::uint32_t, 3>{kVertexBinding, kInstanceBinding, kDrawIdBinding}),
               "two vertex-buffer bindings of a surface program share an index");
-// Inside GL 4.5's minimum values (chapter 23's implementation-dependent tables): 16 samplers a
-// stage (GL_MAX_TEXTURE_IMAGE_UNITS), 8 storage blocks a fragment or compute stage and 8
-// binding points, 16 vertex attributes; no limit query is needed for them.
-static_assert(std::ranges::max(kRendererTextureUnits) < 16, "a texture unit past GL 4.5's minimum of 16");
+// Inside GL 4.5's minimum values (chapter 23's implementation-dependent tables): 80 texture
+// units in all (GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS; a stage may use at most 16 of them at once,
+// GL_MAX_TEXTURE_IMAGE_UNITS), 8 storage blocks a fragment or compute stage and 8 binding
+// points, 16 vertex attributes; no limit query is needed for them.
+static_assert(std::ranges::max(kRendererTextureUnits) < 80, "a texture unit past GL 4.5's minimum of 80");
 static_assert(std::ranges::max(kCullBindings) < 8, "a storage binding past GL 4.5's minimum of 8");
 static_assert(std::ranges::max(kSurfaceLocations) < 16, "an attribute location past GL 4.5's minimum of 16");
 // surface.vert's uniforms: its largest array is the baked clip table (vec4 u_clips[kMaxBakedClips],

@@ -32,7 +32,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 21> kFeatureNames{{
+constexpr std::array<FeatureName, 22> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -54,6 +54,7 @@ constexpr std::array<FeatureName, 21> kFeatureNames{{
     {kVelocity, "MYRIAD_VELOCITY"},
     {kMetallicRoughness, "MYRIAD_METALLIC_ROUGHNESS"},
     {kFog, "MYRIAD_FOG"},
+    {kLampShadowReceive, "MYRIAD_LAMP_SHADOW"},  // lamp shadows
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture

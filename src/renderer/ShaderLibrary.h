@@ -75,6 +75,11 @@ enum ShaderFeature : std::uint32_t {
      *  and the u_fog* uniforms, the mode among them (one variant for every mode). Never with
      *  kDepthOnly. */
     kFog = 1u << 21,
+    /** MYRIAD_LAMP_SHADOW: with kLit, each listed point or spot lamp that has shadow tiles
+     *  (light list texel 3's w) scales its term by myriad_lampShadow(): the lamp shadow atlas on
+     *  kLampShadowAtlasUnit, the lamps' tile records on kLampShadowRecordsUnit
+     *  (renderer/LampShadowPass.h; docs/lighting.md, "Lamp shadows"). Bit 27 is kept for it too. */
+    kLampShadowReceive = 1u << 26,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm

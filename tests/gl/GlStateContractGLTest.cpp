@@ -58,7 +58,7 @@ GLint unitBinding(GLuint unit, GLenum query) {
 /** A scene that makes render() use every piece of state it lists: a textured, morphed, laned,
  *  CPU-culled batch (units 0-3, 6, 7), a GPU-culled one (storage bindings 1-5, the indirect
  *  buffer, the culling program), a blended node, shadows (unit 8, the light's views) and a
- *  lamp (unit 11, the light list). */
+ *  shadowed lamp (unit 11, the light list; units 19 and 20, its shadow atlas and records). */
 struct EverythingScene {
     Scene scene;
     const InstancedMeshNode* gpuBatch = nullptr;
@@ -100,6 +100,7 @@ struct EverythingScene {
         auto& lamp = scene.root().emplace<LightNode>(LightType::Point, "lamp");
         lamp.setPosition({0.0, 0.0, 1.0});
         lamp.setRange(3.0f);
+        lamp.setCastsShadow(true);  // lamp shadows: the atlas on unit 19, the records on unit 20
     }
 };
 
@@ -315,8 +316,8 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
     // Unit 10: the previous records of a velocity view's batches (motion vectors); unit 11: the
-    // clustered light list (the scene's lamp).
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u}) {
+    // clustered light list (the scene's lamp); units 19 and 20: the lamp shadow atlas and records.
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 19u, 20u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;
