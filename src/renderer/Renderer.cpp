@@ -818,7 +818,7 @@ std::optional<std::vector<Particle>> Renderer::readGpuParticles(const GpuParticl
 std::optional<std::vector<std::uint32_t>> Renderer::readGpuParticleOrder(const GpuParticleSystem& system,
                                                                        std::size_t view) const {
     requireCurrentContext("gl::Renderer::readGpuParticleOrder");
-    // The light's shadow views come first in the passes and never draw particles.
+    // The light's and the lamps' shadow views come first in the passes and never draw particles.
     const std::size_t shadowViews = m_impl->firstUserPass;
     return m_impl->gpuParticles.readOrder(system, view + shadowViews);
 }
