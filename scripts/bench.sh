@@ -58,7 +58,7 @@ launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMYRIAD_BUILD_TESTS=OFF -DMYRIAD_BUILD_EXAMPLES=OFF \
     -DMYRIAD_BUILD_BENCHMARKS=ON "${launcher[@]}"
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite myriad_crowd_bench myriad_occlusion_bench myriad_lights_bench
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target myriad_suite myriad_crowd_bench myriad_occlusion_bench myriad_lights_bench myriad_lamp_shadows_bench
 
 # ---- Ogre 1.12 InstanceManager (HWInstancingBasic), the same scene, in this run ----------------
 ogre_args=()
@@ -138,6 +138,12 @@ fi
 if wants 1; then
     "$build/bench/myriad_lights_bench" --out "$build/lights-results.md"
     { echo; cat "$build/lights-results.md"; } >> bench-results.md
+fi
+
+# Lamp shadows (issue 20): static casters cached against drawn every frame.
+if wants 1; then
+    "$build/bench/myriad_lamp_shadows_bench" --out "$build/lamp-shadows-results.md"
+    { echo; cat "$build/lamp-shadows-results.md"; } >> bench-results.md
 fi
 
 if ! wants 2; then

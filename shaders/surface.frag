@@ -23,6 +23,9 @@
 //                            light channels, ANDed with the node's
 //   MYRIAD_SHADOW_RECEIVE    (with MYRIAD_LIT) the light's term is scaled by the shadow map
 //                            (docs/shadows.md, src/renderer/ShadowPass.cpp)
+//   MYRIAD_LAMP_SHADOW       (with MYRIAD_LIT) shadowed point and spot lamps of the list are
+//                            scaled by their tiles of the lamp shadow atlas: myriad_lampShadow()
+//                            (docs/lighting.md, "Lamp shadows", src/renderer/LampShadowPass.h)
 //   MYRIAD_FOG               the scene's fog after lighting, before encoding: myriad_applyFog()
 //                            (myriad_fogFactor() and u_fog* defined by ShaderLibrary before
 //                            this text, kFogGlsl; docs/lighting.md, "Fog")
@@ -273,6 +276,58 @@ vec3 myriad_ambient(MyriadBrdfSurface m, vec3 n, vec3 v, float roughness, vec2 s
 
 vec4 myriad_lightTexel(int texel) { return uintBitsToFloat(texelFetch(u_lightList, u_lightBase + texel)); }
 
+#ifdef MYRIAD_LAMP_SHADOW
+// Lamp shadows (docs/lighting.md, "Lamp shadows"; src/renderer/LampShadowPass.h has the record
+// layout): the lamps' depth tiles in one atlas, compare mode on (hardware PCF, as the sun's),
+// and per shadowed lamp its faces' matrices and tiles.
+layout(binding = MYRIAD_UNIT_LAMP_SHADOW_ATLAS) uniform sampler2DShadow u_lampShadowAtlas;
+layout(binding = MYRIAD_UNIT_LAMP_SHADOW_RECORDS) uniform samplerBuffer u_lampShadowRecords;
+
+// The fraction of lamp `slot`'s light that reaches a point `fromLamp` (world, from the lamp)
+// with normal n, l towards the lamp: 1 lit, 0 shadowed. The point moves towards the lamp by
+// `bias` texels and along its normal by `normal offset` texels times sin(angle to the lamp),
+// a texel being the tile's footprint at the point's distance; a point lamp's face is the
+// major axis of the moved point; (2r + 1)^2 compared taps, clamped inside the tile.
+float myriad_lampShadow(int slot, vec3 fromLamp, vec3 n, vec3 l) {
+    int base = slot * 32;
+    vec4 head = texelFetch(u_lampShadowRecords, base);
+    vec4 sizes = texelFetch(u_lampShadowRecords, base + 1);
+    float texel = length(fromLamp) * sizes.y;
+    float cosine = clamp(dot(n, l), 0.0, 1.0);
+    vec3 p = fromLamp + n * (head.z * texel * sqrt(1.0 - cosine * cosine)) + l * (head.y * texel);
+    int face = 0;
+    if (head.x > 1.5) {
+        vec3 a = abs(p);
+        face = a.x >= a.y && a.x >= a.z ? (p.x > 0.0 ? 0 : 1) : a.y >= a.z ? (p.y > 0.0 ? 2 : 3) : (p.z > 0.0 ? 4 : 5);
+    }
+    int at = base + 2 + 5 * face;
+    mat4 clipFromLamp = mat4(texelFetch(u_lampShadowRecords, at), texelFetch(u_lampShadowRecords, at + 1),
+                             texelFetch(u_lampShadowRecords, at + 2), texelFetch(u_lampShadowRecords, at + 3));
+    vec4 tile = texelFetch(u_lampShadowRecords, at + 4);
+    vec4 clip = clipFromLamp * vec4(p, 1.0);
+    if (clip.w <= 0.0) {
+        return 1.0;
+    }
+    vec3 ndc = clip.xyz / clip.w;
+    if (any(greaterThan(abs(ndc.xy), vec2(1.0))) || ndc.z > 1.0) {
+        return 1.0;  // outside the lamp's view (beyond a wide spot's 85 degrees, or its range): lit
+    }
+    vec2 uv = tile.xy + (ndc.xy * 0.5 + 0.5) * tile.z;
+    vec2 low = tile.xy + vec2(0.5 * sizes.x);
+    vec2 high = tile.xy + vec2(tile.z - 0.5 * sizes.x);
+    int radius = int(head.w);
+    float lit = 0.0;
+    for (int y = -radius; y <= radius; ++y) {
+        for (int x = -radius; x <= radius; ++x) {
+            vec2 c = clamp(uv + vec2(x, y) * sizes.x, low, high);
+            lit += textureGrad(u_lampShadowAtlas, vec3(c, ndc.z), vec2(0.0), vec2(0.0));
+        }
+    }
+    float taps = float(2 * radius + 1);
+    return lit / (taps * taps);
+}
+#endif
+
 // One light as it arrives at a surface point (what a lighting function receives; docs/shaders.md,
 // "Lighting and fragment functions").
 #define MYRIAD_LIGHT_SUN 0          // Scene::light
@@ -290,10 +345,11 @@ struct LightSample {
     uint channels;      // the light's channel mask
 };
 
-// Light `index` of the list at a camera-relative point: KHR_lights_punctual's inverse-square
-// falloff, its range window clamp(1 - (d/R)^4, 0, 1)^2 and its spot cone; attenuation 0 where
-// its channels and the surface's share no bit.
-LightSample myriad_listedSample(int index, vec3 relativePosition, uint channels) {
+// Light `index` of the list at a camera-relative point with normal n: KHR_lights_punctual's
+// inverse-square falloff, its range window clamp(1 - (d/R)^4, 0, 1)^2 and its spot cone;
+// attenuation 0 where its channels and the surface's share no bit; with MYRIAD_LAMP_SHADOW a
+// shadowed lamp's shadow (myriad_lampShadow()).
+LightSample myriad_listedSample(int index, vec3 relativePosition, vec3 n, uint channels) {
     uvec4 directionBits = texelFetch(u_lightList, u_lightBase + 4 * index + 2);
     vec4 place = myriad_lightTexel(4 * index);
     vec4 color = myriad_lightTexel(4 * index + 1);
@@ -312,6 +368,17 @@ LightSample myriad_listedSample(int index, vec3 relativePosition, uint channels)
         attenuation *= cone * cone;
     }
     float shadow = 1.0;
+#ifdef MYRIAD_LAMP_SHADOW
+#if defined(MYRIAD_USER_LIGHTING) || defined(MYRIAD_USER_FRAGMENT)
+    bool wanted = attenuation > 0.0;  // user functions see lights facing away too
+#else
+    bool wanted = attenuation > 0.0 && dot(n, l) > 0.0;  // a face turned away gets nothing anyway
+#endif
+    float shadowSlot = color.w != 0.0 ? myriad_lightTexel(4 * index + 3).w : 0.0;
+    if (wanted && shadowSlot > 0.5) {
+        shadow = myriad_lampShadow(int(shadowSlot) - 1, relativePosition - place.xyz, n, l);
+    }
+#endif
     return LightSample(l, color.rgb * (attenuation * shadow), attenuation, shadow, int(color.w) + 1, directionBits.w);
 }
 
@@ -323,7 +390,7 @@ vec3 myriad_userLighting(LightSample light);  // the user's lighting(), below
 // its channels and the surface's share no bit. With a lighting function: its lighting() for
 // every light that reaches the point, facing it or not.
 vec3 myriad_listedLight(int index, vec3 relativePosition, vec3 n, vec3 v, MyriadBrdfSurface m, uint channels) {
-    LightSample light = myriad_listedSample(index, relativePosition, channels);
+    LightSample light = myriad_listedSample(index, relativePosition, n, channels);
 #ifdef MYRIAD_USER_LIGHTING
     return light.attenuation > 0.0 ? myriad_userLighting(light) : vec3(0.0);
 #else
@@ -508,7 +575,7 @@ LightSample myriad_light(ShadedSurface s, int i) {
     if (index >= u_lightCounts.x) {
         index = myriad_clusterLamp(myriad_cluster(relativePosition), uint(index - u_lightCounts.x));
     }
-    return myriad_listedSample(index, relativePosition, s.channels);
+    return myriad_listedSample(index, relativePosition, s.normal, s.channels);
 }
 
 // What myriad's own lighting reflects from @p light at @p s: its BRDF (Lambert or glTF's

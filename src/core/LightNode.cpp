@@ -13,7 +13,28 @@
 
 namespace myriad {
 
-LightNode::LightNode(LightType type, std::string name) : SceneNode(std::move(name), NodeKind::Light), m_type(type) {}
+LightNode::LightNode(LightType type, std::string name) : SceneNode(std::move(name), NodeKind::Light), m_type(type) {
+    setCastsShadow(false);  // on a light: whether the lamp draws a shadow map; off until asked
+}
+
+void LightNode::setShadow(const LampShadow& shadow) {
+    const auto fail = [&](const std::string& what) {
+        throw InvalidArgument("LightNode::setShadow: light '" + name() + "': " + what);
+    };
+    if (!std::isfinite(shadow.bias) || shadow.bias < 0.0f) {
+        fail("bias " + std::to_string(shadow.bias) + " must be finite and >= 0 (texels)");
+    }
+    if (!std::isfinite(shadow.normalOffset) || shadow.normalOffset < 0.0f) {
+        fail("normalOffset " + std::to_string(shadow.normalOffset) + " must be finite and >= 0 (texels)");
+    }
+    if (shadow.filterRadius > 4) {
+        fail("filterRadius " + std::to_string(shadow.filterRadius) + " is above 4");
+    }
+    if (!std::isfinite(shadow.nearPlane) || !(shadow.nearPlane > 0.0f)) {
+        fail("nearPlane " + std::to_string(shadow.nearPlane) + " must be finite and > 0 (world units)");
+    }
+    m_shadow = shadow;
+}
 
 void LightNode::setColor(const glm::vec3& color) {
     for (int c = 0; c < 3; ++c) {

@@ -25,6 +25,8 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_DRAW_ROW_SHADING " << kDrawRowShadingTexel << "\n"
         << "#define MYRIAD_UNIT_LIGHT_LIST " << kLightListUnit << "\n"
         << "#define MYRIAD_UNIT_INSTANCE_LIGHT_CHANNELS " << kInstanceLightChannelsUnit << "\n"
+        << "#define MYRIAD_UNIT_LAMP_SHADOW_ATLAS " << kLampShadowAtlasUnit << "\n"
+        << "#define MYRIAD_UNIT_LAMP_SHADOW_RECORDS " << kLampShadowRecordsUnit << "\n"
         << "#define MYRIAD_UNIT_LANES " << kLanesUnit << "\n"
         << "#define MYRIAD_UNIT_SKIN " << kSkinUnit << "\n"
         << "#define MYRIAD_MAX_BAKED_CLIPS " << kMaxBakedClips << "\n"

@@ -54,6 +54,12 @@ inline constexpr std::uint32_t kEnvironmentUnit = 17;
 /** samplerBuffer myriad_instanceLightChannels (kInstanceLightChannels): a batch's per-instance
  *  light channels stream (streams::kLightChannels), read by instance index. */
 inline constexpr std::uint32_t kInstanceLightChannelsUnit = streams::kLightChannelsUnit;
+/** sampler2DShadow u_lampShadowAtlas (kLampShadowReceive): the lamps' shadow tiles, one
+ *  DEPTH_COMPONENT32F texture with compare mode on (renderer/LampShadowPass.h). */
+inline constexpr std::uint32_t kLampShadowAtlasUnit = 19;
+/** samplerBuffer u_lampShadowRecords (kLampShadowReceive): per shadowed lamp its faces'
+ *  matrices and tiles, RGBA32F (renderer/LampShadowPass.h). */
+inline constexpr std::uint32_t kLampShadowRecordsUnit = 20;
 /** The row's texel whose .x holds the draw's first record slot in the record arena (uint bits),
  *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
@@ -83,10 +89,10 @@ inline constexpr std::uint32_t kToneMapSourceUnit = kBaseColorUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 13> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 15> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
     kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit, kEnvironmentUnit,
-    kInstanceLightChannelsUnit};
+    kInstanceLightChannelsUnit, kLampShadowAtlasUnit, kLampShadowRecordsUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 
@@ -181,12 +187,10 @@ static_assert(allDistinct(kSurfaceLocations), "two attributes share a location")
 static_assert(allDistinct(std::array<std::uint32_t, 3>{kVertexBinding, kInstanceBinding, kDrawIdBinding}),
               "two vertex-buffer bindings of a surface program share an index");
 // Inside GL 4.5's minimum values (chapter 23's implementation-dependent tables): 80 texture
-// units (GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS) of which 16 samplers a stage
-// (GL_MAX_TEXTURE_IMAGE_UNITS: the contract's units are at most 16, so no stage can use more),
-// 8 storage blocks a fragment or compute stage and 8 binding points, 16 vertex attributes; no
-// limit query is needed for them.
+// units in all (GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS; a stage may use at most 16 of them at once,
+// GL_MAX_TEXTURE_IMAGE_UNITS), 8 storage blocks a fragment or compute stage and 8 binding
+// points, 16 vertex attributes; no limit query is needed for them.
 static_assert(std::ranges::max(kRendererTextureUnits) < 80, "a texture unit past GL 4.5's minimum of 80");
-static_assert(kRendererTextureUnits.size() <= 16, "more texture units than GL 4.5's 16 samplers a stage");
 static_assert(std::ranges::max(kCullBindings) < 8, "a storage binding past GL 4.5's minimum of 8");
 static_assert(std::ranges::max(kSurfaceLocations) < 16, "an attribute location past GL 4.5's minimum of 16");
 // surface.vert's uniforms: its largest array is the baked clip table (vec4 u_clips[kMaxBakedClips],

@@ -252,7 +252,7 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         const MeshArenaPlace& place = resources.meshInArena(drawnMesh(item)).arena;
         const GroupKey key{features,        material.surface ? material.surface->id() : 0,
                            texture != nullptr ? texture->id() : 0u,
-                           sampler,         cullFaceOf(item, features),
+                           sampler,         static_cast<GLenum>(pass.casterCullFace(cullFaceOf(item, features), *item.node)),
                            culledPairs,     place.arena};
         GroupSlot& slot = m_groupOf[key];
         if (slot.stamp != m_groupStamp) {

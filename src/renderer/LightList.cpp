@@ -36,7 +36,8 @@ bool contributes(const LightNode& light) noexcept {
 }
 
 /** Appends @p light's four texels; @p relative: its position minus the eye. */
-void packLight(const LightNode& light, const glm::vec3& relative, float range, std::vector<glm::uvec4>& texels) {
+void packLight(const LightNode& light, const glm::vec3& relative, float range, std::vector<glm::uvec4>& texels,
+               std::span<const LightNode* const> shadowed = {}) {
     const float type = light.type() == LightType::Directional ? 0.0f : light.type() == LightType::Point ? 1.0f : 2.0f;
     texels.push_back(floatTexel(light.type() == LightType::Directional ? glm::vec3(0.0f) : relative,
                                 light.type() == LightType::Directional ? 0.0f : range));
@@ -52,7 +53,10 @@ void packLight(const LightNode& light, const glm::vec3& relative, float range, s
         offset = -cosOuter * scale;
     }
     const float inverseRangeSquared = range > 0.0f ? 1.0f / (range * range) : 0.0f;
-    texels.push_back(floatTexel(glm::vec3(scale, offset, inverseRangeSquared), 0.0f));
+    // Lamp shadows: the lamp's slot + 1 in the shadow records (0: none).
+    const auto slot = std::find(shadowed.begin(), shadowed.end(), &light);
+    const float shadowSlot = slot == shadowed.end() ? 0.0f : static_cast<float>(slot - shadowed.begin() + 1);
+    texels.push_back(floatTexel(glm::vec3(scale, offset, inverseRangeSquared), shadowSlot));
 }
 
 } // namespace
@@ -60,7 +64,8 @@ void packLight(const LightNode& light, const glm::vec3& relative, float range, s
 ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3& eye, const glm::mat4& viewProjection,
                            const glm::mat3& rotation, bool orthographic, ClipDepth clipDepth,
                            const Viewport& viewport, const glm::uvec3& grid, float cutoffLux,
-                           std::vector<glm::uvec4>& texels, LightScratch& scratch) {
+                           std::vector<glm::uvec4>& texels, LightScratch& scratch,
+                           std::span<const LightNode* const> shadowed) {
     ViewLights view;
     view.base = static_cast<std::int32_t>(texels.size());
     const glm::vec3 forward = -glm::vec3(rotation[0][2], rotation[1][2], rotation[2][2]);
@@ -93,7 +98,7 @@ ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3&
     }
     view.lamps = static_cast<std::int32_t>(lamps.size());
     for (const LightScratch::Lamp& lamp : lamps) {
-        packLight(*lamp.light, lamp.relative, lamp.range, texels);
+        packLight(*lamp.light, lamp.relative, lamp.range, texels, shadowed);
     }
     if (lamps.empty()) {
         return view;  // no clusters: the shader looks none up (u_lightCounts.y == 0)
@@ -206,7 +211,7 @@ LightList::LightList(const glm::uvec3& grid, float cutoffLux) : m_grid(grid), m_
 LightList::~LightList() = default;
 
 void LightList::prepare(const Scene& scene, std::span<const ViewPass> passes, GpuResources& resources,
-                        const GlLimits& limits) {
+                        const GlLimits& limits, std::span<const LightNode* const> shadowed) {
     m_texels.clear();
     m_views.assign(passes.size(), ViewLights{});
     m_lampsListed = 0;
@@ -222,7 +227,7 @@ void LightList::prepare(const Scene& scene, std::span<const ViewPass> passes, Gp
         const bool orthographic = projection[2][3] == 0.0f && projection[3][3] != 0.0f;
         m_views[p] = buildViewLights(scene.lights(), pass.camera().eye, pass.camera().viewProjection,
                                      viewRotation(view), orthographic, view.clipDepth, view.viewport, m_grid,
-                                     m_cutoffLux, m_texels, m_scratch);
+                                     m_cutoffLux, m_texels, m_scratch, shadowed);
         m_lampsListed += static_cast<std::uint64_t>(m_views[p].lamps);
     }
     if (m_texels.empty()) {

@@ -15,7 +15,8 @@
 //             0  camera-relative position xyz (float), range (0 for a directional light)
 //             1  colour * intensity (lux or candela), type (0 directional, 1 point, 2 spot)
 //             2  direction the light travels xyz (world, unit), channel mask (uint)
-//             3  spot angle scale, spot angle offset (KHR_lights_punctual), 1 / range^2, 0
+//             3  spot angle scale, spot angle offset (KHR_lights_punctual), 1 / range^2,
+//                lamp shadow slot + 1 (float; 0: unshadowed, renderer/LampShadowPass.h)
 //   clusters  one texel each, x fastest, then y, then slice: (first index, count, 0, 0)
 //   indices   the clusters' lamp indices (0 = the first point or spot lamp), 4 per texel
 // The whole texture is written through the staging ring (fenced copies) once per frame, only
@@ -84,7 +85,8 @@ struct LightScratch {
 ViewLights buildViewLights(std::span<LightNode* const> lights, const glm::dvec3& eye, const glm::mat4& viewProjection,
                            const glm::mat3& rotation, bool orthographic, ClipDepth clipDepth,
                            const Viewport& viewport, const glm::uvec3& grid, float cutoffLux,
-                           std::vector<glm::uvec4>& texels, LightScratch& scratch);
+                           std::vector<glm::uvec4>& texels, LightScratch& scratch,
+                           std::span<const LightNode* const> shadowed = {});
 
 class LightList {
 public:
@@ -98,7 +100,8 @@ public:
     /** Builds every colour view's part and uploads the texture if it changed (a depth-only view
      *  gets an empty part). @throws CapacityError when the list needs more texels than
      *  GL_MAX_TEXTURE_BUFFER_SIZE (nothing uploaded). */
-    void prepare(const Scene& scene, std::span<const ViewPass> passes, GpuResources& resources, const GlLimits& limits);
+    void prepare(const Scene& scene, std::span<const ViewPass> passes, GpuResources& resources, const GlLimits& limits,
+                 std::span<const LightNode* const> shadowed = {});
     /** Binds the texture on kLightListUnit and the ambient's map on kEnvironmentUnit (once per
      *  view: every lit draw reads them). */
     void bind() const noexcept;

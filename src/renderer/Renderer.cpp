@@ -5,6 +5,7 @@
 #include "renderer/DepthPyramid.h"
 #include "renderer/DrawTable.h"
 #include "renderer/Fog.h"
+#include "renderer/LampShadowPass.h"  // lamp shadows
 #include "renderer/LightList.h"
 #include "renderer/GlLimits.h"
 #include "renderer/GlState.h"
@@ -152,6 +153,10 @@ struct Renderer::Impl {
     detail::GpuParticlePass gpuParticles{id, limits};  // GPU particle systems (docs/particles.md, "GPU path")
     detail::SkinPalettePass skinPalettes{limits};  // skinned crowds' per-instance palettes (docs/skinning.md)
     detail::ShadowPass shadow{limits};  // the directional light's shadow map (docs/shadows.md)
+    detail::LampShadowPass lampShadow{limits, desc.lightCutoffIlluminance};  // lamp shadows (docs/lighting.md)
+    std::size_t lampShadowViews = 0;  // this frame's lamp shadow passes, after the sun's
+    std::size_t sunShadowViews = 0;   // this frame's cascade passes, first
+    std::size_t firstUserPass = 0;    // the first pass of the caller's views
     detail::DrawTable table{limits};    // the table-driven path: opaque draws in multi-draw calls
     detail::EnvironmentMaps environments{limits};  // image-based ambient's prefiltered maps (docs/lighting.md)
     detail::LightList lights{{desc.lightClusters.tilesAcross, desc.lightClusters.tilesUp, desc.lightClusters.slices},
@@ -171,7 +176,8 @@ struct Renderer::Impl {
                                   .populations = populations,
                                   .skinPalettes = skinPalettes,
                                   .lights = lights,
-                                  .countGpuCulled = desc.gpuCullingCounts}};
+                                  .countGpuCulled = desc.gpuCullingCounts,
+                                  .lampShadow = &lampShadow}};
 
     explicit Impl(const RendererDesc& rendererDesc)
         : desc(rendererDesc), id(g_nextRendererId.fetch_add(1)),
@@ -445,6 +451,7 @@ struct Renderer::Impl {
             drawable += (view.viewport.width != 0 && view.viewport.height != 0) ? 1 : 0;
         }
         shadow.validate(scene.light.shadow);  // shadows: bad settings throw before any GL call
+        lampShadow.validate(scene);           // lamp shadows: likewise
         detail::validateFog(scene.fog);       // fog: likewise
         detail::validateAmbient(scene);       // image-based ambient: likewise
         const glm::vec3& light = scene.light.direction;
@@ -503,20 +510,33 @@ struct Renderer::Impl {
         // Shadows: fit the light's views. After streamAhead: the fit reads every batch's bounds,
         // and before it a bulk-rewritten streaming batch would run a bounds pass of its own here
         // and then a plain copy in prepare, reading its records twice.
-        const std::size_t shadowViews = shadow.begin(scene, views);
+        const std::size_t sunViews = shadow.begin(scene, views);
+        lampShadowViews = lampShadow.begin(scene, views);  // lamp shadows: their tiles' views
+        stats.shadowedLamps = static_cast<std::uint32_t>(lampShadow.shadowed().size());
+        const std::size_t shadowViews = sunViews + lampShadowViews;
+        sunShadowViews = sunViews;
+        firstUserPass = shadowViews;
         {
             const PhaseTimer timer(stats.cullMs);
             if (passes.size() < drawable + shadowViews) {
                 passes.resize(drawable + shadowViews);
             }
             std::size_t p = 0;
-            for (std::size_t c = 0; c < shadowViews; ++c) {  // shadows: the light's views first
+            for (std::size_t c = 0; c < sunViews; ++c) {  // shadows: the light's views first
                 passes[p].setInstanceVisibility(&instanceVisibility, p);
-                passes[p].setShadowCaster(&shadow.camera(c));
+                passes[p].setShadowCaster(&shadow.camera(c), detail::ViewPass::CasterSet::All,
+                                          scene.light.shadow.directionalCasterFaces);
                 // GPU culling against the light's box too; a batch with instances masked out of
                 // shadows takes the CPU list, which leaves them out (ViewPass::collect).
                 passes[p].setGpuCulling(&gpuCulling);
                 passes[p++].build(scene, shadow.view(c), stats);
+            }
+            for (std::size_t l = 0; l < lampShadowViews; ++l) {  // lamp shadows: each tile's pass
+                passes[p].setInstanceVisibility(&instanceVisibility, p);
+                passes[p].setShadowCaster(&lampShadow.camera(l), lampShadow.casterSet(l), scene.light.shadow.casterFaces);
+                passes[p].setGpuCulling(&gpuCulling);
+                passes[p].build(scene, lampShadow.view(l), stats);
+                lampShadow.built(l, passes[p++]);
             }
             for (const View& view : resolvedViews) {
                 if (view.viewport.width != 0 && view.viewport.height != 0) {
@@ -594,7 +614,8 @@ struct Renderer::Impl {
             stats.bytesUploaded += materials.bytesUploaded() - tableBytes;
             materials.bind();
             // The clustered light list of every colour view (docs/lighting.md).
-            lights.prepare(scene, std::span(passes.data(), passes.size()), resources, limits);
+            lights.prepare(scene, std::span(passes.data(), passes.size()), resources, limits, lampShadow.shadowed());
+            lampShadow.upload(resources);  // lamp shadows: the tiles' records
             stats.bytesUploaded += lights.bytesUploaded();
             stats.lampsListed = static_cast<std::uint32_t>(lights.lampsListed());
             // Image-based ambient: the environment's prefiltered map, built on its first frame
@@ -627,7 +648,16 @@ struct Renderer::Impl {
             skinPalettes.dispatch(resources, stats);  // skinned crowds' palettes, then their barrier
         }
         const auto submitStart = std::chrono::steady_clock::now();
-        for (const detail::ViewPass& pass : passes) {
+        const std::size_t firstLampPass = sunShadowViews;
+        for (std::size_t p = 0; p < passes.size(); ++p) {
+            const detail::ViewPass& pass = passes[p];
+            if (lampShadowViews != 0 && p == firstLampPass + lampShadowViews) {
+                lampShadow.bind();  // lamp shadows: every tile drawn, the colour views read them
+            }
+            if (p >= firstLampPass && p < firstLampPass + lampShadowViews &&
+                !lampShadow.beforeDraw(p - firstLampPass, stats)) {
+                continue;  // a static tile the cache holds
+            }
             const FrameStats before = stats;
             drawView(pass, scene);
             shadow.afterDraw(pass, before, stats);  // shadows: binds the map once it is drawn
@@ -697,6 +727,7 @@ void Renderer::trim() {
     m_impl->particles.trim();
     m_impl->gpuParticles.trim();
     m_impl->shadow.trim();
+    m_impl->lampShadow.trim();
     m_impl->shaders.releaseExpired();
 }
 
@@ -794,8 +825,8 @@ std::optional<std::vector<Particle>> Renderer::readGpuParticles(const GpuParticl
 std::optional<std::vector<std::uint32_t>> Renderer::readGpuParticleOrder(const GpuParticleSystem& system,
                                                                        std::size_t view) const {
     requireCurrentContext("gl::Renderer::readGpuParticleOrder");
-    // The light's shadow views come first in the passes and never draw particles.
-    const std::size_t shadowViews = m_impl->shadow.info().cascadeCount;
+    // The light's and the lamps' shadow views come first in the passes and never draw particles.
+    const std::size_t shadowViews = m_impl->firstUserPass;
     return m_impl->gpuParticles.readOrder(system, view + shadowViews);
 }
 

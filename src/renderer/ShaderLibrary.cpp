@@ -62,6 +62,7 @@ constexpr std::array<FeatureName, 22> kFeatureNames{{
     {kFog, "MYRIAD_FOG"},
     {kImageAmbient, "MYRIAD_IMAGE_AMBIENT"},
     {kInstanceLightChannels, "MYRIAD_INSTANCE_LIGHT_CHANNELS"},
+    {kLampShadowReceive, "MYRIAD_LAMP_SHADOW"},  // lamp shadows
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture

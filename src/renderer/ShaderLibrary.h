@@ -85,6 +85,11 @@ enum ShaderFeature : std::uint32_t {
      *  stream on kInstanceLightChannelsUnit by instance index, ANDed with the node's. Never
      *  with kTabled (such a batch is drawn by the uniform path). */
     kInstanceLightChannels = 1u << 28,
+    /** MYRIAD_LAMP_SHADOW: with kLit, each listed point or spot lamp that has shadow tiles
+     *  (light list texel 3's w) scales its term by myriad_lampShadow(): the lamp shadow atlas on
+     *  kLampShadowAtlasUnit, the lamps' tile records on kLampShadowRecordsUnit
+     *  (renderer/LampShadowPass.h; docs/lighting.md, "Lamp shadows"). Bit 27 is kept for it too. */
+    kLampShadowReceive = 1u << 26,
 };
 
 /** The sRGB OETF of IEC 61966-2-1 in GLSL (alpha is never encoded). Clamped first: a unorm

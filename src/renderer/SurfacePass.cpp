@@ -16,6 +16,7 @@
 #include "renderer/PhaseTimer.h"
 #include "renderer/ShaderLibrary.h"
 #include "renderer/ShadingFactors.h"
+#include "renderer/LampShadowPass.h"
 #include "renderer/ShadowPass.h"  // shadows
 #include "renderer/SkinPalettePass.h"
 #include "myriad/core/InstancedMeshNode.h"
@@ -72,6 +73,9 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const ViewPass& pass
         features |= kVelocity;  // motion vectors: opaque MeshNode and batch draws only
     }
     features |= ambientFeatures(features, m_parts.lights.ambient());  // image-based ambient
+    if (m_parts.lampShadow != nullptr) {
+        features |= m_parts.lampShadow->receiveFeatures(features, &node, view);  // lamp shadows
+    }
     return features | m_parts.shadow.receiveFeatures(features, &node, view);  // shadows
 }
 
@@ -105,6 +109,9 @@ std::uint32_t SurfacePass::featuresOf(const Population& population, const ViewPa
     }
     features |= shadingFeatures(material, material.alphaMode == AlphaMode::Blend, view) | fogFeatures(pass.fog());
     features |= ambientFeatures(features, m_parts.lights.ambient());  // image-based ambient
+    if (m_parts.lampShadow != nullptr) {
+        features |= m_parts.lampShadow->receiveFeatures(features, nullptr, view);  // lamp shadows
+    }
     return features | m_parts.shadow.receiveFeatures(features, nullptr, view);  // shadows
 }
 
@@ -183,7 +190,8 @@ void SurfacePass::useProgram(const SurfaceProgram& program) {
 // Back faces: fixed-function culling when every drawn copy has the same handedness (GL_FRONT
 // for mirrored ones, whose front faces wind clockwise on screen), per fragment when a batch
 // mixes mirrored and ordinary instances (kMixedMirroring), none for double-sided materials.
-void SurfacePass::setFaceCulling(const DrawItem& item, std::uint32_t features) {
+// A shadow pass then applies its caster faces (ViewPass::casterCullFace).
+void SurfacePass::setFaceCulling(const DrawItem& item, std::uint32_t features, const ViewPass& pass) {
     const MeshNode& node = *item.node;
     if (node.primitiveMaterial(item.primitive).doubleSided || (features & kMixedMirroring) != 0) {
         glDisable(GL_CULL_FACE);
@@ -193,8 +201,13 @@ void SurfacePass::setFaceCulling(const DrawItem& item, std::uint32_t features) {
     if (item.instanced) {
         mirrored = mirrored != (static_cast<const InstancedMeshNode&>(node).mirroredCount() != 0);
     }
+    const auto cull = static_cast<GLenum>(pass.casterCullFace(mirrored ? GL_FRONT : GL_BACK, node));
+    if (cull == GL_NONE) {
+        glDisable(GL_CULL_FACE);
+        return;
+    }
     glEnable(GL_CULL_FACE);
-    glCullFace(mirrored ? GL_FRONT : GL_BACK);
+    glCullFace(cull);
 }
 
 /** Uses @p chosen and gives it the view's camera and light (once per program and view). */
@@ -301,7 +314,7 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
     if ((features & kInstanceLanes) == 0) {
         setUniformLanes(chosen, item.instanced ? kZeroLanes : node.shaderDataLanes());
     }
-    setFaceCulling(item, features);
+    setFaceCulling(item, features, pass);
 
     const VertexArray* vertexArray = &mesh.vertexArray;
     if (item.instanced) {

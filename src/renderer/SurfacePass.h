@@ -41,6 +41,7 @@ class LightList;
 class MaterialTable;
 class ShaderLibrary;
 class ShadowPass;
+class LampShadowPass;
 class SkinPalettePass;
 struct Population;
 struct SurfaceProgram;
@@ -63,6 +64,7 @@ public:
         const SkinPalettePass& skinPalettes;
         const LightList& lights;  ///< the frame's clustered light list (renderer/LightList.h)
         bool countGpuCulled = false;
+        const LampShadowPass* lampShadow = nullptr;  ///< lamp shadows (renderer/LampShadowPass.h)
     };
     explicit SurfacePass(const Parts& parts) noexcept : m_parts(parts) {}
 
@@ -130,7 +132,7 @@ private:
     /** The depth mask of a blended draw: on for Material::blendWritesDepth (glDepthMask only
      *  when it changes within drawBlended / drawPopulations). */
     void setBlendDepthWrite(bool writes);
-    static void setFaceCulling(const DrawItem& item, std::uint32_t features);
+    static void setFaceCulling(const DrawItem& item, std::uint32_t features, const ViewPass& pass);
     void useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene);
     void setMaterial(const SurfaceProgram& chosen, const Material& material);
     /** The material's metallic-roughness factors and emission (non-table draws). */

@@ -73,6 +73,21 @@ ViewCamera resolveCamera(const View& view) {
     return camera;
 }
 
+std::uint32_t ViewPass::casterCullFace(std::uint32_t colourCull, const SceneNode& node) const noexcept {
+    constexpr std::uint32_t kBack = 0x0405;   // GL_BACK
+    constexpr std::uint32_t kFront = 0x0404;  // GL_FRONT
+    if (m_shadowCamera == nullptr || colourCull == 0) {
+        return colourCull;
+    }
+    if (m_casterFaces == CasterFaces::Both || node.castsShadowFromEveryFace()) {
+        return 0;
+    }
+    if (m_casterFaces == CasterFaces::Back) {
+        return colourCull == kBack ? kFront : kBack;
+    }
+    return colourCull;
+}
+
 void ViewPass::build(const Scene& scene, const View& view, FrameStats& stats) {
     m_view = &view;
     m_camera = m_shadowCamera != nullptr ? *m_shadowCamera : resolveCamera(view);
@@ -119,7 +134,10 @@ void ViewPass::collect(const SceneNode& node, const Frustum& frustum, FrameStats
             }
         }
     } else if (const MeshNode* asMesh = asMeshNode(node); asMesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0 &&
-               (m_shadowCamera == nullptr || node.castsShadow())) {
+               (m_shadowCamera == nullptr ? node.shadowCasting() != ShadowCasting::ShadowsOnly
+                                          : node.castsShadow() &&
+                                                (m_casterSet == CasterSet::All ||
+                                                 node.shadowIsStatic() == (m_casterSet == CasterSet::StaticOnly)))) {
         const MeshNode& meshNode = *asMesh;
         DrawItem item{.node = &meshNode, .instanced = node.kind() == NodeKind::InstancedMesh};
         if (item.instanced) {
@@ -308,7 +326,8 @@ void ViewPass::gatherOccluders(const SceneNode& node, const Frustum& frustum) {
     if (!node.visible()) {
         return;
     }
-    if (const MeshNode* mesh = asMeshNode(node); mesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0) {
+    if (const MeshNode* mesh = asMeshNode(node); mesh != nullptr && (node.layerMask() & m_camera.layerMask) != 0 &&
+                                                 node.shadowCasting() != ShadowCasting::ShadowsOnly) {  // not drawn here
         const std::uint32_t triangles = occluderMeshes(*mesh);
         const glm::vec3 centre(mesh->worldBoundsCentre() - m_camera.eye);
         if (triangles != 0 && frustum.intersectsSphere(centre, mesh->worldBoundsRadius())) {

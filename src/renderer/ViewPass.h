@@ -103,7 +103,29 @@ public:
     /** Shadows (renderer/ShadowPass.h): non-null makes this a shadow-caster pass seen from
      *  @p camera (which must outlive build()): only nodes with castsShadow(), no particles or
      *  scatter, masked instances left out. Null (the default): an ordinary pass. */
-    void setShadowCaster(const ViewCamera* camera) noexcept { m_shadowCamera = camera; }
+    void setShadowCaster(const ViewCamera* camera) noexcept {
+        m_shadowCamera = camera;
+        m_casterSet = CasterSet::All;
+        m_casterFaces = CasterFaces::Front;
+    }
+    /** Which casters a shadow pass collects: every one, or only those with
+     *  SceneNode::shadowIsStatic() (a lamp's cached static tile), or only the others (drawn
+     *  over a copy of it). */
+    enum class CasterSet : std::uint8_t { All, StaticOnly, DynamicOnly };
+    /** A shadow-caster pass (as setShadowCaster(camera)) collecting @p set, drawing the faces
+     *  @p faces says (ShadowSettings::casterFaces or directionalCasterFaces). */
+    void setShadowCaster(const ViewCamera* camera, CasterSet set, CasterFaces faces) noexcept {
+        m_shadowCamera = camera;
+        m_casterSet = set;
+        m_casterFaces = faces;
+    }
+    /** Whether this is a shadow-caster pass. */
+    [[nodiscard]] bool shadowCaster() const noexcept { return m_shadowCamera != nullptr; }
+    /** The face culling a draw of @p node uses in this pass, given the one it would use in a
+     *  colour view (GL_BACK, GL_FRONT for a mirrored node, 0 = GL_NONE for none): in a shadow
+     *  pass CasterFaces::Back swaps the two, Both and SceneNode::castsShadowFromEveryFace()
+     *  cull nothing. */
+    [[nodiscard]] std::uint32_t casterCullFace(std::uint32_t colourCull, const SceneNode& node) const noexcept;
     /** Occlusion culling's settings for the views that ask for it (View::occlusionCulling;
      *  never a shadow pass). */
     void setOcclusion(const OcclusionSettings& settings) noexcept { m_occlusionSettings = settings; }
@@ -157,6 +179,8 @@ private:
     glm::vec3 m_depthAxis{0.0f, 0.0f, -1.0f};  // world direction of increasing view depth
     std::vector<const SceneNode*> m_particleNodes;  // particles and scatter
     const ViewCamera* m_shadowCamera = nullptr;     // shadows: a shadow-caster pass
+    CasterSet m_casterSet = CasterSet::All;         // lamp shadows: static, dynamic or every caster
+    CasterFaces m_casterFaces = CasterFaces::Front;  // the faces that cast
     // Occlusion culling (View::occlusionCulling): the buffer and scratch, kept between frames.
     OcclusionSettings m_occlusionSettings{};
     OcclusionBuffer m_occlusion;

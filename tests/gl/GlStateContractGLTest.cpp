@@ -59,8 +59,8 @@ GLint unitBinding(GLuint unit, GLenum query) {
 /** A scene that makes render() use every piece of state it lists: a textured, morphed, laned,
  *  CPU-culled batch (units 0-3, 6, 7), a GPU-culled one (storage bindings 1-5, the indirect
  *  buffer, the culling program), a blended node, shadows (unit 8, the light's views) and a
- *  lamp (unit 11, the light list), an environment (unit 17, its prefiltered map) and per-instance
- *  light channels (unit 21). */
+ *  shadowed lamp (unit 11, the light list; units 19 and 20, its shadow atlas and records), an
+ *  environment (unit 17, its prefiltered map) and per-instance light channels (unit 21). */
 struct EverythingScene {
     Scene scene;
     const InstancedMeshNode* gpuBatch = nullptr;
@@ -106,6 +106,7 @@ struct EverythingScene {
         // An environment: its prefiltered map built in the frame (its own framebuffer, program
         // and vertex array) and bound on unit 17 (docs/lighting.md, "Image-based ambient").
         scene.environment = std::make_shared<const Environment>(32, 16, std::vector<float>(32 * 16 * 3, 0.5f));
+        lamp.setCastsShadow(true);  // lamp shadows: the atlas on unit 19, the records on unit 20
     }
 };
 
@@ -321,10 +322,10 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
     // Unit 10: the previous records of a velocity view's batches (motion vectors); unit 11: the
-    // clustered light list (the scene's lamp).
+    // clustered light list (the scene's lamp); units 19 and 20: the lamp shadow atlas and records.
     // Unit 17: the scene's prefiltered environment map (and the prefilter's source); unit 21: the
     // CPU-culled batch's per-instance light channels.
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 17u, 21u}) {
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 17u, 19u, 20u, 21u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;

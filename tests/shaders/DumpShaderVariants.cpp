@@ -178,6 +178,30 @@ std::set<std::uint32_t> reachableFeatureSets() {
             sets.insert(set | kInstanceLightChannels);
         }
     }
+    // Lamp shadows (kLampShadowReceive, renderer/LampShadowPass.h): any Lit colour draw of a
+    // node or population may add it, with or without the sun's kShadowReceive, fog and motion
+    // vectors. It adds a function and two samplers to the fragment stage and touches nothing
+    // else: checked with every Lit shading set over the fog's shapes, as fog is.
+    for (const std::uint32_t shape : fogShapes) {
+        for (const std::uint32_t shading : shadingSets(true)) {
+            if ((shading & kLit) != 0) {
+                for (const std::uint32_t fog : {0u, static_cast<std::uint32_t>(kFog)}) {
+                    sets.insert(shape | shading | fog | kLampShadowReceive);
+                    if ((shape & kTabled) == 0 && (shading & kBlend) == 0) {
+                        sets.insert(shape | shading | fog | kLampShadowReceive | kVelocity);
+                    }
+                }
+            }
+        }
+    }
+    for (const std::uint32_t lanes : {0u, static_cast<std::uint32_t>(kInstanceLanes)}) {
+        for (const std::uint32_t shading : shadingSets(false)) {
+            if ((shading & kLit) != 0) {
+                sets.insert(kInstanced | lanes | shading | kLampShadowReceive);
+                sets.insert(kInstanced | lanes | shading | kLampShadowReceive | kFog);
+            }
+        }
+    }
     for (const std::uint32_t set : std::set<std::uint32_t>(sets)) {
         const bool population = (set & ~(kInstanced | kInstanceLanes | kAlphaMask | kBlend | kLit | kShadowReceive |
                                          kEncodeSrgb)) == 0 && (set & kInstanced) != 0;

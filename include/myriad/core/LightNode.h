@@ -33,7 +33,12 @@ enum class LightType : std::uint8_t {
  *  Point and spot lamps go into the renderer's clustered light list (docs/lighting.md), so a
  *  fragment pays for the lamps whose range reaches its cluster only; directional lights reach
  *  every fragment. Setters throw InvalidArgument on values KHR_lights_punctual forbids and
- *  leave the light as it was. Thread safety: as SceneNode. */
+ *  leave the light as it was. Thread safety: as SceneNode.
+ *
+ *  Shadows: on a LightNode, SceneNode::setCastsShadow() means "this lamp draws a shadow map"
+ *  and is false by default (a light draws no geometry). A point or spot lamp with it on gets
+ *  tiles of the scene's lamp shadow atlas within Scene::lampShadows' budget (docs/lighting.md,
+ *  "Lamp shadows"); a directional LightNode casts none (the sun's cascades are Scene::light's). */
 class LightNode : public SceneNode {
 public:
     /** A light of @p type named @p name: white, intensity 1, infinite range, channel 0, cone
@@ -86,6 +91,32 @@ public:
     /** The mask set by setChannels(). */
     [[nodiscard]] std::uint32_t channels() const noexcept { return m_channels; }
 
+    /** A point or spot lamp's own shadow settings (docs/lighting.md, "Lamp shadows"); the
+     *  faces that cast and the atlas are the scene's (ShadowSettings::casterFaces,
+     *  Scene::lampShadows). Biases are in texels of the lamp's tile at the receiver's distance
+     *  (one texel there spans 2 d tan(half field of view) / resolution world units), so they
+     *  follow the resolution without retuning. */
+    struct LampShadow {
+        float bias = 1.5f;          ///< the looked-up point moves this far towards the lamp: texels, finite, >= 0
+        float normalOffset = 1.0f;  ///< and this far along the surface's normal: texels, finite, >= 0
+        /** Percentage-closer filtering: (2r + 1)^2 hardware-compared taps one texel apart
+         *  (sampler2DShadow, as the sun's), 0..4. */
+        std::uint32_t filterRadius = 1;
+        /** Texels per side this lamp draws of each of its tiles, 0 = the whole tile
+         *  (LampShadowBudget::tileSize); above the tile size it is the tile size. A hint: lower
+         *  costs fewer texels, never more tiles. */
+        std::uint32_t resolution = 0;
+        /** The shadow views' near plane, world units from the lamp, finite, > 0; casters nearer
+         *  the lamp than this cast nothing. Default 0.05. */
+        float nearPlane = 0.05f;
+    };
+    /** Replaces this lamp's shadow settings. Whether it casts at all is setCastsShadow().
+     *  @throws InvalidArgument when a value is outside its range (LampShadow); the light is
+     *  left as it was. */
+    void setShadow(const LampShadow& shadow);
+    /** The settings set by setShadow(). */
+    [[nodiscard]] const LampShadow& shadow() const noexcept { return m_shadow; }
+
     /** World position (the node's world translation), world units. */
     [[nodiscard]] glm::dvec3 worldPosition() const;
     /** World direction the light travels (the node's world -Z axis, normalised); (0, 0, -1)
@@ -106,6 +137,7 @@ private:
     float m_innerCone = 0.0f;
     float m_outerCone = 0.7853981634f;
     std::uint32_t m_channels = 1;
+    LampShadow m_shadow;
 };
 
 } // namespace myriad

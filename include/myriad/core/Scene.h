@@ -18,6 +18,17 @@ namespace myriad {
 
 class LightNode;
 
+/** Which faces of a caster draw into a shadow map (the design card's `casterFaces` and
+ *  `directionalCasterFaces`; Unity's and Godot's shadow casting "two sided" choice): the
+ *  face culled while casters are drawn is the other one. A double-sided material, and a node
+ *  with SceneNode::castsShadowFromEveryFace(), casts with both whatever this says. */
+enum class CasterFaces : std::uint8_t {
+    Front,  ///< front faces cast, back faces culled, as the colour views draw them (the default)
+    Back,   ///< back faces cast, front faces culled: a closed mesh's shadow starts at its far
+            ///< side, which keeps acne off lit faces (Real-Time Rendering 4th ed., 7.4)
+    Both,   ///< nothing culled: every face casts (open meshes, single-sided walls)
+};
+
 /** The shadow map of a DirectionalLight (docs/shadows.md). Off by default: a scene without
  *  shadows draws and compiles exactly as before.
  *
@@ -69,6 +80,42 @@ struct ShadowSettings {
      *  ratio longer than the last), between them a blend ("practical split scheme", Zhang et
      *  al., "Parallel-Split Shadow Maps for Large-scale Virtual Environments", 2006). 0..1. */
     float cascadeSplit = 0.75f;
+    /** Which faces of the casters draw into the lamps' shadow tiles (point and spot
+     *  LightNodes with castsShadow(); docs/lighting.md, "Lamp shadows"): read from
+     *  Scene::light.shadow even while the sun's own map is off. The card's
+     *  `ShadowSettings.casterFaces`. Default Front. */
+    CasterFaces casterFaces = CasterFaces::Front;
+    /** Which faces of the casters draw into this (the sun's) cascades: the card's
+     *  `ShadowSettings.directionalCasterFaces`. Default Front (as before the setting). */
+    CasterFaces directionalCasterFaces = CasterFaces::Front;
+};
+
+/** The budget of lamp shadows (docs/lighting.md, "Lamp shadows"): point and spot LightNodes
+ *  with castsShadow() draw their depth into tiles of one square depth atlas, a spot one tile
+ *  (a perspective view over its outer cone), a point lamp six (the faces of a cube around it).
+ *  The atlas is a grid of tileSize x tileSize tiles. Lamps are taken nearest first (the
+ *  distance from the first colour view's eye to the lamp's sphere of effective range, 0 when
+ *  the eye is inside it; ties by the distance to the lamp itself, then by the order they
+ *  entered the scene, Scene::lights()), until
+ *  @ref maxLamps are taken or the next one's tiles do not fit; the rest light unshadowed. The
+ *  choice is a pure function of the scene and the eye, so it is stable from frame to frame
+ *  while they do not change. Renderer::render() checks the values (InvalidArgument) before
+ *  any GL call, when some lamp casts. */
+struct LampShadowBudget {
+    /** Texels per side of the depth atlas (DEPTH_COMPONENT32F), a multiple of tileSize, at most
+     *  GL_MAX_TEXTURE_SIZE and 16384; 4 bytes a texel (4096: 64 MiB; twice that with
+     *  staticCache). Default 2048. */
+    std::uint32_t atlasSize = 2048;
+    /** Texels per side of one tile (one spot lamp, one face of a point lamp), 16..atlasSize.
+     *  A lamp's LightNode::LampShadow::resolution lowers what it uses of its tiles. Default 512. */
+    std::uint32_t tileSize = 512;
+    /** At most this many lamps are shadowed in a frame, 0..256 (0: none). Default 8. */
+    std::uint32_t maxLamps = 8;
+    /** Keep a second atlas of static casters (SceneNode::shadowIsStatic()): each lamp's static
+     *  tile is drawn only when a static caster in it or the lamp changes, copied into the frame's
+     *  atlas each frame, the other casters drawn over the copy. False: every caster every frame
+     *  into one atlas. Default true. */
+    bool staticCache = true;
 };
 
 /** One directional light, as glTF's KHR_lights_punctual "directional": parallel rays. */
@@ -189,6 +236,9 @@ public:
     std::optional<HemisphereAmbient> hemisphere;
     glm::vec4 clearColor{0.0f, 0.0f, 0.0f, 1.0f};  ///< linear RGBA, written by Renderer::render
     Fog fog;                                       ///< none by default (docs/lighting.md, "Fog")
+    /** How many lamps may cast shadows and how large their maps are (docs/lighting.md, "Lamp
+     *  shadows"); a lamp casts only with LightNode's setCastsShadow(true). */
+    LampShadowBudget lampShadows;
     /** Seconds, the game's clock: what vertex functions read as VertexInput.time (SurfaceShader,
      *  docs/shaders.md "Vertex functions"); the renderer never advances it. Set it each frame;
      *  a float, so wrap it (a period of the motion) to keep it small: at 8192 s its steps are

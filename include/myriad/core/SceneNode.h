@@ -23,6 +23,14 @@ namespace myriad {
 class Scene;
 
 /** What a node draws; lets the renderer dispatch without dynamic_cast or a virtual per node. */
+/** How a node takes part in shadows (the design card's `shadowCasting`; Unity's
+ *  ShadowCastingMode, Godot's GeometryInstance3D.cast_shadow): SceneNode::setShadowCasting(). */
+enum class ShadowCasting : std::uint8_t {
+    Off,          ///< drawn in colour views, never into a shadow map
+    On,           ///< drawn in colour views and into shadow maps (the default)
+    ShadowsOnly,  ///< drawn into shadow maps only: invisible in colour views, its shadow stays
+};
+
 enum class NodeKind : std::uint8_t {
     Group,          ///< draws nothing; a transform for its children
     Mesh,           ///< a MeshNode: one mesh, one draw
@@ -256,9 +264,31 @@ public:
     /** Whether this node draws into the shadow map when the scene's light has shadows on
      *  (ShadowSettings, docs/shadows.md): false leaves all of it out (every instance of a
      *  batch), this node only, not its children. Default true. */
-    void setCastsShadow(bool casts) noexcept { m_castsShadow = casts; }
-    /** The flag set by setCastsShadow(). */
-    [[nodiscard]] bool castsShadow() const noexcept { return m_castsShadow; }
+    void setCastsShadow(bool casts) noexcept { m_shadowCasting = casts ? ShadowCasting::On : ShadowCasting::Off; }
+    /** True unless shadowCasting() is ShadowCasting::Off. On a LightNode: whether the lamp
+     *  draws a shadow map (LightNode's class comment). */
+    [[nodiscard]] bool castsShadow() const noexcept { return m_shadowCasting != ShadowCasting::Off; }
+    /** The card's `shadowCasting` mode: Off (never into a shadow map), On (the default), or
+     *  ShadowsOnly (into every shadow map, the sun's cascades and the lamps' tiles, but left out
+     *  of every colour view: a stand-in that casts for something drawn another way).
+     *  setCastsShadow(true / false) is setShadowCasting(On / Off). This node only. */
+    void setShadowCasting(ShadowCasting mode) noexcept { m_shadowCasting = mode; }
+    /** The mode set by setShadowCasting() or setCastsShadow(). */
+    [[nodiscard]] ShadowCasting shadowCasting() const noexcept { return m_shadowCasting; }
+    /** The card's `shadowIsStatic`: this node does not move, so a lamp's shadow tile may keep
+     *  it in a cached static map drawn only when a static caster (its transform, mesh,
+     *  instances or visibility) or the lamp changes, with the moving casters drawn over a copy
+     *  of it each frame (docs/lighting.md, "Lamp shadows"). Moving a static node is allowed:
+     *  it redraws the cache that frame. Default false. This node only. */
+    void setShadowIsStatic(bool isStatic) noexcept { m_shadowIsStatic = isStatic; }
+    /** The flag set by setShadowIsStatic(). */
+    [[nodiscard]] bool shadowIsStatic() const noexcept { return m_shadowIsStatic; }
+    /** The card's `castsShadowFromEveryFace`: this node casts with both faces into every
+     *  shadow map whatever ShadowSettings::casterFaces / directionalCasterFaces say (thin
+     *  foliage cards, single-sided walls). Default false. This node only. */
+    void setCastsShadowFromEveryFace(bool everyFace) noexcept { m_castsShadowFromEveryFace = everyFace; }
+    /** The flag set by setCastsShadowFromEveryFace(). */
+    [[nodiscard]] bool castsShadowFromEveryFace() const noexcept { return m_castsShadowFromEveryFace; }
     /** Whether this node's Lit materials are darkened by the shadow map (docs/shadows.md);
      *  false draws them lit as without shadows. This node only. Default true. */
     void setReceivesShadow(bool receives) noexcept { m_receivesShadow = receives; }
@@ -335,7 +365,9 @@ private:
     std::uint32_t m_layerMask = 1;
     std::uint32_t m_lightChannels = 1;
     bool m_visible = true;
-    bool m_castsShadow = true;
+    ShadowCasting m_shadowCasting = ShadowCasting::On;
+    bool m_shadowIsStatic = false;
+    bool m_castsShadowFromEveryFace = false;
     bool m_receivesShadow = true;
     bool m_frustumCulled = true;
 

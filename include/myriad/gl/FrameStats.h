@@ -39,7 +39,7 @@ struct FrameStats {
      *  that drew nothing or threw; Renderer::prepare() keeps the last render()'s number).
      *  GpuCulledCounts::frame refers to it. */
     std::uint64_t frame = 0;
-    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count)
+    std::uint32_t views = 0;            ///< views drawn (views with an empty viewport skip; the light's shadow views count, and each lamp shadow tile pass drawn: a static one the cache holds is not)
     std::uint32_t drawCalls = 0;        ///< glDraw* calls issued, all views (particles and scatter included)
     /** Draws those calls made: a glMultiDrawElementsIndirect of the table-driven path counts
      *  each of its commands (one per batch or MeshNode it draws), any other draw call one. So
@@ -195,6 +195,13 @@ struct FrameStats {
      *  glProgramBinary); the driver's compile threads run during the uploads in between. */
     double compileMs = 0.0;
     double frameMs = 0.0;   ///< the whole render() call
+    /** Point and spot lamps whose shadow tiles this frame drew (LightNode::setCastsShadow(true),
+     *  within Scene::lampShadows' budget; docs/lighting.md, "Lamp shadows"). */
+    std::uint32_t shadowedLamps = 0;
+    /** Lamp shadow tiles (a spot's one, a point lamp's six) whose cached static map was drawn
+     *  this frame (LampShadowBudget::staticCache): the first frame, and frames where a static
+     *  caster in the tile or the lamp changed. 0 in a steady frame. */
+    std::uint32_t lampShadowStaticDraws = 0;
 
     /** myriad's own CPU time in this frame, driver work excluded. */
     [[nodiscard]] double myriadMs() const noexcept { return cullMs + uploadMs + submitMs - drawMs - skinPaletteMs; }
