@@ -45,6 +45,13 @@ inline constexpr std::uint32_t kPreviousRecordUnit = 10;
 /** usamplerBuffer u_lightList (kLit): the clustered light list of the view, every view's part
  *  in one RGBA32UI buffer texture (renderer/LightList.h, docs/lighting.md). */
 inline constexpr std::uint32_t kLightListUnit = 11;
+/** sampler2D u_metallicRoughnessTexture, u_normalTexture, u_occlusionTexture, u_emissiveTexture
+ *  (kMaterialTextures, + their sampler objects): a material's extra textures (docs/lighting.md,
+ *  "Material textures"). */
+inline constexpr std::uint32_t kMetallicRoughnessUnit = 12;
+inline constexpr std::uint32_t kNormalUnit = 13;
+inline constexpr std::uint32_t kOcclusionUnit = 14;
+inline constexpr std::uint32_t kEmissiveUnit = 15;
 /** The row's texel whose .x holds the draw's first record slot in the record arena (uint bits),
  *  which the kIndexed variants of the table path add the instance to (renderer/DrawTable.h). */
 inline constexpr std::uint32_t kDrawRowRecordSlotTexel = 11;
@@ -74,9 +81,10 @@ inline constexpr std::uint32_t kToneMapSourceUnit = kBaseColorUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 11> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 15> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
-    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit};
+    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit,
+    kMetallicRoughnessUnit, kNormalUnit, kOcclusionUnit, kEmissiveUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 
@@ -135,10 +143,11 @@ inline constexpr std::uint32_t kDrawIdLocation = 8;
 /** Attribute locations a surface program reads: the vertex (InstanceRecord.h location::) and
  *  the record stream's four vec4 rows; a scatter program reads its two rows in the record's
  *  first two places. */
-inline constexpr std::array<std::uint32_t, 11> kSurfaceLocations{
+inline constexpr std::array<std::uint32_t, 13> kSurfaceLocations{
     location::kPosition,     location::kNormal,       location::kUv0,          location::kColor,
     location::kInstanceRow0, location::kInstanceRow1, location::kInstanceRow2, location::kInstanceColor,
-    kDrawIdLocation,         location::kJoints,       location::kWeights};
+    kDrawIdLocation,         location::kJoints,       location::kWeights,      location::kUv1,
+    location::kTangent};
 
 // ---- the checks ---------------------------------------------------------------------------------
 

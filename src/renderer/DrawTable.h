@@ -49,6 +49,7 @@
 // low), near double precision, the way "relative to eye" rendering does it (Cozzi and Ring,
 // 3D Engine Design for Virtual Globes, 2011, section 5.4), so a row does not depend on the view.
 #include "renderer/GlLimits.h"
+#include "renderer/GpuResources.h"  // MaterialTextures
 #include "renderer/GpuCulling.h"  // DrawElementsIndirectCommand
 #include "renderer/ViewPass.h"
 #include "gl/Bindings.h"  // kDrawRowTexels
@@ -92,6 +93,7 @@ struct TableGroup {
     const Material* material = nullptr;  ///< the first draw's: its surface function
     const Texture2D* texture = nullptr;  ///< base colour texture, or none
     GLuint sampler = 0;                  ///< its sampler object (0 without a texture)
+    MaterialTextures materialTextures{}; ///< the material's extra textures (kMaterialTextures), equal for every draw
     GLenum cullFace = GL_NONE;           ///< GL_BACK, GL_FRONT, or GL_NONE for no face culling
     bool culledPairs = false;            ///< GPU-culled: pairs from the culled pair buffer
     std::uint32_t vertexArena = 0;       ///< the mesh arena (vertex layout) it draws from
@@ -192,6 +194,7 @@ private:
         GLenum cullFace = GL_NONE;
         bool culledPairs = false;
         std::uint32_t vertexArena = 0;
+        MaterialTextures materialTextures{};
         friend bool operator==(const GroupKey&, const GroupKey&) = default;
     };
     struct GroupKeyHash {
@@ -201,6 +204,9 @@ private:
             h ^= (std::uint64_t{key.texture} << 32 | key.sampler) + (h << 6) + (h >> 2);
             h ^= (key.cullFace | (key.culledPairs ? 1u << 31 : 0u)) + (h << 6) + (h >> 2);
             h ^= key.vertexArena + (h << 6) + (h >> 2);
+            for (const GLuint id : key.materialTextures.textureIds) {
+                h ^= id + (h << 6) + (h >> 2);
+            }
             return static_cast<std::size_t>(h);
         }
     };

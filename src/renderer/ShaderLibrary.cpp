@@ -32,7 +32,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 21> kFeatureNames{{
+constexpr std::array<FeatureName, 23> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -54,6 +54,8 @@ constexpr std::array<FeatureName, 21> kFeatureNames{{
     {kVelocity, "MYRIAD_VELOCITY"},
     {kMetallicRoughness, "MYRIAD_METALLIC_ROUGHNESS"},
     {kFog, "MYRIAD_FOG"},
+    {kMaterialTextures, "MYRIAD_MATERIAL_TEXTURES"},
+    {kTangentFrame, "MYRIAD_TANGENT_FRAME"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -112,6 +114,9 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       lightChannels(program.uniformLocation("u_lightChannels")),
       metallicRoughness(program.uniformLocation("u_metallicRoughness")),
       emissive(program.uniformLocation("u_emissive")),
+      textureSlots(program.uniformLocation("u_textureSlots")),
+      textureTransform(program.uniformLocation("u_textureTransform")),
+      textureFactors(program.uniformLocation("u_textureFactors")),
       lightBase(program.uniformLocation("u_lightBase")),
       lightCounts(program.uniformLocation("u_lightCounts")),
       lightGrid(program.uniformLocation("u_lightGrid")),
