@@ -148,6 +148,16 @@ TEST_CASE("a normal map tilts Lambert shading exactly as its normal says", "[tex
         CHECK(std::abs(grey(fixture.render(scene), kSize / 2, kSize / 2) -
                        encoded(glm::dot(decodedNormal(128, s, c), -scene.light.direction))) <= 2);
     }
+    SECTION("a mirrored node (scale x -1): the map's +Y stays up the image") {
+        const std::uint8_t g = normalByte(std::sin(a));
+        const std::uint8_t b = normalByte(std::cos(a));
+        material.normalTexture.image = solid(128, g, b);
+        auto& node = scene.root().emplace<MeshNode>(wall(tangents), material, "wall");
+        node.setScale({-1.0f, 1.0f, 1.0f});
+        scene.light.direction = -glm::vec3(0.0f, std::sin(a), std::cos(a));  // from +y
+        CHECK(std::abs(grey(fixture.render(scene), kSize / 2, kSize / 2) -
+                       encoded(glm::dot(decodedNormal(128, g, b), -scene.light.direction))) <= 2);
+    }
     SECTION("normalScale 0 flattens the map") {
         material.normalTexture.image = solid(normalByte(std::sin(a)), 128, normalByte(std::cos(a)));
         material.normalScale = 0.0f;
@@ -340,4 +350,28 @@ TEST_CASE("KHR_texture_transform's offset, rotation and scale move a checker as 
         node.material() = lit;
         check(0.25f, 0.5f, kBlack);  // now on red 0
     }
+}
+
+TEST_CASE("two materials that differ only in their texture transform draw as two groups", "[textures][pixels][table]") {
+    RenderFixture fixture;
+    Scene scene;
+    // The left and right halves, one material each: the same image and sampler, offsets 0 and
+    // 0.5 along u, so the same point of the texture shows red on one and green on the other.
+    Material left = unlit();
+    left.baseColorTexture = std::make_shared<const Image>(Image{2, 1, {255, 0, 0, 255, 0, 255, 0, 255}});
+    left.sampler = TextureSampler::nearest();
+    left.baseColorTransform.scale = {1.0f, 1.0f};
+    left.baseColorTransform.offset = {0.0f, 0.0f};
+    left.baseColorTransform.rotation = 1.0e-30f;  // not the identity: the material-textures variant
+    Material right = left;
+    right.baseColorTransform.offset = {0.5f, 0.0f};
+    MeshData data = shapes::quad(1.0f, 2.0f);
+    data.uv0.assign(4, glm::vec2(0.25f, 0.5f));
+    auto half = MeshGeometry::create(std::move(data), "half");
+    scene.root().emplace<MeshNode>(half, left, "left").setPosition({-0.5, 0.0, 0.0});
+    scene.root().emplace<MeshNode>(half, right, "right").setPosition({0.5, 0.0, 0.0});
+    const Image image = fixture.render(scene);
+    CHECK(fixture.renderer.lastFrameStats().multiDrawCalls == 2);
+    MYRIAD_CHECK_PIXEL(image, pixelX(-0.5f, kSize), kSize / 2, kRed);
+    MYRIAD_CHECK_PIXEL(image, pixelX(0.5f, kSize), kSize / 2, kGreen);
 }
