@@ -5,7 +5,7 @@
 // one vertex and one index buffer (MeshArena), their records in one record buffer
 // (RecordArena), their per-draw constants as one row each in one draw table (a buffer texture
 // read by the vertex stage), and every group of them that shares a program variant, texture,
-// sampler and face culling as one glMultiDrawElementsIndirect. Everything else keeps its own
+// sampler, material textures and face culling as one glMultiDrawElementsIndirect. Everything else keeps its own
 // draw call (Renderer::Impl::draw).
 //
 // How a vertex finds its draw's row with neither gl_DrawID nor gl_BaseInstance (both need
@@ -87,7 +87,8 @@ struct SplitVec3 {
 [[nodiscard]] SplitVec3 splitDouble(const glm::dvec3& value) noexcept;
 class ShaderLibrary;
 
-/** One multi-draw call: draws that share a program variant, texture, sampler and face culling. */
+/** One multi-draw call: draws that share a program variant, texture, sampler, material textures
+ *  (MaterialTextures: the extra textures, their samplers, sets and transforms) and face culling. */
 struct TableGroup {
     std::uint32_t features = 0;          ///< the program variant's switches (kTabled | kInstanced | ...)
     const Material* material = nullptr;  ///< the first draw's: its surface function

@@ -92,7 +92,7 @@ struct TextureSampler {
  *  (texture coordinates with v down, as glTF's). A value type; the default is the identity. */
 struct TextureTransform {
     glm::vec2 offset{0.0f};  ///< added last, in texture coordinates (1 = one texture width/height)
-    float rotation = 0.0f;   ///< radians; positive turns the image clockwise on a v-down quad (glTF)
+    float rotation = 0.0f;   ///< radians, counter-clockwise about the UV origin (the extension's words)
     glm::vec2 scale{1.0f};   ///< multiplies u and v first
     /** True for the default (no transform): the shader then skips it. */
     [[nodiscard]] bool isIdentity() const noexcept {
