@@ -35,6 +35,12 @@
 //   MYRIAD_ENCODE_SRGB       rgb encoded by myriad_encodeSrgb() (IEC 61966-2-1, defined by
 //                            ShaderLibrary before this text): a linear 8-bit target that the
 //                            view wants display-encoded; blending then mixes encoded values
+//   MYRIAD_MATERIAL_TEXTURES the material's extra textures (docs/lighting.md, "Material
+//                            textures"): metallic-roughness, normal, occlusion and emissive,
+//                            each at its coordinate set (uv0, uv1) and KHR_texture_transform,
+//                            the base colour's set and transform too
+//   MYRIAD_TANGENT_FRAME     (with it) the normal map's frame from the mesh's tangents
+//                            (v_tangent); otherwise from screen-space derivatives
 //   MYRIAD_VELOCITY          output 1: window position now minus in the previous frame, in
 //                            pixels, +x right, +y up (View::velocity, docs/visibility.md)
 in vec3 v_normal;
@@ -117,6 +123,80 @@ layout(std430, binding = MYRIAD_BINDING_MATERIAL_TABLE) readonly buffer MyriadMa
     MyriadMaterial myriad_materialTable[];
 };
 MyriadMaterial myriad_material(int index) { return myriad_materialTable[index]; }
+
+#ifdef MYRIAD_MATERIAL_TEXTURES
+// Slots: 0 base colour (u_baseColorTexture), 1 metallic-roughness (linear; B metallic, G
+// roughness), 2 normal (linear, tangent space), 3 occlusion (linear, R), 4 emissive (sRGB:
+// reads linear). glTF 2.0 section 3.9 and KHR_texture_transform.
+in vec2 v_uv1;
+#ifdef MYRIAD_TANGENT_FRAME
+in vec4 v_tangent;
+#endif
+layout(binding = MYRIAD_UNIT_METALLIC_ROUGHNESS) uniform sampler2D u_metallicRoughnessTexture;
+layout(binding = MYRIAD_UNIT_NORMAL) uniform sampler2D u_normalTexture;
+layout(binding = MYRIAD_UNIT_OCCLUSION) uniform sampler2D u_occlusionTexture;
+layout(binding = MYRIAD_UNIT_EMISSIVE) uniform sampler2D u_emissiveTexture;
+uniform ivec2 u_textureSlots;       // x: bit k, slot k has a texture (1..4); y: bit k, slot k reads uv1
+uniform vec3 u_textureTransform[10];  // per slot two rows: uv' = (dot(row0, (uv, 1)), dot(row1, (uv, 1)))
+uniform vec2 u_textureFactors;      // normal scale, occlusion strength
+
+// Slot @p slot's coordinate: uv0 (@p uv0) or uv1, through its KHR_texture_transform.
+vec2 myriad_textureUv(int slot, vec2 uv0) {
+    vec3 uv = vec3(((u_textureSlots.y >> slot) & 1) != 0 ? v_uv1 : uv0, 1.0);
+    return vec2(dot(u_textureTransform[2 * slot], uv), dot(u_textureTransform[2 * slot + 1], uv));
+}
+
+bool myriad_hasTexture(int slot) { return ((u_textureSlots.x >> slot) & 1) != 0; }
+
+// The normal map's normal (slot 2) in world space, for a fragment whose shading normal is @p n
+// (unit, facing the viewer; @p front: the side the mesh faces). The frame is the front side's:
+// tangent t, bitangent b = cross(n, t) * handedness (glTF: towards the map's +Y, up the
+// image), from the mesh's tangents or, without them, from screen-space derivatives of the
+// position and the map's coordinate (solved for dp/du and dp/dv per pixel). A back face (a
+// double-sided material) shades with the front's perturbed normal turned round, as three.js.
+vec3 myriad_mappedNormal(vec3 n, bool front) {
+    vec2 uv = myriad_textureUv(2, v_uv0);
+    // Sampled before any branch that differs between pixels (implicit derivatives).
+    vec3 m = texture(u_normalTexture, uv).xyz * 2.0 - 1.0;
+    vec3 faceNormal = front ? n : -n;
+#ifdef MYRIAD_TANGENT_FRAME
+    vec3 t = v_tangent.xyz - faceNormal * dot(faceNormal, v_tangent.xyz);
+    // A mirrored transform (v_handedness -1) turns the cross product round: cross(M n, M t) =
+    // det(M) M^-T cross(n, t) for the outward normal the vertex stage gives.
+    float handedness = (v_tangent.w < 0.0 ? -1.0 : 1.0) * v_handedness;
+#else
+    vec3 q0 = dFdx(v_relativePosition);
+    vec3 q1 = dFdy(v_relativePosition);
+    vec2 s0 = dFdx(uv);
+    vec2 s1 = dFdy(uv);
+    float det = s0.x * s1.y - s1.x * s0.y;
+    vec3 dpdu = (q0 * s1.y - q1 * s0.y) / det;
+    vec3 dpdv = (q1 * s0.x - q0 * s1.x) / det;  // v down the image (glTF's coordinates)
+    vec3 t = dpdu - faceNormal * dot(faceNormal, dpdu);
+    float handedness = dot(cross(faceNormal, t), -dpdv) < 0.0 ? -1.0 : 1.0;
+    if (det == 0.0) {
+        t = vec3(0.0);  // no texture-space area here: the normal stays
+    }
+#endif
+    if (!myriad_hasTexture(2) || dot(t, t) <= 0.0) {
+        return n;
+    }
+    t = normalize(t);
+    vec3 b = cross(faceNormal, t) * handedness;
+    m.xy *= u_textureFactors.x;
+    vec3 mapped = normalize(t * m.x + b * m.y + faceNormal * m.z);
+    return front ? mapped : -mapped;
+}
+
+// The occlusion texture's red channel (slot 3) as the fraction of ambient light that reaches
+// the fragment: 1 + strength * (red - 1) (glTF occlusionTexture.strength); 1 without one.
+float myriad_occlusion(vec2 uv0) {
+    if (!myriad_hasTexture(3)) {
+        return 1.0;
+    }
+    return 1.0 + u_textureFactors.y * (texture(u_occlusionTexture, myriad_textureUv(3, uv0)).r - 1.0);
+}
+#endif
 
 #ifdef MYRIAD_VELOCITY
 layout(location = 0) out vec4 o_color;
@@ -487,9 +567,13 @@ struct SurfaceOutput {
     float alpha;
 };
 
-// The material's base colour factor times its texture at uv (linear RGBA).
+// The material's base colour factor times its texture at uv (linear RGBA); with material
+// textures, at the base colour's set (uv or uv1) through its KHR_texture_transform.
 vec4 myriad_materialColor(vec2 uv) {
     vec4 color = u_baseColor;
+#ifdef MYRIAD_MATERIAL_TEXTURES
+    uv = myriad_textureUv(0, uv);
+#endif
     if (u_hasTexture != 0) {
         color *= texture(u_baseColorTexture, uv);
     }
@@ -628,6 +712,9 @@ void main() {
     if (!front) {
         normal = -normal;  // two-sided materials light their back faces too
     }
+#if defined(MYRIAD_MATERIAL_TEXTURES) && !defined(MYRIAD_DEPTH_ONLY)
+    normal = myriad_mappedNormal(normal, front);  // the normal map, if any
+#endif
     SurfaceInput s;
     s.uv = v_uv0;
     s.color = v_color;
@@ -662,12 +749,28 @@ void main() {
 #ifdef MYRIAD_METALLIC_ROUGHNESS
     float metallic = clamp(u_metallicRoughness.x, 0.0, 1.0);
     float roughness = clamp(u_metallicRoughness.y, 0.045, 1.0);
+#ifdef MYRIAD_MATERIAL_TEXTURES
+    if (myriad_hasTexture(1)) {  // glTF: B metallic, G roughness, times the factors
+        vec4 metallicRoughnessTexel = texture(u_metallicRoughnessTexture, myriad_textureUv(1, v_uv0));
+        metallic = clamp(metallic * metallicRoughnessTexel.b, 0.0, 1.0);
+        roughness = clamp(u_metallicRoughness.y * metallicRoughnessTexel.g, 0.045, 1.0);
+    }
+#endif
 #else
     float metallic = 0.0;
     float roughness = 1.0;
 #endif
+    // Ambient occlusion: the ambient (indirect) light only, never the lights added below (glTF).
     float occlusion = 1.0;
+#ifdef MYRIAD_MATERIAL_TEXTURES
+    occlusion = myriad_occlusion(v_uv0);
+#endif
     vec3 emission = u_emissive;
+#ifdef MYRIAD_MATERIAL_TEXTURES
+    if (myriad_hasTexture(4)) {  // sRGB texture: reads linear; times emissive * strength
+        emission *= texture(u_emissiveTexture, myriad_textureUv(4, v_uv0)).rgb;
+    }
+#endif
 #ifdef MYRIAD_METALLIC_ROUGHNESS
     brdfSurface = MyriadBrdfSurface(mix(albedo.rgb, vec3(0.0), metallic), mix(vec3(0.04), albedo.rgb, metallic),
                                     roughness * roughness);
@@ -684,6 +787,7 @@ void main() {
 #else
     rgb = myriad_ambient(brdfSurface, normal, view, 1.0, vec2(0.0));  // Lambert: albedo * E / pi
 #endif
+    rgb *= occlusion;  // ambient only
     uint channels = myriad_lightChannels();
 #ifdef MYRIAD_INSTANCE_LIGHT_CHANNELS
     channels &= myriad_instanceChannels();  // the node's and the instance's (docs/lighting.md)

@@ -20,6 +20,10 @@
 //                                  had in the previous frame, from the previous view-projection,
 //                                  node matrix and (instanced) record, for surface.frag's
 //                                  second output (docs/visibility.md, "Motion vectors")
+//   MYRIAD_MATERIAL_TEXTURES       the material's extra textures (docs/lighting.md, "Material
+//                                  textures"): the second texture coordinate set is passed on
+//                                  (v_uv1; (0, 0) for a mesh without, whose attribute is off)
+//   MYRIAD_TANGENT_FRAME           with it: the mesh's tangents, to world space, as v_tangent
 //   MYRIAD_USER_VERTEX             (not a feature bit: the material's SurfaceShader has a
 //                                  vertex function) the user's vertex() moves each vertex and
 //                                  its normal, spliced in at MYRIAD_VERTEX_FUNCTION below
@@ -125,6 +129,16 @@ mat3x4 myriad_skin() {
 #endif
 
 out vec3 v_normal;            // world space, not normalised
+#ifdef MYRIAD_MATERIAL_TEXTURES
+// A disabled attribute reads its current value, (0, 0, 0, 1) unless set: uv1 (0, 0) for a
+// mesh without one.
+layout(location = MYRIAD_LOCATION_UV1) in vec2 a_uv1;
+out vec2 v_uv1;
+#endif
+#ifdef MYRIAD_TANGENT_FRAME
+layout(location = MYRIAD_LOCATION_TANGENT) in vec4 a_tangent;  // model space xyz, handedness w
+out vec4 v_tangent;  // world space xyz (not normalised), the mesh's handedness w
+#endif
 out vec2 v_uv0;
 out vec4 v_color;             // vertex colour * instance colour, linear
 out vec3 v_relativePosition;  // world position minus the eye
@@ -327,6 +341,18 @@ void main() {
     v_relativePosition = relative.xyz;
     v_handedness = determinant(linear) < 0.0 ? -1.0 : 1.0;
     v_uv0 = a_uv0;
+#ifdef MYRIAD_MATERIAL_TEXTURES
+    v_uv1 = a_uv1;
+#endif
+#ifdef MYRIAD_TANGENT_FRAME
+    // A tangent is a direction along the surface: it transforms by the linear part itself
+    // (skinned by the blended rows, as the normal; morph targets leave it as it is).
+    vec3 tangent = a_tangent.xyz;
+#ifdef MYRIAD_SKIN
+    tangent = vec4(tangent, 0.0) * skin;
+#endif
+    v_tangent = vec4(linear * tangent, a_tangent.w);
+#endif
     v_color = color;
     v_instanceIndex = myriad_instanceIndex();
 #ifdef MYRIAD_LOD_FADE

@@ -156,6 +156,14 @@ PackedVertexLayout layoutOf(const MeshData& data) noexcept {
         place(layout.joints, VertexStorage::UScaled16, 4, 4);
         place(layout.weights, VertexStorage::Float32, 4, 4);
     }
+    // Optional attributes as the skin's: only meshes that have them carry them (their own
+    // layout and arena), so every other mesh keeps its 48-byte float layout.
+    if (!data.uv1.empty()) {
+        place(layout.uv1, VertexStorage::Float32, 2, 2);
+    }
+    if (!data.tangents.empty()) {
+        place(layout.tangent, VertexStorage::Float32, 4, 4);
+    }
     layout.strideBytes = offset;
     return layout;
 }
@@ -227,6 +235,19 @@ MeshGeometry::MeshGeometry(MeshData data, std::string name)
     checkSize(data.colors.size(), "colors");
     checkSize(data.joints.size(), "joints");
     checkSize(data.weights.size(), "weights");
+    checkSize(data.uv1.size(), "uv1");
+    checkSize(data.tangents.size(), "tangents");
+    for (std::size_t i = 0; i < data.uv1.size(); ++i) {
+        if (!detail::allFinite(data.uv1[i])) {
+            throw InvalidArgument(where + ": uv1 " + std::to_string(i) + " has NaN or Inf");
+        }
+    }
+    for (std::size_t i = 0; i < data.tangents.size(); ++i) {
+        if (!detail::allFinite(data.tangents[i]) || data.tangents[i].w == 0.0f) {
+            throw InvalidArgument(where + ": tangent " + std::to_string(i) +
+                                  " has NaN or Inf, or handedness (w) 0; w must be +1 or -1");
+        }
+    }
     if (data.joints.size() != data.weights.size()) {
         throw InvalidArgument(where + ": " + std::to_string(data.joints.size()) + " joints and " +
                               std::to_string(data.weights.size()) + " weights; a skin needs both, one per vertex");
@@ -355,6 +376,12 @@ std::vector<std::byte> MeshGeometry::packedVertices() const {
             const glm::vec4 joints(m_data.joints[i]);  // each index fits UScaled16 exactly
             writeAttribute(vertex + layout.joints.offsetBytes, joints, layout.joints);
             writeAttribute(vertex + layout.weights.offsetBytes, m_data.weights[i], layout.weights);
+        }
+        if (layout.uv1.components != 0) {
+            writeAttribute(vertex + layout.uv1.offsetBytes, m_data.uv1[i], layout.uv1);
+        }
+        if (layout.tangent.components != 0) {
+            writeAttribute(vertex + layout.tangent.offsetBytes, m_data.tangents[i], layout.tangent);
         }
     }
     return bytes;

@@ -49,7 +49,11 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_BINDING_PARTICLE_TARGET " << kParticleTargetBinding << "\n"
         << "#define MYRIAD_BINDING_PARTICLE_ORDER " << kParticleOrderBinding << "\n"
         << "#define MYRIAD_BINDING_SKIN_PALETTE " << kSkinPaletteBinding << "\n"
-        << "#define MYRIAD_UNIT_ENVIRONMENT " << kEnvironmentUnit << "\n";
+        << "#define MYRIAD_UNIT_ENVIRONMENT " << kEnvironmentUnit << "\n"
+        << "#define MYRIAD_UNIT_METALLIC_ROUGHNESS " << kMetallicRoughnessUnit << "\n"
+        << "#define MYRIAD_UNIT_NORMAL " << kNormalUnit << "\n"
+        << "#define MYRIAD_UNIT_OCCLUSION " << kOcclusionUnit << "\n"
+        << "#define MYRIAD_UNIT_EMISSIVE " << kEmissiveUnit << "\n";
     return out.str();
     }();
     return defines;

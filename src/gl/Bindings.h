@@ -45,6 +45,13 @@ inline constexpr std::uint32_t kPreviousRecordUnit = 10;
 /** usamplerBuffer u_lightList (kLit): the clustered light list of the view, every view's part
  *  in one RGBA32UI buffer texture (renderer/LightList.h, docs/lighting.md). */
 inline constexpr std::uint32_t kLightListUnit = 11;
+/** sampler2D u_metallicRoughnessTexture, u_normalTexture, u_occlusionTexture, u_emissiveTexture
+ *  (kMaterialTextures, + their sampler objects): a material's extra textures (docs/lighting.md,
+ *  "Material textures"). */
+inline constexpr std::uint32_t kMetallicRoughnessUnit = 12;
+inline constexpr std::uint32_t kNormalUnit = 13;
+inline constexpr std::uint32_t kOcclusionUnit = 14;
+inline constexpr std::uint32_t kEmissiveUnit = 15;
 /** sampler2D u_environmentMap (kImageAmbient): the scene's Environment prefiltered with GGX, an
  *  equirectangular RGBA16F mip chain, level k for roughness k / (levels - 1)
  *  (renderer/EnvironmentMap.h, docs/lighting.md "Image-based ambient"); also the prefilter
@@ -89,10 +96,11 @@ inline constexpr std::uint32_t kToneMapSourceUnit = kBaseColorUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 15> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 19> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
-    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit, kEnvironmentUnit,
-    kInstanceLightChannelsUnit, kLampShadowAtlasUnit, kLampShadowRecordsUnit};
+    kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit,
+    kMetallicRoughnessUnit, kNormalUnit, kOcclusionUnit, kEmissiveUnit, kEnvironmentUnit, kInstanceLightChannelsUnit,
+    kLampShadowAtlasUnit, kLampShadowRecordsUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 
@@ -151,10 +159,11 @@ inline constexpr std::uint32_t kDrawIdLocation = 8;
 /** Attribute locations a surface program reads: the vertex (InstanceRecord.h location::) and
  *  the record stream's four vec4 rows; a scatter program reads its two rows in the record's
  *  first two places. */
-inline constexpr std::array<std::uint32_t, 11> kSurfaceLocations{
+inline constexpr std::array<std::uint32_t, 13> kSurfaceLocations{
     location::kPosition,     location::kNormal,       location::kUv0,          location::kColor,
     location::kInstanceRow0, location::kInstanceRow1, location::kInstanceRow2, location::kInstanceColor,
-    kDrawIdLocation,         location::kJoints,       location::kWeights};
+    kDrawIdLocation,         location::kJoints,       location::kWeights,      location::kUv1,
+    location::kTangent};
 
 // ---- the checks ---------------------------------------------------------------------------------
 

@@ -43,6 +43,8 @@ std::string layoutDefines() {
         << "#define MYRIAD_LOCATION_INSTANCE_COLOR " << location::kInstanceColor << "\n"
         << "#define MYRIAD_LOCATION_JOINTS " << location::kJoints << "\n"
         << "#define MYRIAD_LOCATION_WEIGHTS " << location::kWeights << "\n"
+        << "#define MYRIAD_LOCATION_UV1 " << location::kUv1 << "\n"
+        << "#define MYRIAD_LOCATION_TANGENT " << location::kTangent << "\n"
         << "#define MYRIAD_MAX_MORPH_TARGETS " << kMaxMorphTargets << "\n";
     return out.str();
 }

@@ -35,7 +35,10 @@ bool sameMaterial(const Material& a, const Material& b) {
     return a.name == b.name && a.baseColor == b.baseColor && a.shading == b.shading &&
            a.alphaMode == b.alphaMode && a.alphaCutoff == b.alphaCutoff &&
            a.doubleSided == b.doubleSided && a.baseColorTexture == b.baseColorTexture && a.metallic == b.metallic &&
-           a.roughness == b.roughness && a.emissive == b.emissive && a.emissiveStrength == b.emissiveStrength;
+           a.roughness == b.roughness && a.emissive == b.emissive && a.emissiveStrength == b.emissiveStrength &&
+           a.metallicRoughnessTexture.image == b.metallicRoughnessTexture.image &&
+           a.normalTexture.image == b.normalTexture.image && a.occlusionTexture.image == b.occlusionTexture.image &&
+           a.emissiveTexture.image == b.emissiveTexture.image;
 }
 
 std::string describe(const SceneNode& node) {
@@ -234,8 +237,11 @@ private:
             out.extensions[kUnlit] = tinygltf::Value(tinygltf::Value::Object{});
             useExtension(kUnlit);
         }
-        if (material.baseColorTexture) {
-            warn("material '" + material.name + "': its base colour texture is not exported");
+        if (material.baseColorTexture || material.metallicRoughnessTexture || material.normalTexture ||
+            material.occlusionTexture || material.emissiveTexture) {
+            // Images are not encoded (no PNG writer here): the factors are written, the
+            // textures, their sets and transforms are not; TEXCOORD_1 and TANGENT are.
+            warn("material '" + material.name + "': its textures are not exported");
         }
         m_materials.push_back(material);
         m_model.materials.push_back(std::move(out));
@@ -257,6 +263,12 @@ private:
         if (!data.uv0.empty()) {
             primitive.attributes["TEXCOORD_0"] =
                 addFloatAccessor(data.uv0, TINYGLTF_TYPE_VEC2, kArrayBuffer);
+        }
+        if (!data.uv1.empty()) {
+            primitive.attributes["TEXCOORD_1"] = addFloatAccessor(data.uv1, TINYGLTF_TYPE_VEC2, kArrayBuffer);
+        }
+        if (!data.tangents.empty()) {
+            primitive.attributes["TANGENT"] = addFloatAccessor(data.tangents, TINYGLTF_TYPE_VEC4, kArrayBuffer);
         }
         if (!data.colors.empty()) {
             primitive.attributes["COLOR_0"] =

@@ -10,6 +10,7 @@
 #include "gltf/Meshopt.h"
 #endif
 #include "myriad/core/LightNode.h"
+#include "myriad/core/Tangents.h"
 #include "myriad/image/ImageIO.h"
 #include "myriad/util/Error.h"
 #include "myriad/util/Log.h"
@@ -430,6 +431,10 @@ const AccessorRule kQuantizedPositionRule{
 const AccessorRule kQuantizedNormalRule{
     kTypesVec3, kFloatOrSignedNormalized, true,
     "float VEC3, or with KHR_mesh_quantization normalized byte or normalized short VEC3"};
+const AccessorRule kTangentRule{kTypesVec4, kFloatOnly, false, "float VEC4"};
+const AccessorRule kQuantizedTangentRule{
+    kTypesVec4, kFloatOrSignedNormalized, true,
+    "float VEC4, or with KHR_mesh_quantization normalized byte or normalized short VEC4"};
 const AccessorRule kQuantizedTexcoordRule{
     kTypesVec2, kFloatOrAnyInt, false,
     "float VEC2, or with KHR_mesh_quantization (unsigned) byte or (unsigned) short VEC2, "
@@ -1350,9 +1355,18 @@ private:
         data.uv0 = optionalAttribute<2>(primitive, "TEXCOORD_0",
                                         m_quantized ? kQuantizedTexcoordRule : kTexcoordRule,
                                         vertexCount, glm::vec2(0.0f), where, data.encoding.uv0);
-        if (!data.uv0.empty() && primitive.material >= 0 &&
-            applyTextureTransform(primitive.material, data.uv0, where)) {
-            data.encoding.uv0 = VertexStorage::Float32;
+        // KHR_texture_transform stays on the material (Material::baseColorTransform and each
+        // TextureSlot's), so the coordinates keep their storage (a quantized file's integers).
+        VertexStorage uv1Storage = VertexStorage::Float32;  // uv1 is always stored as float
+        data.uv1 = optionalAttribute<2>(primitive, "TEXCOORD_1",
+                                        m_quantized ? kQuantizedTexcoordRule : kTexcoordRule,
+                                        vertexCount, glm::vec2(0.0f), where, uv1Storage);
+        VertexStorage tangentStorage = VertexStorage::Float32;  // tangents are always stored as float
+        data.tangents = optionalAttribute<4>(primitive, "TANGENT",
+                                             m_quantized ? kQuantizedTangentRule : kTangentRule,
+                                             vertexCount, glm::vec4(1.0f, 0.0f, 0.0f, 1.0f), where, tangentStorage);
+        for (glm::vec4& t : data.tangents) {
+            t.w = t.w < 0.0f ? -1.0f : 1.0f;  // glTF: exactly +1 or -1; a quantized value rounds
         }
         data.colors = optionalAttribute<4>(primitive, "COLOR_0", kColorRule, vertexCount,
                                            glm::vec4(1.0f), where, data.encoding.color);
@@ -1404,6 +1418,18 @@ private:
         }
 
         m_dracoAccessors.clear();
+
+        // A normal map needs tangents (glTF 2.0 section 3.7.2.1: "When tangents are not
+        // specified, client implementations SHOULD calculate tangents using default MikkTSpace
+        // algorithms"): generated from uv0 when the file has none.
+        if (primitive.material >= 0 && data.tangents.empty() && !data.uv0.empty() &&
+            convertedMaterial(primitive.material, where).normalTexture) {
+            try {
+                generateTangents(data);
+            } catch (const InvalidArgument& e) {
+                fail(where + ": generating tangents: " + e.what());
+            }
+        }
 
         ImportedPrimitive out;
         out.name = std::move(name);
@@ -2341,6 +2367,8 @@ private:
         };
         expand(data.positions);
         expand(data.uv0);
+        expand(data.uv1);
+        expand(data.tangents);
         expand(data.colors);
         expand(data.joints);
         expand(data.weights);
@@ -2379,6 +2407,15 @@ private:
                 n = length > 0.0 && std::isfinite(length) ? glm::vec3(turned / length)
                                                           : kFallbackNormal;
             }
+        }
+        // Tangents are directions along the surface: the 3x3 part, renormalised; a mirroring
+        // transform turns the handedness round (the bitangent cross(n, t) * w must stay the
+        // mirrored one, and cross(M n, M t) = det(M) M^-T cross(n, t)).
+        for (glm::vec4& t : data.tangents) {
+            const glm::dvec3 turned = linear * glm::dvec3(t);
+            const double length = glm::length(turned);
+            t = glm::vec4(length > 0.0 && std::isfinite(length) ? glm::vec3(turned / length) : glm::vec3(1.0f, 0.0f, 0.0f),
+                          det < 0.0 ? -t.w : t.w);
         }
         // Morph deltas are offsets: the 3x3 part only, no translation. Normal deltas go through
         // the normals' cofactor divided by |det|^(2/3), which for a uniform scale s is exactly
@@ -2475,73 +2512,78 @@ private:
         return result;
     }
 
-    /** KHR_texture_transform on the base colour texture of material @p index, applied to
-     *  @p uv (the primitive's TEXCOORD_0, the one set read): uv' = T * R * S * uv with the
-     *  extension's offset (default 0, 0), rotation (radians, counter-clockwise, default 0) and
-     *  scale (default 1, 1). gltfpack writes one to dequantize integer texture coordinates.
-     *  Baked into the vertex data, so a material with a transform is right only on the
-     *  primitives that use it, which is how a glTF file pairs them. An offset or scale that is
-     *  not two finite numbers, a rotation that is not one, or a result that is not finite is an
-     *  ImportError naming the material. @return whether @p uv changed (a transform other than
-     *  the identity). */
-    bool applyTextureTransform(int index, std::vector<glm::vec2>& uv,
-                               const std::string& where) const {
-        if (!validIndex(index, m_model.materials)) {
-            return false;  // convertedMaterial() refuses it
+    /** A material's textureInfo (glTF 2.0 section 5.23; normalTextureInfo and
+     *  occlusionTextureInfo alike) into @p slot: the decoded image (none when the index is -1,
+     *  or the texture has no source image: warned, drawn with its factor alone), the
+     *  texture-coordinate set (texCoord, or KHR_texture_transform's texCoord override; a set
+     *  past 1 is warned and read as 0), KHR_texture_transform's offset (default 0, 0), rotation
+     *  (radians, default 0) and scale (default 1, 1), and the sampler (3.8.4; none: myriad's
+     *  default, linear, trilinear, repeat). An out-of-range texture or sampler, or a malformed
+     *  transform (an offset or scale that is not two finite numbers, a rotation that is not
+     *  one), is an ImportError naming the material and the slot. */
+    template <class Info>
+    void readTextureInfo(const Info& info, const std::string& what, const char* slotName, TextureSlot& slot) {
+        if (info.index < 0) {
+            return;
         }
-        const tinygltf::TextureInfo& info =
-            m_model.materials[static_cast<std::size_t>(index)].pbrMetallicRoughness.baseColorTexture;
-        const auto it = info.extensions.find(std::string(kTextureTransformExtension));
-        if (info.index < 0 || it == info.extensions.end()) {
-            return false;
+        const std::string where = what + ": " + slotName;
+        if (!validIndex(info.index, m_model.textures)) {
+            fail(where + ": texture " + std::to_string(info.index) + " is out of range (" +
+                 std::to_string(m_model.textures.size()) + " textures)");
         }
-        const tinygltf::Value& extension = it->second;
-        const std::string what = "material " + std::to_string(index) + ": KHR_texture_transform";
-        if (!extension.IsObject()) {
-            fail(what + " is not an object");
+        const tinygltf::Texture& texture = m_model.textures[static_cast<std::size_t>(info.index)];
+        // 3.8.2: without a source the image comes from an extension (e.g. KTX2), which is
+        // not supported: the material keeps its factor only.
+        if (texture.source < 0) {
+            warn(where + ": texture " + std::to_string(info.index) + " has no source image; drawn without it");
+        } else {
+            slot.image = decodedImage(texture.source, what);
         }
-        auto number = [&](const tinygltf::Value& value, const char* field) {
-            const double result = value.IsNumber() ? value.GetNumberAsDouble() : std::nan("");
-            if (!std::isfinite(result)) {
-                fail(what + ": " + field + " is not a finite number");
+        if (texture.sampler >= 0) {
+            if (!validIndex(texture.sampler, m_model.samplers)) {
+                fail(where + ": sampler " + std::to_string(texture.sampler) + " is out of range (" +
+                     std::to_string(m_model.samplers.size()) + " samplers)");
             }
-            return result;
-        };
-        auto pair = [&](const char* field, glm::dvec2 absent) {
-            if (!extension.Has(field)) {
-                return absent;
+            slot.sampler = convertedSampler(texture.sampler);
+        }
+        int set = info.texCoord;
+        if (const auto it = info.extensions.find(std::string(kTextureTransformExtension)); it != info.extensions.end()) {
+            const tinygltf::Value& extension = it->second;
+            const std::string transformWhat = what + ": KHR_texture_transform (" + slotName + ")";
+            if (!extension.IsObject()) {
+                fail(transformWhat + " is not an object");
             }
-            const tinygltf::Value& value = extension.Get(field);
-            if (!value.IsArray() || value.ArrayLen() != 2) {
-                fail(what + ": " + field + " is not an array of two numbers");
-            }
-            return glm::dvec2(number(value.Get(0), field), number(value.Get(1), field));
-        };
-        const glm::dvec2 offset = pair("offset", glm::dvec2(0.0));
-        const glm::dvec2 scale = pair("scale", glm::dvec2(1.0));
-        const double rotation =
-            extension.Has("rotation") ? number(extension.Get("rotation"), "rotation") : 0.0;
-        if (extension.Has("texCoord")) {
-            const double set = number(extension.Get("texCoord"), "texCoord");
-            if (set != 0.0) {
-                warn(what + ": texCoord " + std::to_string(static_cast<long long>(set)) +
-                     "; only TEXCOORD_0 is read, so the transform is applied to it");
+            auto number = [&](const tinygltf::Value& value, const char* field) {
+                const double result = value.IsNumber() ? value.GetNumberAsDouble() : std::nan("");
+                if (!std::isfinite(result)) {
+                    fail(transformWhat + ": " + field + " is not a finite number");
+                }
+                return result;
+            };
+            auto pair = [&](const char* field, glm::dvec2 absent) {
+                if (!extension.Has(field)) {
+                    return absent;
+                }
+                const tinygltf::Value& value = extension.Get(field);
+                if (!value.IsArray() || value.ArrayLen() != 2) {
+                    fail(transformWhat + ": " + field + " is not an array of two numbers");
+                }
+                return glm::dvec2(number(value.Get(0), field), number(value.Get(1), field));
+            };
+            slot.transform.offset = glm::vec2(pair("offset", glm::dvec2(0.0)));
+            slot.transform.scale = glm::vec2(pair("scale", glm::dvec2(1.0)));
+            slot.transform.rotation =
+                extension.Has("rotation") ? static_cast<float>(number(extension.Get("rotation"), "rotation")) : 0.0f;
+            if (extension.Has("texCoord")) {  // overrides the textureInfo's
+                set = static_cast<int>(number(extension.Get("texCoord"), "texCoord"));
             }
         }
-        if (offset == glm::dvec2(0.0) && scale == glm::dvec2(1.0) && rotation == 0.0) {
-            return false;
+        if (set != 0 && set != 1) {
+            warn(where + ": TEXCOORD_" + std::to_string(set) + "; only TEXCOORD_0 and TEXCOORD_1 are read, so "
+                 "TEXCOORD_0 is used instead");
+            set = 0;
         }
-        const double c = std::cos(rotation);
-        const double s = std::sin(rotation);
-        for (glm::vec2& t : uv) {
-            const double u = static_cast<double>(t.x) * scale.x;
-            const double v = static_cast<double>(t.y) * scale.y;
-            t = glm::vec2(c * u + s * v + offset.x, -s * u + c * v + offset.y);
-            if (!allFinite(t)) {
-                fail(where + ": " + what + " makes a texture coordinate that is not finite");
-            }
-        }
-        return true;
+        slot.uvSet = static_cast<std::uint8_t>(set);
     }
 
     /** glTF material @p index as a myriad Material (3.9), converted once and cached. */
@@ -2565,40 +2607,29 @@ private:
         }
         result.baseColor = glm::vec4(factor[0], factor[1], factor[2], factor[3]);
 
-        const int textureIndex = source.pbrMetallicRoughness.baseColorTexture.index;
-        if (textureIndex >= 0) {
-            if (!validIndex(textureIndex, m_model.textures)) {
-                fail(what + ": texture " + std::to_string(textureIndex) + " is out of range (" +
-                     std::to_string(m_model.textures.size()) + " textures)");
-            }
-            const tinygltf::Texture& texture =
-                m_model.textures[static_cast<std::size_t>(textureIndex)];
-            if (const int set = source.pbrMetallicRoughness.baseColorTexture.texCoord; set != 0) {
-                warn(what + ": the base colour texture uses TEXCOORD_" + std::to_string(set) +
-                     "; only TEXCOORD_0 is read, so it is used instead");
-            }
-            // 3.8.2: without a source the image comes from an extension (e.g. KTX2), which is
-            // not supported: the material keeps its factor only.
-            if (texture.source < 0) {
-                warn(what + ": texture " + std::to_string(textureIndex) +
-                     " has no source image; drawn untextured");
-            } else {
-                result.baseColorTexture = decodedImage(texture.source, what);
-            }
-            // 3.8.4: the sampler's filters and wrap modes. No sampler means "repeat wrapping
-            // and auto filtering", which is myriad's default (linear, trilinear, repeat).
-            if (texture.sampler >= 0) {
-                if (!validIndex(texture.sampler, m_model.samplers)) {
-                    fail(what + ": sampler " + std::to_string(texture.sampler) +
-                         " is out of range (" + std::to_string(m_model.samplers.size()) +
-                         " samplers)");
-                }
-                result.sampler = convertedSampler(texture.sampler);
-                // The deprecated convenience stays true to the file: set for unfiltered sampling.
-                result.nearestFilter = result.sampler.magFilter == MagFilter::Nearest &&
-                                       result.sampler.minFilter == MinFilter::Nearest;
-            }
+        // 5.23 textureInfo: the base colour's image, set, transform and sampler.
+        {
+            TextureSlot base;
+            readTextureInfo(source.pbrMetallicRoughness.baseColorTexture, what, "baseColorTexture", base);
+            result.baseColorTexture = std::move(base.image);
+            result.baseColorUvSet = base.uvSet;
+            result.baseColorTransform = base.transform;
+            result.sampler = base.sampler;
+            // The deprecated convenience stays true to the file: set for unfiltered sampling.
+            result.nearestFilter = result.baseColorTexture && result.sampler.magFilter == MagFilter::Nearest &&
+                                   result.sampler.minFilter == MinFilter::Nearest;
         }
+        readTextureInfo(source.pbrMetallicRoughness.metallicRoughnessTexture, what, "metallicRoughnessTexture",
+                        result.metallicRoughnessTexture);
+        readTextureInfo(source.normalTexture, what, "normalTexture", result.normalTexture);
+        result.normalScale = static_cast<float>(source.normalTexture.scale);
+        readTextureInfo(source.occlusionTexture, what, "occlusionTexture", result.occlusionTexture);
+        result.occlusionStrength = static_cast<float>(source.occlusionTexture.strength);
+        if (!std::isfinite(result.normalScale) || !std::isfinite(result.occlusionStrength) ||
+            result.occlusionStrength < 0.0f || result.occlusionStrength > 1.0f) {
+            fail(what + ": normalTexture.scale must be a finite number and occlusionTexture.strength within 0..1");
+        }
+        readTextureInfo(source.emissiveTexture, what, "emissiveTexture", result.emissiveTexture);
 
         // 3.9.4 Alpha Coverage.
         if (source.alphaMode == "OPAQUE") {
@@ -2620,14 +2651,6 @@ private:
             result.metallic > 1.0f || result.roughness < 0.0f || result.roughness > 1.0f) {
             fail(what + ": metallicFactor " + std::to_string(result.metallic) + " and roughnessFactor " +
                  std::to_string(result.roughness) + " must each be within 0..1");
-        }
-        if (source.pbrMetallicRoughness.metallicRoughnessTexture.index >= 0 && result.metallic > 0.0f) {
-            // The factor scales a texture myriad does not read yet (docs/limitations.md): most
-            // files leave it at 1 and paint the metal in the texture, and a factor of 1 alone
-            // would turn the whole material to bare metal. Drawn as a dielectric until then.
-            warn(what + ": its metallicRoughnessTexture is not read yet; drawn with metallic 0, not its factor " +
-                 std::to_string(result.metallic));
-            result.metallic = 0.0f;
         }
         if (source.emissiveFactor.size() != 3) {
             fail(what + ": emissiveFactor has " + std::to_string(source.emissiveFactor.size()) + " values, expected 3");

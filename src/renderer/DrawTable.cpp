@@ -253,7 +253,8 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
         const GroupKey key{features,        material.surface ? material.surface->id() : 0,
                            texture != nullptr ? texture->id() : 0u,
                            sampler,         static_cast<GLenum>(pass.casterCullFace(cullFaceOf(item, features), *item.node)),
-                           culledPairs,     place.arena};
+                           culledPairs,     place.arena,
+                           resources.materialTextures(material)};
         GroupSlot& slot = m_groupOf[key];
         if (slot.stamp != m_groupStamp) {
             slot = {m_groupStamp, static_cast<std::uint32_t>(table.groups.size())};
@@ -261,6 +262,7 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
                                               .material = &material,
                                               .texture = texture,
                                               .sampler = sampler,
+                                              .materialTextures = key.materialTextures,
                                               .cullFace = key.cullFace,
                                               .culledPairs = culledPairs,
                                               .vertexArena = place.arena});

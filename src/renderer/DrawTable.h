@@ -5,7 +5,7 @@
 // one vertex and one index buffer (MeshArena), their records in one record buffer
 // (RecordArena), their per-draw constants as one row each in one draw table (a buffer texture
 // read by the vertex stage), and every group of them that shares a program variant, texture,
-// sampler and face culling as one glMultiDrawElementsIndirect. Everything else keeps its own
+// sampler, material textures and face culling as one glMultiDrawElementsIndirect. Everything else keeps its own
 // draw call (Renderer::Impl::draw).
 //
 // How a vertex finds its draw's row with neither gl_DrawID nor gl_BaseInstance (both need
@@ -49,6 +49,7 @@
 // low), near double precision, the way "relative to eye" rendering does it (Cozzi and Ring,
 // 3D Engine Design for Virtual Globes, 2011, section 5.4), so a row does not depend on the view.
 #include "renderer/GlLimits.h"
+#include "renderer/GpuResources.h"  // MaterialTextures
 #include "renderer/GpuCulling.h"  // DrawElementsIndirectCommand
 #include "renderer/ViewPass.h"
 #include "gl/Bindings.h"  // kDrawRowTexels
@@ -86,12 +87,14 @@ struct SplitVec3 {
 [[nodiscard]] SplitVec3 splitDouble(const glm::dvec3& value) noexcept;
 class ShaderLibrary;
 
-/** One multi-draw call: draws that share a program variant, texture, sampler and face culling. */
+/** One multi-draw call: draws that share a program variant, texture, sampler, material textures
+ *  (MaterialTextures: the extra textures, their samplers, sets and transforms) and face culling. */
 struct TableGroup {
     std::uint32_t features = 0;          ///< the program variant's switches (kTabled | kInstanced | ...)
     const Material* material = nullptr;  ///< the first draw's: its surface function
     const Texture2D* texture = nullptr;  ///< base colour texture, or none
     GLuint sampler = 0;                  ///< its sampler object (0 without a texture)
+    MaterialTextures materialTextures{}; ///< the material's extra textures (kMaterialTextures), equal for every draw
     GLenum cullFace = GL_NONE;           ///< GL_BACK, GL_FRONT, or GL_NONE for no face culling
     bool culledPairs = false;            ///< GPU-culled: pairs from the culled pair buffer
     std::uint32_t vertexArena = 0;       ///< the mesh arena (vertex layout) it draws from
@@ -192,6 +195,7 @@ private:
         GLenum cullFace = GL_NONE;
         bool culledPairs = false;
         std::uint32_t vertexArena = 0;
+        MaterialTextures materialTextures{};
         friend bool operator==(const GroupKey&, const GroupKey&) = default;
     };
     struct GroupKeyHash {
@@ -201,6 +205,9 @@ private:
             h ^= (std::uint64_t{key.texture} << 32 | key.sampler) + (h << 6) + (h >> 2);
             h ^= (key.cullFace | (key.culledPairs ? 1u << 31 : 0u)) + (h << 6) + (h >> 2);
             h ^= key.vertexArena + (h << 6) + (h >> 2);
+            for (const GLuint id : key.materialTextures.textureIds) {
+                h ^= id + (h << 6) + (h >> 2);
+            }
             return static_cast<std::size_t>(h);
         }
     };

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -49,6 +50,13 @@ VertexLayoutDesc meshLayout(const PackedVertexLayout& vertex, bool instanced, st
     if (vertex.joints.components != 0) {  // a skinned mesh: joints read as integers
         desc.attributes.push_back({location::kJoints, AttributeFormat::UInt16x4, vertex.joints.offsetBytes, kVertexBinding});
         desc.attributes.push_back({location::kWeights, attributeFormat(vertex.weights), vertex.weights.offsetBytes,
+                                   kVertexBinding});
+    }
+    if (vertex.uv1.components != 0) {  // only meshes that have them (MeshData::uv1, tangents)
+        desc.attributes.push_back({location::kUv1, attributeFormat(vertex.uv1), vertex.uv1.offsetBytes, kVertexBinding});
+    }
+    if (vertex.tangent.components != 0) {
+        desc.attributes.push_back({location::kTangent, attributeFormat(vertex.tangent), vertex.tangent.offsetBytes,
                                    kVertexBinding});
     }
     if (instanced) {
@@ -308,6 +316,7 @@ void GpuResources::endFrame() noexcept {
                        [&](MeshGpu& copy) { releaseMeshPlace(copy); });
     }
     std::erase_if(m_textures, [](const auto& entry) { return entry.second.image.expired(); });
+    std::erase_if(m_linearTextures, [](const auto& entry) { return entry.second.image.expired(); });
     std::erase_if(m_skins, [](const auto& entry) { return entry.second.alive.expired(); });
     std::erase_if(m_animationSets, [](const auto& entry) { return entry.second.set.expired(); });
 }
@@ -323,6 +332,7 @@ void GpuResources::trim() {
     eraseReleasing(m_nodeSlots, unusedCopy, [&](NodeSlotGpu& slot) { releaseNodeSlot(slot); });
     eraseReleasing(m_meshes, unusedCopy, [&](MeshGpu& copy) { releaseMeshPlace(copy); });
     std::erase_if(m_textures, unused);
+    std::erase_if(m_linearTextures, unused);
     std::erase_if(m_skins, unused);
     std::erase_if(m_animationSets, unused);
 }
@@ -437,32 +447,39 @@ MeshGpu GpuResources::createMesh(const std::shared_ptr<const MeshGeometry>& geom
 }
 
 const Texture2D* GpuResources::texture(const Material& material) {
-    if (!material.baseColorTexture) {
+    return imageTexture(material.baseColorTexture, true, material.sampling().usesMipmaps(),
+                        "/Material.baseColorTexture", material.name);
+}
+
+const Texture2D* GpuResources::imageTexture(const std::shared_ptr<const Image>& image, bool srgb, bool mipmaps,
+                                            std::string_view slot, const std::string& materialName) {
+    if (!image) {
         return nullptr;
     }
-    auto it = m_textures.find(material.baseColorTexture.get());
-    if (it != m_textures.end() && it->second.image.expired()) {
-        m_textures.erase(it);  // an image freed and another allocated at the same address
-        it = m_textures.end();
+    // One copy per image and encoding: an image read as colour (sRGB) and as data (linear)
+    // has two.
+    auto& textures = srgb ? m_textures : m_linearTextures;
+    auto it = textures.find(image.get());
+    if (it != textures.end() && it->second.image.expired()) {
+        textures.erase(it);  // an image freed and another allocated at the same address
+        it = textures.end();
     }
     // Filtering and wrapping are the sampler's (sampler()), not the texture's: one copy per
     // image. Its mip chain is made only for a sampling that reads it; the first material that
     // does replaces a one-level copy with a mipmapped one (immutable storage cannot grow
     // levels), and the copy stays mipmapped from then on. The renderer asks for every drawn
     // material before the first draw of a frame, so within a frame every draw binds the final copy.
-    const bool mipmaps = material.sampling().usesMipmaps();
-    if (it == m_textures.end() || (mipmaps && !it->second.mipmapped)) {
+    if (it == textures.end() || (mipmaps && !it->second.mipmapped)) {
         TextureGpu gpu;
-        gpu.image = material.baseColorTexture;
+        gpu.image = image;
         gpu.mipmapped = mipmaps;
         // TextureDesc::nearestFilter is what makes a one-level texture; its own filter
         // parameters are never used, the sampler object bound with it overrides them.
-        gpu.texture = Texture2D(*material.baseColorTexture,
-                                {.srgb = true, .nearestFilter = !mipmaps,
-                                 .label = material.name + "/Material.baseColorTexture"});
-        m_stats->bytesUploaded += material.baseColorTexture->pixels.size();
-        if (it == m_textures.end()) {
-            it = m_textures.emplace(material.baseColorTexture.get(), std::move(gpu)).first;
+        gpu.texture = Texture2D(*image, {.srgb = srgb, .nearestFilter = !mipmaps,
+                                         .label = materialName + std::string(slot)});
+        m_stats->bytesUploaded += image->pixels.size();
+        if (it == textures.end()) {
+            it = textures.emplace(image.get(), std::move(gpu)).first;
         } else {
             it->second = std::move(gpu);
         }
@@ -471,11 +488,56 @@ const Texture2D* GpuResources::texture(const Material& material) {
     return &it->second.texture;
 }
 
+MaterialTextures GpuResources::materialTextures(const Material& material) {
+    MaterialTextures result;
+    if (!material.hasMaterialTextures()) {
+        return result;
+    }
+    result.used = true;
+    // Slot 0 is the base colour (its texture and sampler are texture() and sampler()'s).
+    auto setSlot = [&](int slot, std::uint8_t uvSet, const TextureTransform& transform) {
+        if (uvSet == 1) {
+            result.uv1Mask |= 1 << slot;
+        }
+        // KHR_texture_transform: uv' = T * R * S * uv, as two rows over (u, v, 1).
+        const float c = std::cos(transform.rotation);
+        const float s = std::sin(transform.rotation);
+        result.transform[2 * slot] = glm::vec3(c * transform.scale.x, s * transform.scale.y, transform.offset.x);
+        result.transform[2 * slot + 1] = glm::vec3(-s * transform.scale.x, c * transform.scale.y, transform.offset.y);
+    };
+    setSlot(0, material.baseColorUvSet, material.baseColorTransform);
+    const TextureSlot* slots[4] = {&material.metallicRoughnessTexture, &material.normalTexture,
+                                   &material.occlusionTexture, &material.emissiveTexture};
+    static constexpr const char* kSlotLabels[4] = {"/Material.metallicRoughnessTexture", "/Material.normalTexture",
+                                                   "/Material.occlusionTexture", "/Material.emissiveTexture"};
+    for (int k = 0; k < 4; ++k) {
+        const TextureSlot& slot = *slots[k];
+        setSlot(k + 1, slot.uvSet, slot.transform);
+        if (!slot) {
+            continue;
+        }
+        const bool srgb = k == 3;  // glTF: the emissive texture is sRGB, the others linear data
+        result.textures[k] = imageTexture(slot.image, srgb, slot.sampler.usesMipmaps(), kSlotLabels[k], material.name);
+        result.textureIds[k] = result.textures[k]->id();
+        result.samplers[k] = sampler(slot.sampler, material.maxAnisotropy);
+        result.slotMask |= 2 << k;
+    }
+    // NaN draws as the default, as the other factors (ShadingFactors.h).
+    result.factors = glm::vec2(std::isfinite(material.normalScale) ? material.normalScale : 1.0f,
+                               std::isfinite(material.occlusionStrength)
+                                   ? std::clamp(material.occlusionStrength, 0.0f, 1.0f)
+                                   : 1.0f);
+    return result;
+}
+
 GLuint GpuResources::sampler(const Material& material) {
-    const TextureSampler sampling = material.sampling();
+    return sampler(material.sampling(), material.maxAnisotropy);
+}
+
+GLuint GpuResources::sampler(const TextureSampler& sampling, float maxAnisotropy) {
     // NaN fails the comparison and counts as 1, as documented on Material::maxAnisotropy.
     float anisotropy =
-        material.maxAnisotropy > 1.0f ? std::min(material.maxAnisotropy, m_limits.maxTextureAnisotropy) : 1.0f;
+        maxAnisotropy > 1.0f ? std::min(maxAnisotropy, m_limits.maxTextureAnisotropy) : 1.0f;
     // Only a sampling linear at both scales takes anisotropy: EXT_texture_filter_anisotropic
     // lets a driver ignore the filters once anisotropy is above 1, which would filter a
     // texture meant to stay sharp.

@@ -22,8 +22,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include <glm/vec2.hpp>
+#include <glm/vec3.hpp>
 
 namespace myriad::gl::detail {
 
@@ -237,6 +242,31 @@ struct TextureGpu {
     std::uint64_t lastUsedFrame = 0;
 };
 
+/** A material's extra textures as a draw binds them (MYRIAD_MATERIAL_TEXTURES; docs/lighting.md,
+ *  "Material textures"): slot 0 is the base colour (bound as before), slots 1-4 the
+ *  metallic-roughness, normal, occlusion and emissive textures on kMetallicRoughnessUnit ..
+ *  kEmissiveUnit. Equal values draw alike, so the table path groups draws by it. */
+struct MaterialTextures {
+    bool used = false;                       ///< the material has any (Material::hasMaterialTextures())
+    std::array<const Texture2D*, 4> textures{};  ///< slots 1-4; null where unset
+    std::array<GLuint, 4> textureIds{};      ///< their GL names (0 where unset)
+    std::array<GLuint, 4> samplers{};        ///< their sampler objects (0 where unset)
+    int slotMask = 0;                        ///< bit k (1..4): slot k has a texture (u_textureSlots.x)
+    int uv1Mask = 0;                         ///< bit k (0..4): slot k reads uv1 (u_textureSlots.y)
+    /** Per slot, the two rows of its KHR_texture_transform: uv' = (dot(row0, (uv, 1)),
+     *  dot(row1, (uv, 1))) (u_textureTransform). */
+    std::array<glm::vec3, 10> transform{glm::vec3(1, 0, 0), glm::vec3(0, 1, 0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0),
+                                         glm::vec3(1, 0, 0), glm::vec3(0, 1, 0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0),
+                                         glm::vec3(1, 0, 0), glm::vec3(0, 1, 0)};
+    glm::vec2 factors{1.0f, 1.0f};           ///< normal scale, occlusion strength (u_textureFactors)
+    /** Equal when every field but the texture pointers is (their ids stand for them). */
+    friend bool operator==(const MaterialTextures& a, const MaterialTextures& b) {
+        return a.used == b.used && a.textureIds == b.textureIds && a.samplers == b.samplers &&
+               a.slotMask == b.slotMask && a.uv1Mask == b.uv1Mask && a.transform == b.transform &&
+               a.factors == b.factors;
+    }
+};
+
 /** Binds on @p unit an RGBA32F buffer-texture view of @p gpu's records of this frame
  *  (BatchGpu::recordSource()), for the readers that are not the divisor-1 attributes: the
  *  indexed path (culling, sorting, LOD) and GPU-culled draws. One view per batch, made on first
@@ -292,6 +322,13 @@ public:
      *  each their own way. Materials with equal sampling and anisotropy share one; each is made
      *  on first use and kept while the renderer lives. */
     GLuint sampler(const Material& material);
+    /** A sampler object for @p sampling with @p maxAnisotropy clamped as Material::maxAnisotropy
+     *  says (shared as above). */
+    GLuint sampler(const TextureSampler& sampling, float maxAnisotropy);
+    /** The material's extra textures (uploaded on first use: the emissive one sRGB, the others
+     *  linear; a mip chain as for texture()), their samplers and per-slot coordinates; used
+     *  false (nothing else set) when Material::hasMaterialTextures() is false. */
+    MaterialTextures materialTextures(const Material& material);
     /** The batch's GPU copy, made or resized as needed, every allocated stream brought up to
      *  date (only rows changed since this renderer's last upload, and only drawn rows). Its
      *  vertex arrays are not: call syncVertexArrays() before drawing with them.
@@ -366,6 +403,10 @@ public:
     [[nodiscard]] FrameStats& stats() noexcept { return *m_stats; }
 
 private:
+    /** @p image's GPU copy in the sRGB (@p srgb) or linear encoding, made on first use, with a
+     *  mip chain once asked for one (see texture()); null for a null image. */
+    const Texture2D* imageTexture(const std::shared_ptr<const Image>& image, bool srgb, bool mipmaps,
+                                  std::string_view slot, const std::string& materialName);
     /** A sampler object with @p sampling's filters and wrap modes and @p anisotropy when above
      *  1, labelled after them. */
     GLuint makeSampler(const TextureSampler& sampling, float anisotropy);
@@ -436,7 +477,8 @@ private:
     std::uint64_t m_meshSerial = 0;
     std::unordered_map<std::uint64_t, MeshGpu> m_meshes;
     std::unordered_map<std::uint64_t, BatchGpu> m_batches;
-    std::unordered_map<const Image*, TextureGpu> m_textures;
+    std::unordered_map<const Image*, TextureGpu> m_textures;        // sRGB copies
+    std::unordered_map<const Image*, TextureGpu> m_linearTextures;  // linear copies (data: normals, ...)
     /** What a sampler object is made for: a sampling and its clamped anisotropy. */
     struct SamplerKey {
         TextureSampler sampling;

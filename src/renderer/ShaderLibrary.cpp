@@ -38,7 +38,7 @@ struct FeatureName {
     std::uint32_t bit;
     std::string_view define;
 };
-constexpr std::array<FeatureName, 22> kFeatureNames{{
+constexpr std::array<FeatureName, 26> kFeatureNames{{
     {kInstanced, "MYRIAD_INSTANCED"},
     {kMorph, "MYRIAD_MORPH"},
     {kInstanceMorphWeights, "MYRIAD_INSTANCE_MORPH_WEIGHTS"},
@@ -63,6 +63,8 @@ constexpr std::array<FeatureName, 22> kFeatureNames{{
     {kImageAmbient, "MYRIAD_IMAGE_AMBIENT"},
     {kInstanceLightChannels, "MYRIAD_INSTANCE_LIGHT_CHANNELS"},
     {kLampShadowReceive, "MYRIAD_LAMP_SHADOW"},  // lamp shadows
+    {kMaterialTextures, "MYRIAD_MATERIAL_TEXTURES"},
+    {kTangentFrame, "MYRIAD_TANGENT_FRAME"},
 }};
 
 /** One stream's GLSL, from its declaration: attributes as myriad_<name>_<k>, a buffer texture
@@ -123,6 +125,9 @@ SurfaceUniforms::SurfaceUniforms(const Program& program, std::uint32_t features)
       lightChannels(program.uniformLocation("u_lightChannels")),
       metallicRoughness(program.uniformLocation("u_metallicRoughness")),
       emissive(program.uniformLocation("u_emissive")),
+      textureSlots(program.uniformLocation("u_textureSlots")),
+      textureTransform(program.uniformLocation("u_textureTransform")),
+      textureFactors(program.uniformLocation("u_textureFactors")),
       lightBase(program.uniformLocation("u_lightBase")),
       lightCounts(program.uniformLocation("u_lightCounts")),
       lightGrid(program.uniformLocation("u_lightGrid")),

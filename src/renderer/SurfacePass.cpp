@@ -69,6 +69,7 @@ std::uint32_t SurfacePass::featuresOf(const DrawItem& item, const ViewPass& pass
         static_cast<const InstancedMeshNode&>(node).hasInstanceLightChannels()) {
         features |= kInstanceLightChannels;  // docs/lighting.md, "Light channels"
     }
+    features |= materialTextureFeatures(material, *drawnMesh(item), view);
     if (view.velocity && !view.depthOnly && !blended) {
         features |= kVelocity;  // motion vectors: opaque MeshNode and batch draws only
     }
@@ -96,6 +97,17 @@ std::uint32_t SurfacePass::shadingFeatures(const Material& material, bool blende
         features |= kBlend;
     }
     return features;
+}
+
+/** kMaterialTextures when the material has extra textures (in a depth-only view only when it
+ *  is alpha-masked: the base colour's set and transform decide what is discarded), plus
+ *  kTangentFrame when it is normal-mapped and @p mesh has tangents. */
+std::uint32_t SurfacePass::materialTextureFeatures(const Material& material, const MeshGeometry& mesh,
+                                                   const View& view) {
+    if (!material.hasMaterialTextures() || (view.depthOnly && material.alphaMode != AlphaMode::Mask)) {
+        return 0u;
+    }
+    return kMaterialTextures | (material.normalTexture && mesh.hasTangents() && !view.depthOnly ? kTangentFrame : 0u);
 }
 
 /** The feature set a population needs in a view (no morphing: a population draws its
@@ -255,6 +267,27 @@ void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& mate
     program.setUniform(u.alphaCutoff, material.alphaCutoff);
     program.setUniform(u.materialIndex, static_cast<int>(m_parts.materials.indexOf(material)));
     setShadingUniforms(chosen, material);
+    if (chosen.uniforms.textureSlots >= 0) {
+        bindMaterialTextures(chosen, m_parts.resources.materialTextures(material));
+    }
+}
+
+/** A material's extra textures on units 12-15 with their samplers, and their slots' uniforms
+ *  (kMaterialTextures; docs/lighting.md, "Material textures"). */
+void SurfacePass::bindMaterialTextures(const SurfaceProgram& chosen, const MaterialTextures& textures) {
+    static constexpr std::array<std::uint32_t, 4> kUnits{kMetallicRoughnessUnit, kNormalUnit, kOcclusionUnit,
+                                                         kEmissiveUnit};
+    for (std::size_t k = 0; k < kUnits.size(); ++k) {
+        if (textures.textures[k] != nullptr) {
+            textures.textures[k]->bind(kUnits[k]);
+            glBindSampler(kUnits[k], textures.samplers[k]);
+        }
+    }
+    const SurfaceUniforms& u = chosen.uniforms;
+    glProgramUniform2i(chosen.program.id(), u.textureSlots, textures.slotMask, textures.uv1Mask);
+    glProgramUniform3fv(chosen.program.id(), u.textureTransform, static_cast<GLsizei>(textures.transform.size()),
+                        &textures.transform[0][0]);
+    chosen.program.setUniform(u.textureFactors, textures.factors);
 }
 
 void SurfacePass::setShadingUniforms(const SurfaceProgram& chosen, const Material& material) {
@@ -398,6 +431,9 @@ void SurfacePass::drawTableGroups(std::size_t passIndex, const ViewPass& pass, c
             glBindSampler(kBaseColorUnit, group.sampler);
             boundTexture = group.texture;
             boundSampler = group.sampler;
+        }
+        if (group.materialTextures.used && chosen.uniforms.textureSlots >= 0) {
+            bindMaterialTextures(chosen, group.materialTextures);  // the group's key: equal for every draw
         }
         if (group.cullFace != cullFace) {
             if (group.cullFace == GL_NONE) {

@@ -23,6 +23,7 @@
 
 namespace myriad {
 class InstancedMeshNode;
+class MeshGeometry;
 class Scene;
 struct Material;
 } // namespace myriad
@@ -30,6 +31,7 @@ struct Material;
 namespace myriad::gl::detail {
 
 struct BatchGpu;
+struct MaterialTextures;
 
 class DrawTable;
 class GpuCulling;
@@ -128,6 +130,7 @@ private:
     /** The switches a material and view decide (alpha mode, lighting, blending, depth-only,
      *  sRGB encoding), shared by nodes and populations. */
     static std::uint32_t shadingFeatures(const Material& material, bool blended, const View& view);
+    static std::uint32_t materialTextureFeatures(const Material& material, const MeshGeometry& mesh, const View& view);
     void useProgram(const SurfaceProgram& program);
     /** The depth mask of a blended draw: on for Material::blendWritesDepth (glDepthMask only
      *  when it changes within drawBlended / drawPopulations). */
@@ -137,6 +140,7 @@ private:
     void setMaterial(const SurfaceProgram& chosen, const Material& material);
     /** The material's metallic-roughness factors and emission (non-table draws). */
     static void setShadingUniforms(const SurfaceProgram& chosen, const Material& material);
+    static void bindMaterialTextures(const SurfaceProgram& chosen, const MaterialTextures& textures);
     static void setUniformLanes(const SurfaceProgram& chosen, const std::array<glm::vec4, 4>& lanes);
     void bindAnimation(const SurfaceProgram& chosen, const InstancedMeshNode& batchNode);
     void draw(const DrawItem& item, const ViewPass& pass, const Scene& scene);

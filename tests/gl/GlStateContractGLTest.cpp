@@ -58,9 +58,10 @@ GLint unitBinding(GLuint unit, GLenum query) {
 
 /** A scene that makes render() use every piece of state it lists: a textured, morphed, laned,
  *  CPU-culled batch (units 0-3, 6, 7), a GPU-culled one (storage bindings 1-5, the indirect
- *  buffer, the culling program), a blended node, shadows (unit 8, the light's views) and a
- *  shadowed lamp (unit 11, the light list; units 19 and 20, its shadow atlas and records), an
- *  environment (unit 17, its prefiltered map) and per-instance light channels (unit 21). */
+ *  buffer, the culling program), a blended node, shadows (unit 8, the light's views), a
+ *  shadowed lamp (unit 11, the light list; units 19 and 20, its shadow atlas and records), a node
+ *  with material textures (units 12-15), an environment (unit 17, its prefiltered map) and
+ *  per-instance light channels (unit 21). */
 struct EverythingScene {
     Scene scene;
     const InstancedMeshNode* gpuBatch = nullptr;
@@ -99,6 +100,16 @@ struct EverythingScene {
         blended.setPosition({0.0f, -0.5f, 0.5f});
         scene.light.direction = {0.0f, 0.0f, -1.0f};
         scene.light.shadow.enabled = true;
+        // Material textures on units 12-15 (docs/lighting.md, "Material textures").
+        Material textures;
+        textures.shading = Shading::MetallicRoughness;
+        textures.metallicRoughnessTexture.image = checker;
+        textures.normalTexture.image = checker;
+        textures.occlusionTexture.image = checker;
+        textures.emissiveTexture.image = checker;
+        auto& mapped = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(0.3f, 0.3f), "mapped"), textures,
+                                                      "mapped");
+        mapped.setPosition({-0.5f, -0.5f, 0.0f});
         // A lamp in view: the clustered light list on unit 11 (docs/lighting.md).
         auto& lamp = scene.root().emplace<LightNode>(LightType::Point, "lamp");
         lamp.setPosition({0.0, 0.0, 1.0});
@@ -322,10 +333,10 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
     // Unit 10: the previous records of a velocity view's batches (motion vectors); unit 11: the
-    // clustered light list (the scene's lamp); units 19 and 20: the lamp shadow atlas and records.
-    // Unit 17: the scene's prefiltered environment map (and the prefilter's source); unit 21: the
-    // CPU-culled batch's per-instance light channels.
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 17u, 19u, 20u, 21u}) {
+    // clustered light list (the scene's lamp); units 12-15: material textures; units 19 and 20:
+    // the lamp shadow atlas and records. Unit 17: the scene's prefiltered environment map (and
+    // the prefilter's source); unit 21: the CPU-culled batch's per-instance light channels.
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 12u, 13u, 14u, 15u, 17u, 19u, 20u, 21u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;

@@ -47,7 +47,7 @@ std::string pack(const std::string& input, const std::string& output, const std:
 FlatMesh flatModel(const std::string& path) {
     FlatMesh flat;
     for (const ImportedPrimitive& primitive : importModel(path).primitives) {
-        addMesh(flat, primitive.mesh->data(), glm::mat4(1.0f));
+        addMesh(flat, primitive.mesh->data(), glm::mat4(1.0f), primitive.material.baseColorTransform);
     }
     return flat;
 }
@@ -72,10 +72,10 @@ FlatMesh flatScene(const std::string& path) {
             const MeshData& data = mesh->primitiveMesh(p)->data();
             if (const auto* batch = dynamic_cast<const InstancedMeshNode*>(node)) {
                 for (std::size_t i = 0; i < batch->count(); ++i) {
-                    addMesh(flat, data, world * batch->readTransform(i));
+                    addMesh(flat, data, world * batch->readTransform(i), mesh->primitiveMaterial(p).baseColorTransform);
                 }
             } else {
-                addMesh(flat, data, world);
+                addMesh(flat, data, world, mesh->primitiveMaterial(p).baseColorTransform);
             }
         }
     }

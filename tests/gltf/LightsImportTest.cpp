@@ -123,7 +123,7 @@ TEST_CASE("glTF materials import as metallic-roughness with their factors and em
     }
 }
 
-TEST_CASE("glTF material factors and emission the spec rules out are ImportErrors and an unread metal texture draws no metal", "[gltf][lights]") {
+TEST_CASE("glTF material factors and emission the spec rules out are ImportErrors and a metal texture keeps its factor", "[gltf][lights]") {
     auto withMaterial = [](const std::string& material) {
         Doc doc = triangle();
         doc.meshes = R"([{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1, "material": 0}]}])";
@@ -135,12 +135,13 @@ TEST_CASE("glTF material factors and emission the spec rules out are ImportError
                       Contains("emissiveStrength"));
     CHECK_THROWS_WITH(gltf::importScene(writeDoc("metal-2.gltf", withMaterial(R"({"pbrMetallicRoughness": {"metallicFactor": 2.0}})"))),
                       Contains("metallicFactor"));
-    // metallicFactor 1 (the default) with a metallicRoughnessTexture, which is not read yet:
-    // drawn as a dielectric rather than bare metal, with a warning.
+    // metallicFactor 1 (the default) with a metallicRoughnessTexture: the texture is read
+    // (its blue channel times the factor), so the factor stays the file's.
     Doc textured = withMaterial(R"({"pbrMetallicRoughness": {"metallicRoughnessTexture": {"index": 0}}})");
     textured.extra += R"("textures": [{"source": 0}], "images": [{"uri": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAD0lEQVR4nGP4z8DwHwgbABB5A359Y87XAAAAAElFTkSuQmCC"}],)";
     const gltf::ImportedScene imported = gltf::importScene(writeDoc("metal-texture.gltf", textured));
     const Material& material = static_cast<const MeshNode&>(imported.root->child(0)).primitiveMaterial(0);
     CHECK(material.shading == Shading::MetallicRoughness);
-    CHECK(material.metallic == 0.0f);
+    CHECK(material.metallic == 1.0f);
+    CHECK(material.metallicRoughnessTexture);
 }

@@ -252,24 +252,34 @@ TEST_CASE("KHR_mesh_quantization: normals and texture coordinates", "[gltf][quan
         d.add<std::int8_t>("TEXCOORD_0", {-5, 7, 0, 0, 0, 0}, 5120, false, "VEC2", 2);
         CHECK(near(importedData(d.write("q-uv-byte.gltf")).uv0[0], {-5, 7}));
     }
-    SECTION("KHR_texture_transform: offset and scale, as gltfpack writes them") {
+    SECTION("KHR_texture_transform: offset and scale, as gltfpack writes them, stay on the material") {
+        // The coordinates keep their storage (UNorm16: 2 bytes a component, not float); the
+        // shader applies the transform (Material::baseColorTransform, docs/gltf.md).
         AttributeDoc a;
         a.add<std::uint16_t>("TEXCOORD_0", {65535, 0, 0, 65535, 4095, 4095}, 5123, true, "VEC2", 2);
-        const MeshData data = importedData(
-            a.write("q-uv-transform.gltf", R"({"offset": [0.5, 0.25], "scale": [2, 16]})"));
-        CHECK(near(data.uv0[0], {2.5f, 0.25f}));
-        CHECK(near(data.uv0[1], {0.5f, 16.25f}, 1e-5f));
-        CHECK(near(data.uv0[2], {0.5f + 2.0f * 4095.0f / 65535.0f, 0.25f + 16.0f * 4095.0f / 65535.0f}, 1e-5f));
+        LogCapture log;
+        const ImportedModel model =
+            importModel(a.write("q-uv-transform.gltf", R"({"offset": [0.5, 0.25], "scale": [2, 16]})"));
+        const MeshData& data = model.primitives[0].mesh->data();
+        CHECK(near(data.uv0[0], {1, 0}));
+        CHECK(near(data.uv0[2], {4095.0f / 65535.0f, 4095.0f / 65535.0f}, 1e-5f));
+        CHECK(data.encoding.uv0 == myriad::VertexStorage::UNorm16);
+        const myriad::TextureTransform& transform = model.primitives[0].material.baseColorTransform;
+        CHECK(transform.offset == glm::vec2(0.5f, 0.25f));
+        CHECK(transform.scale == glm::vec2(2.0f, 16.0f));
+        CHECK(transform.rotation == 0.0f);
     }
-    SECTION("KHR_texture_transform: rotation pi/2 turns (1, 0) into (0, -1), then the offset") {
+    SECTION("KHR_texture_transform: rotation read in radians") {
         AttributeDoc a;
         a.add<float>("TEXCOORD_0", {1, 0, 0, 1, 2, 3}, 5126, false, "VEC2", 2);
-        const MeshData data = importedData(a.write(
+        LogCapture log;
+        const ImportedModel model = importModel(a.write(
             "q-uv-rotation.gltf", R"({"offset": [10, 20], "rotation": 1.5707963267948966, "scale": [1, 2]})"));
-        // u' = cos r * sx u + sin r * sy v + ox;  v' = -sin r * sx u + cos r * sy v + oy.
-        CHECK(near(data.uv0[0], {10, 19}, 1e-5f));
-        CHECK(near(data.uv0[1], {12, 20}, 1e-5f));
-        CHECK(near(data.uv0[2], {16, 18}, 1e-5f));
+        CHECK(near(model.primitives[0].mesh->data().uv0[0], {1, 0}));  // as stored
+        const myriad::TextureTransform& transform = model.primitives[0].material.baseColorTransform;
+        CHECK(transform.rotation == Approx(1.5707963267948966));
+        CHECK(transform.offset == glm::vec2(10.0f, 20.0f));
+        CHECK(transform.scale == glm::vec2(1.0f, 2.0f));
     }
     SECTION("KHR_texture_transform with a bad scale names the material") {
         AttributeDoc a;

@@ -202,6 +202,27 @@ std::set<std::uint32_t> reachableFeatureSets() {
             }
         }
     }
+    // Material textures (kMaterialTextures, kTangentFrame: SurfacePass::materialTextureFeatures):
+    // MeshNode and batch draws, tabled or not; they add to the vertex stage's outputs and the
+    // fragment stage's lit block, so one shape of each vertex path with the lit sets, the
+    // alpha-masked depth-only set (no tangent frame there), blending, fog and motion vectors.
+    const std::uint32_t textureShapes[] = {0u, kMorph, kSkin, kInstanced, kInstanced | kIndexed | kLodFade | kMixedMirroring,
+                                           kInstanced | kTabled, kInstanced | kTabled | kIndexed,
+                                           kInstanced | kSkin | kSkinAnimated};
+    const std::uint32_t textureShading[] = {0u, kLit, kLit | kMetallicRoughness, kLit | kMetallicRoughness | kShadowReceive,
+                                            kLit | kMetallicRoughness | kBlend, kAlphaMask | kLit | kMetallicRoughness | kEncodeSrgb,
+                                            kLit | kMetallicRoughness | kFog};
+    for (const std::uint32_t shape : textureShapes) {
+        sets.insert(shape | kAlphaMask | kDepthOnly | kMaterialTextures);
+        for (const std::uint32_t shading : textureShading) {
+            for (const std::uint32_t tangents : {0u, static_cast<std::uint32_t>(kTangentFrame)}) {
+                sets.insert(shape | shading | kMaterialTextures | tangents);
+                if ((shape & kTabled) == 0 && (shading & kBlend) == 0) {
+                    sets.insert(shape | shading | kMaterialTextures | tangents | kVelocity);
+                }
+            }
+        }
+    }
     for (const std::uint32_t set : std::set<std::uint32_t>(sets)) {
         const bool population = (set & ~(kInstanced | kInstanceLanes | kAlphaMask | kBlend | kLit | kShadowReceive |
                                          kEncodeSrgb)) == 0 && (set & kInstanced) != 0;

@@ -3,12 +3,14 @@
 // compressed and quantized glTF (gltfpack, Draco), which reorder and merge vertices: the
 // triangle count, the surface area, the bounds, and every vertex matched to a near one both ways.
 #include "myriad/core/Bounds.h"
+#include "myriad/core/Material.h"  // TextureTransform
 #include "myriad/core/MeshData.h"
 
 #include <catch2/catch.hpp>
 #include <glm/glm.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -36,8 +38,10 @@ struct MeshTolerance {
     float uv;
 };
 
-/** Adds @p data placed by @p world to @p flat. */
-inline void addMesh(FlatMesh& flat, const MeshData& data, const glm::mat4& world = glm::mat4(1.0f)) {
+/** Adds @p data placed by @p world to @p flat, its uvs through @p uvTransform (a material's
+ *  KHR_texture_transform, which the importer keeps on the material: what the shader reads). */
+inline void addMesh(FlatMesh& flat, const MeshData& data, const glm::mat4& world = glm::mat4(1.0f),
+                    const TextureTransform& uvTransform = {}) {
     const glm::mat3 normalMatrix = glm::transpose(glm::inverse(glm::mat3(world)));
     std::vector<glm::vec3> placed;
     for (std::size_t i = 0; i < data.positions.size(); ++i) {
@@ -45,6 +49,12 @@ inline void addMesh(FlatMesh& flat, const MeshData& data, const glm::mat4& world
         v.position = glm::vec3(world * glm::vec4(data.positions[i], 1.0f));
         v.normal = data.normals.empty() ? glm::vec3(0.0f) : glm::normalize(normalMatrix * data.normals[i]);
         v.uv = data.uv0.empty() ? glm::vec2(0.0f) : data.uv0[i];
+        if (!uvTransform.isIdentity()) {  // u' = c sx u + s sy v + ox, v' = -s sx u + c sy v + oy
+            const float c = std::cos(uvTransform.rotation);
+            const float sn = std::sin(uvTransform.rotation);
+            const glm::vec2 scaled = v.uv * uvTransform.scale;
+            v.uv = glm::vec2(c * scaled.x + sn * scaled.y, -sn * scaled.x + c * scaled.y) + uvTransform.offset;
+        }
         for (const MorphTarget& target : data.morphTargets) {
             v.deltas.push_back(glm::mat3(world) * target.positionDeltas[i]);
         }

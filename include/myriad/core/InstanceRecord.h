@@ -40,6 +40,8 @@ inline constexpr std::uint32_t kInstanceRow2 = 6; ///< vec4, per instance
 inline constexpr std::uint32_t kInstanceColor = 7;///< vec4, per instance
 inline constexpr std::uint32_t kJoints = 9;       ///< uvec4, per vertex: a skinned mesh's joint indices (8 is the draw table's pair)
 inline constexpr std::uint32_t kWeights = 10;     ///< vec4, per vertex: a skinned mesh's joint weights
+inline constexpr std::uint32_t kUv1 = 11;         ///< vec2, per vertex: the second texture coordinate set (MeshData::uv1)
+inline constexpr std::uint32_t kTangent = 12;     ///< vec4, per vertex: tangent xyz, handedness w (MeshData::tangents)
 } // namespace location
 
 } // namespace myriad

@@ -4,6 +4,7 @@
 #include "myriad/core/Image.h"
 #include "myriad/core/SurfaceShader.h"
 
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
@@ -84,9 +85,42 @@ struct TextureSampler {
     friend constexpr bool operator==(const TextureSampler&, const TextureSampler&) = default;
 };
 
+/** Where a texture is read in texture space: glTF's KHR_texture_transform (offset, rotation,
+ *  scale), applied to the texture coordinate before sampling as that extension defines it:
+ *  uv' = T(offset) * R(rotation) * S(scale) * uv, with R = [cos r, sin r; -sin r, cos r], so
+ *  u' = cos(r) * sx * u + sin(r) * sy * v + ox and v' = -sin(r) * sx * u + cos(r) * sy * v + oy
+ *  (texture coordinates with v down, as glTF's). A value type; the default is the identity. */
+struct TextureTransform {
+    glm::vec2 offset{0.0f};  ///< added last, in texture coordinates (1 = one texture width/height)
+    float rotation = 0.0f;   ///< radians, counter-clockwise about the UV origin (the extension's words)
+    glm::vec2 scale{1.0f};   ///< multiplies u and v first
+    /** True for the default (no transform): the shader then skips it. */
+    [[nodiscard]] bool isIdentity() const noexcept {
+        return offset == glm::vec2(0.0f) && rotation == 0.0f && scale == glm::vec2(1.0f);
+    }
+    /** Field by field. */
+    friend bool operator==(const TextureTransform&, const TextureTransform&) = default;
+};
+
+/** One of a material's extra textures (metallic-roughness, normal, occlusion, emissive), as
+ *  glTF 2.0's textureInfo (section 5.23) gives it: the image, the texture-coordinate set it is
+ *  read at (texCoord: 0 for MeshData::uv0, 1 for MeshData::uv1; KHR_texture_transform's texCoord
+ *  override already applied), its KHR_texture_transform and its sampler. Empty image: the slot
+ *  is unused and its factor alone applies. A value type; the image is shared. */
+struct TextureSlot {
+    std::shared_ptr<const Image> image;  ///< RGBA8; null: none; its encoding is the slot's (see Material)
+    std::uint8_t uvSet = 0;              ///< 0 (uv0) or 1 (uv1); other values draw as 0
+    TextureTransform transform{};        ///< KHR_texture_transform; identity by default
+    TextureSampler sampler{};            ///< filters and wrap modes (its own sampler object)
+    /** True when an image is set. */
+    [[nodiscard]] explicit operator bool() const noexcept { return image != nullptr; }
+};
+
 /** A value type, copied into each MeshNode. Defaults in field order: white, no texture, Lit,
  *  metallic 0, roughness 1, no emission (strength 1), Opaque, cutoff 0.5, single-sided, blendWritesDepth off, nearestFilter off, the default TextureSampler (linear,
- *  trilinear, repeat), no anisotropic filtering, the built-in surface. Final colour =
+ *  trilinear, repeat), no anisotropic filtering, base colour read at uv0 untransformed, no
+ *  metallic-roughness, normal (scale 1), occlusion (strength 1) or emissive texture, the
+ *  built-in surface. Final colour =
  *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear),
  *  then lighting; blending happens in linear light and the framebuffer encodes once (in a
  *  linear 8-bit target the shaders encode, and blending mixes encoded values: gl::View). */
@@ -144,6 +178,35 @@ struct Material {
      *  LinearMipmapLinear): the extension lets a driver filter anyway once anisotropy is above
      *  1, which would blur a texture meant to stay sharp. */
     float maxAnisotropy = 1.0f;
+    /** The texture-coordinate set baseColorTexture is read at (glTF baseColorTexture.texCoord):
+     *  0 (uv0, the default) or 1 (uv1); other values draw as 0. */
+    std::uint8_t baseColorUvSet = 0;
+    /** KHR_texture_transform of baseColorTexture; identity by default. */
+    TextureTransform baseColorTransform{};
+    /** glTF's metallicRoughnessTexture, linear (not sRGB): its blue channel multiplies
+     *  `metallic`, its green channel `roughness`, per fragment. Read by
+     *  Shading::MetallicRoughness only. docs/lighting.md, "Material textures". */
+    TextureSlot metallicRoughnessTexture;
+    /** glTF's normalTexture, linear: a tangent-space normal n = normalize((rgb * 2 - 1) *
+     *  (normalScale, normalScale, 1)) in the frame (tangent, bitangent = cross(normal, tangent)
+     *  * tangent.w, normal) of the mesh's MeshData::tangents; a mesh without tangents gets
+     *  its frame per pixel from screen-space derivatives of position and texture coordinate
+     *  (as three.js does without tangents). Use generateTangents() (myriad/core/Tangents.h) for
+     *  MikkTSpace-style vertex tangents; the glTF importer does when the file has none. Read
+     *  by Shading::Lit and MetallicRoughness. */
+    TextureSlot normalTexture;
+    /** Scales the normal map's x and y (glTF normalTexture.scale); 1 by default. */
+    float normalScale = 1.0f;
+    /** glTF's occlusionTexture, linear: its red channel scales the ambient (indirect) light
+     *  only, never a light's or lamp's, as 1 + occlusionStrength * (red - 1). Read by
+     *  Shading::Lit and MetallicRoughness. */
+    TextureSlot occlusionTexture;
+    /** How much of the occlusion applies, 0 (none) to 1 (all, the default): glTF's
+     *  occlusionTexture.strength. */
+    float occlusionStrength = 1.0f;
+    /** glTF's emissiveTexture, sRGB-encoded: its linear RGB multiplies emissive *
+     *  emissiveStrength. Read by Shading::Lit and MetallicRoughness. */
+    TextureSlot emissiveTexture;
     /** User GLSL deciding base colour and alpha (may discard), moving vertices (a vertex
      *  function), or both; null: the built-in surface and transform. Shared; see SurfaceShader
      *  and docs/shaders.md. A vertex function on a ScatterNode's material makes
@@ -151,6 +214,13 @@ struct Material {
      *  the node a cull margin (MeshNode::setCullMargin) as far as it moves the surface. */
     std::shared_ptr<const SurfaceShader> surface;
 
+    /** True when any of the four extra textures is set, or baseColorTexture is read at uv1 or
+     *  through a transform: the renderer then draws the material with its "material textures"
+     *  shader variant (docs/lighting.md, "Material textures"). */
+    [[nodiscard]] bool hasMaterialTextures() const noexcept {
+        return metallicRoughnessTexture || normalTexture || occlusionTexture || emissiveTexture ||
+               (baseColorTexture && (baseColorUvSet != 0 || !baseColorTransform.isIdentity()));
+    }
     /** The sampling the renderer uses: `sampler`, with both filters Nearest when
      *  `nearestFilter` is set. */
     [[nodiscard]] TextureSampler sampling() const noexcept {

@@ -81,6 +81,16 @@ struct MeshData {
      *  MeshGeometry divides each vertex's by their sum, so they sum to 1 as glTF 3.7.3.3 asks
      *  (a file's rounding error, or weights given unnormalised, draw as intended). */
     std::vector<glm::vec4> weights;
+    /** Second texture coordinate set (glTF TEXCOORD_1), glTF convention (v down), one per
+     *  vertex or empty (none: the mesh keeps its layout without it, and a texture read at
+     *  set 1 reads (0, 0)). Always stored as Float32. */
+    std::vector<glm::vec2> uv1;
+    /** Tangents (glTF TANGENT): xyz a unit model-space direction along which uv0's u grows,
+     *  perpendicular to the normal; w = +1 or -1, the handedness: bitangent = cross(normal,
+     *  xyz) * w. One per vertex or empty (none: no tangent in the layout; a normal map then
+     *  takes its frame from screen-space derivatives, or call generateTangents(),
+     *  myriad/core/Tangents.h). Always stored as Float32. */
+    std::vector<glm::vec4> tangents;
     /** How the GPU copy stores each attribute; all Float32 by default. The glTF importer sets
      *  the storage a quantized file used (docs/gltf.md). Morph deltas are always float. */
     VertexEncoding encoding;
@@ -110,7 +120,13 @@ struct PackedVertexLayout {
     Attribute joints;
     /** Skinned meshes only (components 0 otherwise): four Float32 weights (location 10). */
     Attribute weights;
-    std::uint32_t strideBytes = 0;  ///< bytes per vertex, a multiple of 4: 48 with every attribute Float32 (72 skinned)
+    /** Meshes with MeshData::uv1 only (components 0 otherwise): two Float32 (location 11),
+     *  after the skin's attributes. */
+    Attribute uv1;
+    /** Meshes with MeshData::tangents only (components 0 otherwise): four Float32 (location
+     *  12), last. */
+    Attribute tangent;
+    std::uint32_t strideBytes = 0;  ///< bytes per vertex, a multiple of 4: 48 with every attribute Float32 (72 skinned; +8 with uv1, +16 with tangents)
     /** Equal when every attribute and the stride are. */
     friend bool operator==(const PackedVertexLayout&, const PackedVertexLayout&) = default;
 };
@@ -134,7 +150,8 @@ public:
      *  vertex count, a position or morph delta is NaN/Inf, there are more than kMaxMorphTargets
      *  targets, a target's deltas are not one per vertex, or there are more default weights
      *  than targets, joints and weights are not both empty or both one per vertex, or a
-     *  vertex's weights are NaN, Inf, negative or all 0 (the message names the vertex). Default weights shorter than the target list are padded with 0.
+     *  vertex's weights are NaN, Inf, negative or all 0 (the message names the vertex), or a
+     *  uv1 or tangent is NaN/Inf or a tangent's w is 0. Default weights shorter than the target list are padded with 0.
      *  data.encoding (VertexEncoding): a normalized storage rounds the CPU copy to its step, so
      *  what the CPU reads (bounds, picking, LOD) is what the GPU draws; a normal with a component
      *  outside [-1, 1] is made unit length first (its direction kept), others are kept as given.
@@ -167,6 +184,10 @@ public:
     }
     /** indexCount() / 3. */
     [[nodiscard]] std::uint32_t triangleCount() const noexcept { return indexCount() / 3; }
+    /** True when the mesh has a second texture coordinate set (MeshData::uv1). */
+    [[nodiscard]] bool hasUv1() const noexcept { return !m_data.uv1.empty(); }
+    /** True when the mesh has tangents (MeshData::tangents). */
+    [[nodiscard]] bool hasTangents() const noexcept { return !m_data.tangents.empty(); }
     /** True when the mesh has per-vertex colours (otherwise the shader reads white). */
     [[nodiscard]] bool hasColors() const noexcept { return !m_data.colors.empty(); }
     /** Number of morph targets, 0 to kMaxMorphTargets. */

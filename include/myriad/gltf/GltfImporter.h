@@ -116,9 +116,9 @@ struct ImportOptions {
  *  KHR_mesh_quantization (integer POSITION, NORMAL, TEXCOORD_0 and morph deltas, dequantized
  *  by glTF's normalization rules into the float CPU copy; the node transform beside them applies
  *  as any; MeshData::encoding keeps the file's storage, so the GPU copy holds the integers as
- *  stored, except positions with a node transform baked in here and texture coordinates under a
- *  KHR_texture_transform, which no longer fit them and are stored as float; docs/gltf.md),
- *  KHR_texture_transform on the base colour texture (baked into TEXCOORD_0), and
+ *  stored, except positions with a node transform baked in here, which no longer fit them and
+ *  are stored as float; docs/gltf.md), KHR_texture_transform on every texture (kept on the
+ *  material: Material::baseColorTransform, TextureSlot::transform; its texCoord override too), and
  *  EXT_meshopt_compression / MESHOPT_compression buffer views (decoded with meshoptimizer in
  *  builds with MYRIAD_WITH_MESHOPTIMIZER; docs/gltf.md lists the types and checks),
  *  KHR_draco_mesh_compression primitives (decoded with Draco in builds with MYRIAD_DRACO; each
@@ -126,7 +126,11 @@ struct ImportOptions {
  *  material pbrMetallicRoughness.baseColorFactor and baseColorTexture (decoded to RGBA8,
  *  shared between primitives that use the same image) with its sampler's magFilter, minFilter,
  *  wrapS and wrapT (Material::sampler; absent filters: Linear and LinearMipmapLinear, absent
- *  wraps: Repeat), alphaMode, alphaCutoff, doubleSided. Cameras are not read (importScene()
+ *  wraps: Repeat) and texCoord (0 or 1: Material::baseColorUvSet), the metallicRoughnessTexture,
+ *  normalTexture (scale), occlusionTexture (strength) and emissiveTexture with theirs
+ *  (Material's TextureSlots; a texCoord past 1 warned and read as 0), TEXCOORD_1 and TANGENT
+ *  (MeshData::uv1, tangents; a normal-mapped primitive without TANGENT gets generateTangents()),
+ *  alphaMode, alphaCutoff, doubleSided. Cameras are not read (importScene()
  *  reads them).
  *  Node transforms (matrix or TRS) are multiplied down the hierarchy and applied to the data,
  *  except on skinned nodes (3.7.3.2). Weights that do not sum to 1 are renormalised
@@ -145,7 +149,8 @@ struct ImportOptions {
  *  for its attribute, an index is past the vertex count, a count exceeds the limits in
  *  @p options, an image is corrupt or too large, a base colour texture's sampler has a
  *  magFilter, minFilter, wrapS or wrapT value glTF does not list (the message names the
- *  sampler and the field), a KHR_texture_transform is malformed (naming the material), an
+ *  sampler and the field), a KHR_texture_transform is malformed (naming the material and the
+ *  texture slot), normalTexture.scale is not finite or occlusionTexture.strength not in 0..1, an
  *  EXT_meshopt_compression buffer view is malformed or does not decode (naming the view), a
  *  skinned primitive uses a joint (weight above 0) past its skin's joints, has a vertex whose
  *  weights are all 0, negative or not finite, or lacks JOINTS_0/WEIGHTS_0 (naming the
