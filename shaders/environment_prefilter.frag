@@ -25,7 +25,7 @@ vec3 directionOf(vec2 uv) {
 }
 
 vec2 uvOf(vec3 d) {
-    return vec2(0.5 + atan(d.x, -d.z) * (0.5 / PI), acos(clamp(d.y, -1.0, 1.0)) * (1.0 / PI));
+    return vec2(0.5 + (d.x == 0.0 && d.z == 0.0 ? 0.0 : atan(d.x, -d.z)) * (0.5 / PI), acos(clamp(d.y, -1.0, 1.0)) * (1.0 / PI));
 }
 
 // Hammersley point i of n: (i / n, the radical inverse of i in base 2).

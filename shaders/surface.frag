@@ -336,7 +336,7 @@ vec3 myriad_prefiltered(vec3 d, float roughness) {
         return myriad_irradianceOverPi(d);
     }
     // Environment::directionToUv; explicit level, so the seam at +Z needs no derivatives.
-    vec2 uv = vec2(0.5 + atan(d.x, -d.z) * (0.5 / MYRIAD_PI), acos(clamp(d.y, -1.0, 1.0)) * (1.0 / MYRIAD_PI));
+    vec2 uv = vec2(0.5 + (d.x == 0.0 && d.z == 0.0 ? 0.0 : atan(d.x, -d.z)) * (0.5 / MYRIAD_PI), acos(clamp(d.y, -1.0, 1.0)) * (1.0 / MYRIAD_PI));
     return textureLod(u_environmentMap, uv, roughness * u_environment.x).rgb * u_environment.w;
 }
 #endif

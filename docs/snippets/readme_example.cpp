@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     const auto& grass = model.primitives.at(0);  // mesh (shared) + material
 
     myriad::Scene scene;
-    scene.clearColor = {0.45f, 0.65f, 0.9f, 1.0f};  // sky, light and ambient as in 02-field
+    scene.clearColor = {0.45f, 0.65f, 0.9f, 1.0f};  // a daylit sky; 02-field is at dusk
     scene.ambient = glm::vec3(0.45f);
     scene.light.direction = {-0.5f, -1.0f, -0.35f};
     auto& field = scene.root().emplace<myriad::InstancedMeshNode>(grass.mesh, grass.material,

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <vector>
 
 namespace myriad::gl::detail {
 namespace {
@@ -142,8 +143,14 @@ EnvironmentMaps::Entry EnvironmentMaps::build(const std::shared_ptr<const Enviro
     TextureHandle source(GL_TEXTURE_2D);
     setLabel(GL_TEXTURE, source.id(), "myriad/Renderer.environment-source");
     glTextureStorage2D(source.id(), sourceLevels, GL_RGBA16F, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
+    // Clamped to the largest half float: GL converts a larger value (an HDR sun's disc) to
+    // infinity, which the mip chain and the prefilter's sums would spread as Inf and NaN.
+    std::vector<float> clamped(environment->pixels().begin(), environment->pixels().end());
+    for (float& value : clamped) {
+        value = std::min(value, 65504.0f);
+    }
     glTextureSubImage2D(source.id(), 0, 0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_RGB, GL_FLOAT,
-                        environment->pixels().data());  // rows of 3 floats: unpack alignment 4 holds (applyRenderState)
+                        clamped.data());  // rows of 3 floats: unpack alignment 4 holds (applyRenderState)
     glGenerateTextureMipmap(source.id());
     glTextureParameteri(source.id(), GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
     glTextureParameteri(source.id(), GL_TEXTURE_MAG_FILTER, GL_LINEAR);
@@ -155,7 +162,9 @@ EnvironmentMaps::Entry EnvironmentMaps::build(const std::shared_ptr<const Enviro
     entry.id = environment->id();
     // The coarsest level keeps at least 8 rows (16 x 8 texels): a coarser one would put its few
     // texel centres far from the directions it is read at.
-    entry.levels = std::clamp<std::uint32_t>(static_cast<std::uint32_t>(std::bit_width(height)) - 3u, 1u, kMaxLevels);
+    // Signed: an image of 1 to 3 rows has bit_width - 3 <= 0, and gets the mirror level only.
+    entry.levels = static_cast<std::uint32_t>(
+        std::clamp<int>(static_cast<int>(std::bit_width(height)) - 3, 1, static_cast<int>(kMaxLevels)));
     entry.map = TextureHandle(GL_TEXTURE_2D);
     setLabel(GL_TEXTURE, entry.map.id(), "myriad/Renderer.environment-map");
     glTextureStorage2D(entry.map.id(), static_cast<GLsizei>(entry.levels), GL_RGBA16F, static_cast<GLsizei>(width),
@@ -169,7 +178,18 @@ EnvironmentMaps::Entry EnvironmentMaps::build(const std::shared_ptr<const Enviro
     // One full-screen triangle per level. The state the draws need is set here; the views set
     // theirs again after (framebuffer, viewport, program, vertex array, depth, blend, culling),
     // and render()'s exit puts everything back (docs/gl-state.md).
+    glNamedFramebufferTexture(m_framebuffer, GL_COLOR_ATTACHMENT0, entry.map.id(), 0);
+    if (const GLenum status = glCheckNamedFramebufferStatus(m_framebuffer, GL_FRAMEBUFFER);
+        status != GL_FRAMEBUFFER_COMPLETE) {  // once per Environment, never in a steady frame
+        glNamedFramebufferTexture(m_framebuffer, GL_COLOR_ATTACHMENT0, 0, 0);
+        throw GlError("gl::Renderer::render: the environment map's framebuffer is incomplete (status " +
+                      std::to_string(status) + "): RGBA16F is not colour-renderable on this driver");
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, m_framebuffer);
+    // The views set clip control themselves; this pass draws before them, so it sets the
+    // contract's value too: under the caller's GL_UPPER_LEFT the map would be written upside
+    // down (OpenGL 4.5 section 13.5) and kept so for the Environment's life.
+    glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_BLEND);
     glDisable(GL_CULL_FACE);

@@ -62,7 +62,8 @@ public:
      *  has none yet (GL draws into its own framebuffer: call after applyRenderState(), before the
      *  views set their state), and forgets the maps of Environments destroyed since.
      *  @throws CapacityError if the image is wider than GL_MAX_TEXTURE_SIZE; ShaderError if the
-     *  prefilter program does not build (nothing kept then). */
+     *  prefilter program does not build; GlError if the driver cannot render into RGBA16F (its
+     *  framebuffer incomplete) (nothing kept then). */
     [[nodiscard]] FrameAmbient prepare(const Scene& scene);
     /** Maps built so far (a test's proof that a second frame builds none). */
     [[nodiscard]] std::uint64_t builtCount() const noexcept { return m_built; }

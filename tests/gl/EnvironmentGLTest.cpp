@@ -3,6 +3,8 @@
 // is set, on screen against values worked out by hand.
 #include "support/GlTest.h"
 
+#include <glad/gl.h>
+
 #include "myriad/core/Environment.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -319,4 +321,34 @@ TEST_CASE("environment: its map is built once and freed after the Environment", 
     scene.environment.reset();
     fixture.render(scene);
     CHECK(gl::liveObjectCounts().textures == before);
+}
+
+TEST_CASE("environment: an image of two rows gets its map (its level count does not wrap)", "[environment][pixels]") {
+    // 1 to 3 rows: bit_width(height) - 3 is not positive; unsigned, it wrapped and was clamped to
+    // 6 levels, which a 4 x 2 texture cannot have: no storage, an incomplete map, black specular.
+    RenderFixture fixture;
+    Scene scene;
+    noSun(scene);
+    scene.environment = std::make_shared<const Environment>(4, 2, std::vector<float>(4 * 2 * 3, 0.5f));
+    scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"), whiteMetal(1.0f), "metal");
+    const glm::vec2 sb = splitSum(1.0f, 1.0f);  // a constant sky prefilters to itself at any roughness
+    checkPixel(fixture.render(scene), kSize / 2, kSize / 2, glm::vec3(0.5f) * (sb.x + sb.y), 3);
+}
+
+TEST_CASE("environment: the map is built right side up under the caller's upper-left clip control",
+          "[environment][pixels][state]") {
+    // The prefilter draws before the views set clip control; under GL_UPPER_LEFT window y runs
+    // down (OpenGL 4.5 section 13.5) and the map came out upside down: sky and ground swapped.
+    RenderFixture fixture;
+    Scene scene;
+    noSun(scene);
+    scene.environment = std::make_shared<const Environment>(256, 128, imageOf(256, 128, axisColour));
+    auto& mirror =
+        scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"), whiteMetal(0.05f), "mirror");
+    mirror.setRotation(glm::angleAxis(-kPi / 6.0f, glm::vec3(1, 0, 0)));  // reflects 60 degrees up
+    glClipControl(GL_UPPER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+    const Image image = fixture.render(scene);
+    glClipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+    const glm::vec2 tilted = splitSum(0.05f, std::cos(kPi / 6.0f));
+    checkPixel(image, kSize / 2, kSize / 2, axisColour({0, 1, 0}) * (tilted.x + tilted.y), 3);
 }

@@ -333,7 +333,7 @@ TEST_CASE("lighting and fragment functions that do not compile name their file a
     CHECK_THROWS_AS(f.render(missing), ShaderError);
 }
 
-TEST_CASE("SurfaceShader refuses empty and doubled stages; Unlit ignores, particles refuse them", "[shading-stages][errors]") {
+TEST_CASE("SurfaceShader refuses empty and doubled stages, Unlit ignores them and particles refuse them", "[shading-stages][errors]") {
     CHECK_THROWS_AS(SurfaceShader::lightingFromSource("empty", ""), InvalidArgument);
     CHECK_THROWS_AS(SurfaceShader::fragmentFromSource("empty", ""), InvalidArgument);
     CHECK_THROWS_AS(SurfaceShader::lightingFromFile("/no/such/file.glsl"), InvalidArgument);
