@@ -115,9 +115,10 @@ int main(int argc, char** argv) try {
 
     // Dusk: a low, warm sun and a cooler sky, so the lanterns' pools of light show.
     Scene scene;
-    scene.clearColor = glm::vec4(0.24f, 0.3f, 0.46f, 1.0f);  // sky
+    scene.clearColor = glm::vec4(0.12f, 0.15f, 0.28f, 1.0f);  // sky
     scene.light.direction = glm::vec3(-0.8f, -0.3f, -0.35f);
     scene.environment = examples::skyFor("02-field", options.text("--sky"), glm::normalize(scene.light.direction));
+    scene.environmentIntensity = 0.55f;  // late dusk: the sky's light fading
     scene.light.color = glm::vec3(1.0f, 0.72f, 0.45f);
     scene.light.intensity = 0.6f;
     SceneNode& field = scene.root().emplace<SceneNode>("field");

@@ -22,7 +22,6 @@ namespace myriad {
 
 class Scene;
 
-/** What a node draws; lets the renderer dispatch without dynamic_cast or a virtual per node. */
 /** How a node takes part in shadows (the design card's `shadowCasting`; Unity's
  *  ShadowCastingMode, Godot's GeometryInstance3D.cast_shadow): SceneNode::setShadowCasting(). */
 enum class ShadowCasting : std::uint8_t {
@@ -31,6 +30,7 @@ enum class ShadowCasting : std::uint8_t {
     ShadowsOnly,  ///< drawn into shadow maps only: invisible in colour views, its shadow stays
 };
 
+/** What a node draws; lets the renderer dispatch without dynamic_cast or a virtual per node. */
 enum class NodeKind : std::uint8_t {
     Group,          ///< draws nothing; a transform for its children
     Mesh,           ///< a MeshNode: one mesh, one draw
