@@ -2,6 +2,7 @@
 // and GGX-prefiltered specular map, Scene::hemisphere, and the flat Scene::ambient when neither
 // is set, on screen against values worked out by hand.
 #include "support/GlTest.h"
+#include "support/LightingTest.h"
 
 #include <glad/gl.h>
 
@@ -30,9 +31,6 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 constexpr float kPi = glm::pi<float>();
-
-/** The sRGB byte a linear value is stored as. */
-int encoded(float linear) { return static_cast<int>(std::lround(linearToSrgb(std::clamp(linear, 0.0f, 1.0f)) * 255.0f)); }
 
 /** Checks pixel (x, y) against linear @p expected, within @p tolerance sRGB steps per channel. */
 void checkPixel(const Image& image, std::uint32_t x, std::uint32_t y, glm::vec3 expected, int tolerance = 2) {

@@ -11,6 +11,7 @@
 // y = 1 - (r + 0.5) / 32.
 #include "support/GlCallLog.h"
 #include "support/GlTest.h"
+#include "support/LightingTest.h"
 
 #include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
@@ -32,15 +33,6 @@ using namespace myriad::test;
 namespace {
 
 constexpr float kPi = glm::pi<float>();
-
-/** The sRGB byte a linear value is stored as. */
-int encoded(float linear) { return static_cast<int>(std::lround(linearToSrgb(std::clamp(linear, 0.0f, 1.0f)) * 255.0f)); }
-
-Material lambert(float albedo) {
-    Material material;
-    material.baseColor = glm::vec4(albedo, albedo, albedo, 1.0f);
-    return material;
-}
 
 /** Pixel columns and rows of the layout (see the file comment). */
 constexpr std::uint32_t kShadowColumn = 51;    // x = 0.609: in the middle of the shadow

@@ -1,6 +1,7 @@
 // Lights (docs/lighting.md): LightNode's KHR_lights_punctual units, the clustered light list,
 // light channels and glTF's metallic-roughness BRDF, against values worked out by hand.
 #include "support/GlTest.h"
+#include "support/LightingTest.h"
 
 #include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
@@ -22,31 +23,6 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 constexpr float kPi = glm::pi<float>();
-
-/** The sRGB byte a linear value is stored as. */
-int encoded(float linear) { return static_cast<int>(std::lround(linearToSrgb(std::clamp(linear, 0.0f, 1.0f)) * 255.0f)); }
-
-/** A grey Lambert (Lit) material of albedo @p albedo. */
-Material lambert(float albedo) {
-    Material material;
-    material.baseColor = glm::vec4(albedo, albedo, albedo, 1.0f);
-    return material;
-}
-
-/** A scene lit by nothing but what a test adds: no sun, no ambient. */
-void darken(Scene& scene) {
-    scene.light.intensity = 0.0f;
-    scene.ambient = glm::vec3(0.0f);
-}
-
-/** The grey of pixel (x, y), checked to be grey. */
-int grey(const Image& image, std::uint32_t x, std::uint32_t y) {
-    const Rgba c = pixelAt(image, x, y);
-    INFO("pixel (" << x << ", " << y << ") " << describe(c));
-    CHECK(std::abs(c[0] - c[1]) <= 1);
-    CHECK(std::abs(c[1] - c[2]) <= 1);
-    return c[1];
-}
 
 /** World x of the centre of pixel column @p column under orthoCamera() (row: -y). */
 float centreOf(std::uint32_t column) { return -1.0f + (static_cast<float>(column) + 0.5f) * 2.0f / kSize; }

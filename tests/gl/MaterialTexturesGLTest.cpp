@@ -3,6 +3,7 @@
 // on screen against values worked out by hand, on the table-driven path (opaque) and the
 // uniform path (blended, drawn one by one).
 #include "support/GlTest.h"
+#include "support/LightingTest.h"
 
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -24,9 +25,6 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 
-/** The sRGB byte a linear value is stored as. */
-int encoded(float linear) { return static_cast<int>(std::lround(linearToSrgb(std::clamp(linear, 0.0f, 1.0f)) * 255.0f)); }
-
 /** A 1x1 image of one RGBA byte quadruple. */
 std::shared_ptr<const Image> solid(std::uint8_t r, std::uint8_t g, std::uint8_t b, std::uint8_t a = 255) {
     return std::make_shared<const Image>(Image{1, 1, {r, g, b, a}});
@@ -38,12 +36,6 @@ std::uint8_t normalByte(float n) { return static_cast<std::uint8_t>(std::lround(
 /** The unit normal the shader decodes from normal-map bytes (rgb * 2 - 1, normalised). */
 glm::vec3 decodedNormal(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
     return glm::normalize(glm::vec3(r, g, b) / 255.0f * 2.0f - 1.0f);
-}
-
-/** A scene lit by nothing but what a test adds: no sun, no ambient. */
-void darken(Scene& scene) {
-    scene.light.intensity = 0.0f;
-    scene.ambient = glm::vec3(0.0f);
 }
 
 /** The 2 x 2 quad filling the ortho view, facing +z, glTF texture coordinates (u right, v
@@ -72,14 +64,6 @@ void usePath(Material& material, bool tabled) {
 /** Checks that the frame drew on the path asked for. */
 void checkPath(const RenderFixture& fixture, bool tabled) {
     CHECK(fixture.renderer.lastFrameStats().multiDrawCalls == (tabled ? 1u : 0u));
-}
-
-int grey(const Image& image, std::uint32_t x, std::uint32_t y) {
-    const Rgba c = pixelAt(image, x, y);
-    INFO("pixel (" << x << ", " << y << ") " << describe(c));
-    CHECK(std::abs(c[0] - c[1]) <= 1);
-    CHECK(std::abs(c[1] - c[2]) <= 1);
-    return c[1];
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 // showing the clustered light list's lamp count and redrawing myriad's own lighting exactly,
 // errors naming the user's file and line, and what Unlit materials and particles do with them.
 #include "support/GlTest.h"
+#include "support/LightingTest.h"
 
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/LightNode.h"
@@ -33,21 +34,12 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 
-/** The sRGB byte a linear value is stored as. */
-int encoded(float linear) { return static_cast<int>(std::lround(linearToSrgb(std::clamp(linear, 0.0f, 1.0f)) * 255.0f)); }
-
 /** A grey material of albedo @p albedo, lit (Lambert) unless told. */
 Material grey(float albedo, Shading shading = Shading::Lit) {
     Material material;
     material.baseColor = glm::vec4(albedo, albedo, albedo, 1.0f);
     material.shading = shading;
     return material;
-}
-
-/** No sun, no ambient: lit by what a test adds. */
-void darken(Scene& scene) {
-    scene.light.intensity = 0.0f;
-    scene.ambient = glm::vec3(0.0f);
 }
 
 /** Channel @p c of the pixel at world (x, y). */
