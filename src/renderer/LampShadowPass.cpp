@@ -80,6 +80,9 @@ void LampShadowPass::validate(const Scene& scene) const {
         fail("tileSize " + std::to_string(b.tileSize) + " must be within 16..atlasSize and divide atlasSize " +
              std::to_string(b.atlasSize));
     }
+    // The records' buffer texture is at most 256 lamps x kRecordTexels texels, inside GL 4.5's
+    // minimum GL_MAX_TEXTURE_BUFFER_SIZE (65536), so this cap is the limit check it needs.
+    static_assert(256 * kRecordTexels <= 65536, "lamp shadow records past GL 4.5's minimum buffer texture size");
     if (b.maxLamps > 256) {
         fail("maxLamps " + std::to_string(b.maxLamps) + " is above 256");
     }

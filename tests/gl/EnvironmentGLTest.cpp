@@ -127,6 +127,15 @@ glm::vec3 prefilteredReference(const Environment& environment, glm::vec3 n, floa
     return sum / weight;
 }
 
+/** A white metal quad of @p roughness facing the ortho camera (+Z) under the axis-coloured sky,
+ *  lit by nothing else: the mirror tests' scene. */
+MeshNode& mirrorUnderAxisSky(Scene& scene, float roughness) {
+    noSun(scene);
+    scene.environment = std::make_shared<const Environment>(256, 128, imageOf(256, 128, axisColour));
+    return scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"), whiteMetal(roughness),
+                                          "mirror");
+}
+
 } // namespace
 
 TEST_CASE("environment: a white Lambert quad under a constant sky shows its radiance", "[environment][pixels]") {
@@ -192,11 +201,8 @@ TEST_CASE("environment: a hemisphere ambient gives sky above, ground below, thei
 TEST_CASE("environment: a mirror-like metal reflects the colour of the reflected direction", "[environment][pixels]") {
     RenderFixture fixture;
     Scene scene;
-    noSun(scene);
-    scene.environment = std::make_shared<const Environment>(256, 128, imageOf(256, 128, axisColour));
-    // A white metal quad facing the ortho camera (+Z): v = n = +Z, so r = +Z; f0 = 1.
-    auto& mirror =
-        scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"), whiteMetal(0.05f), "mirror");
+    // v = n = +Z, so r = +Z; f0 = 1.
+    auto& mirror = mirrorUnderAxisSky(scene, 0.05f);
     const glm::vec2 sb = splitSum(0.05f, 1.0f);
     SECTION("along +Z") {
         checkPixel(fixture.render(scene), kSize / 2, kSize / 2, axisColour({0, 0, 1}) * (sb.x + sb.y));
@@ -339,10 +345,7 @@ TEST_CASE("environment: the map is built right side up under the caller's upper-
     // down (OpenGL 4.5 section 13.5) and the map came out upside down: sky and ground swapped.
     RenderFixture fixture;
     Scene scene;
-    noSun(scene);
-    scene.environment = std::make_shared<const Environment>(256, 128, imageOf(256, 128, axisColour));
-    auto& mirror =
-        scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(1.0f, 1.0f), "quad"), whiteMetal(0.05f), "mirror");
+    auto& mirror = mirrorUnderAxisSky(scene, 0.05f);
     mirror.setRotation(glm::angleAxis(-kPi / 6.0f, glm::vec3(1, 0, 0)));  // reflects 60 degrees up
     glClipControl(GL_UPPER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
     const Image image = fixture.render(scene);
