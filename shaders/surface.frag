@@ -38,7 +38,8 @@
 //   MYRIAD_MATERIAL_TEXTURES the material's extra textures (docs/lighting.md, "Material
 //                            textures"): metallic-roughness, normal, occlusion and emissive,
 //                            each at its coordinate set (uv0, uv1) and KHR_texture_transform,
-//                            the base colour's set and transform too
+//                            the base colour's set and transform too; and a lightmap in place
+//                            of the diffuse ambient ("Lightmaps")
 //   MYRIAD_TANGENT_FRAME     (with it) the normal map's frame from the mesh's tangents
 //                            (v_tangent); otherwise from screen-space derivatives
 //   MYRIAD_VELOCITY          output 1: window position now minus in the previous frame, in
@@ -127,8 +128,10 @@ MyriadMaterial myriad_material(int index) { return myriad_materialTable[index]; 
 #ifdef MYRIAD_MATERIAL_TEXTURES
 // Slots: 0 base colour (u_baseColorTexture), 1 metallic-roughness (linear; B metallic, G
 // roughness), 2 normal (linear, tangent space), 3 occlusion (linear, R), 4 emissive (sRGB:
-// reads linear). glTF 2.0 section 3.9 and KHR_texture_transform.
+// reads linear), 5 lightmap (sRGB: reads linear; at v_lightmapUv). glTF 2.0 section 3.9 and
+// KHR_texture_transform; the lightmap: docs/lighting.md, "Lightmaps".
 in vec2 v_uv1;
+in vec2 v_lightmapUv;  // uv0, uv1 or the vertex colour's rg, as surface.vert chose
 #ifdef MYRIAD_TANGENT_FRAME
 in vec4 v_tangent;
 #endif
@@ -136,9 +139,11 @@ layout(binding = MYRIAD_UNIT_METALLIC_ROUGHNESS) uniform sampler2D u_metallicRou
 layout(binding = MYRIAD_UNIT_NORMAL) uniform sampler2D u_normalTexture;
 layout(binding = MYRIAD_UNIT_OCCLUSION) uniform sampler2D u_occlusionTexture;
 layout(binding = MYRIAD_UNIT_EMISSIVE) uniform sampler2D u_emissiveTexture;
-uniform ivec2 u_textureSlots;       // x: bit k, slot k has a texture (1..4); y: bit k, slot k reads uv1
-uniform vec3 u_textureTransform[10];  // per slot two rows: uv' = (dot(row0, (uv, 1)), dot(row1, (uv, 1)))
-uniform vec2 u_textureFactors;      // normal scale, occlusion strength
+layout(binding = MYRIAD_UNIT_LIGHTMAP) uniform sampler2D u_lightmapTexture;
+uniform ivec3 u_textureSlots;       // x: bit k, slot k has a texture (1..5); y: bit k, slot k reads uv1;
+                                    // z: coordinate flags (surface.vert)
+uniform vec3 u_textureTransform[12];  // per slot two rows: uv' = (dot(row0, (uv, 1)), dot(row1, (uv, 1)))
+uniform vec3 u_textureFactors;      // normal scale, occlusion strength, lightmap intensity
 
 // Slot @p slot's coordinate: uv0 (@p uv0) or uv1, through its KHR_texture_transform.
 vec2 myriad_textureUv(int slot, vec2 uv0) {
@@ -195,6 +200,14 @@ float myriad_occlusion(vec2 uv0) {
         return 1.0;
     }
     return 1.0 + u_textureFactors.y * (texture(u_occlusionTexture, myriad_textureUv(3, uv0)).r - 1.0);
+}
+
+// The lightmap (slot 5) at this fragment, linear RGB times its intensity: the diffuse ambient
+// a white Lambert surface shows here (what Scene::ambient is for the flat sky).
+vec3 myriad_lightmap() {
+    vec3 uv = vec3(v_lightmapUv, 1.0);
+    vec2 st = vec2(dot(u_textureTransform[10], uv), dot(u_textureTransform[11], uv));
+    return texture(u_lightmapTexture, st).rgb * u_textureFactors.z;
 }
 #endif
 
@@ -341,17 +354,29 @@ vec3 myriad_prefiltered(vec3 d, float roughness) {
 }
 #endif
 
+// A lightmap (MYRIAD_MATERIAL_TEXTURES, slot 5) replaces the diffuse part's E / pi; the specular
+// part stays the sky's.
 vec3 myriad_ambient(MyriadBrdfSurface m, vec3 n, vec3 v, float roughness, vec2 scaleBias) {
 #ifdef MYRIAD_IMAGE_AMBIENT
-    vec3 rgb = m.diffuseColor * myriad_irradianceOverPi(myriad_environmentDirection(n));
+    vec3 diffuseIrradianceOverPi = myriad_irradianceOverPi(myriad_environmentDirection(n));
+#else
+    vec3 diffuseIrradianceOverPi = u_ambient;
+#endif
+#ifdef MYRIAD_MATERIAL_TEXTURES
+    if (myriad_hasTexture(5)) {
+        diffuseIrradianceOverPi = myriad_lightmap();
+    }
+#endif
+    vec3 rgb = m.diffuseColor * diffuseIrradianceOverPi;
+#ifdef MYRIAD_IMAGE_AMBIENT
 #ifdef MYRIAD_METALLIC_ROUGHNESS
     vec3 reflected = reflect(-v, n);
     rgb += myriad_prefiltered(myriad_environmentDirection(reflected), roughness) * (m.f0 * scaleBias.x + scaleBias.y);
 #endif
-    return rgb;
 #else
-    return (m.diffuseColor + m.f0 * scaleBias.x + scaleBias.y) * u_ambient;
+    rgb += (m.f0 * scaleBias.x + scaleBias.y) * u_ambient;
 #endif
+    return rgb;
 }
 
 vec4 myriad_lightTexel(int texel) { return uintBitsToFloat(texelFetch(u_lightList, u_lightBase + texel)); }
@@ -547,7 +572,7 @@ vec4 myriad_lane(int lane) { return lane < 4 ? u_lanes[lane] : vec4(0.0); }
 // What a surface function receives. All colours linear.
 struct SurfaceInput {
     vec2 uv;              // first texture coordinate set
-    vec4 color;           // vertex colour * instance colour
+    vec4 color;           // vertex colour * instance colour (vertex colour white with a VertexColor lightmap)
     vec3 normal;          // world space, unit length, on the side facing the viewer
     vec3 worldPosition;   // world space (float)
     vec3 viewDirection;   // world space, unit length, towards the eye (along the view axis in
@@ -603,7 +628,7 @@ struct ShadedSurface {
     float occlusion;     // ambient occlusion, 1: none
     vec3 emission;       // emitted radiance; main() adds it after a lighting function's lights;
                          // a fragment function adds it itself if it wants it
-    vec3 ambient;        // the ambient radiance myriad reflects here (its sky through the BRDF)
+    vec3 ambient;        // the ambient radiance myriad reflects here (its sky, or a lightmap's diffuse part, through the BRDF)
     uint channels;       // the light channels this fragment accepts
     SurfaceInput surfaceInput;  // what the surface function received (uv, colour, instance index, lanes...)
 };

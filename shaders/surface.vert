@@ -22,7 +22,9 @@
 //                                  second output (docs/visibility.md, "Motion vectors")
 //   MYRIAD_MATERIAL_TEXTURES       the material's extra textures (docs/lighting.md, "Material
 //                                  textures"): the second texture coordinate set is passed on
-//                                  (v_uv1; (0, 0) for a mesh without, whose attribute is off)
+//                                  (v_uv1; (0, 0) for a mesh without), and the lightmap's
+//                                  coordinate (v_lightmapUv: uv0, uv1 or the vertex colour's rg,
+//                                  "Lightmaps")
 //   MYRIAD_TANGENT_FRAME           with it: the mesh's tangents, to world space, as v_tangent
 //   MYRIAD_USER_VERTEX             (not a feature bit: the material's SurfaceShader has a
 //                                  vertex function) the user's vertex() moves each vertex and
@@ -130,10 +132,15 @@ mat3x4 myriad_skin() {
 
 out vec3 v_normal;            // world space, not normalised
 #ifdef MYRIAD_MATERIAL_TEXTURES
-// A disabled attribute reads its current value, (0, 0, 0, 1) unless set: uv1 (0, 0) for a
-// mesh without one.
+// A mesh without uv1 leaves its attribute disabled, which reads the context's current value
+// (whatever a game set): u_textureSlots.z says whether the mesh has one, and (0, 0) is used if not.
 layout(location = MYRIAD_LOCATION_UV1) in vec2 a_uv1;
+uniform ivec3 u_textureSlots;  // x: slots with a texture, y: slots reading uv1, z: coordinate flags
+const int MYRIAD_LIGHTMAP_FROM_VERTEX_COLOR = 1;  // MaterialTextures::kLightmapFromVertexColor
+const int MYRIAD_MESH_HAS_UV1 = 2;                // MaterialTextures::kMeshHasUv1
+const int MYRIAD_LIGHTMAP_SLOT = 5;
 out vec2 v_uv1;
+out vec2 v_lightmapUv;  // the lightmap's coordinate before its transform (surface.frag's slot 5)
 #endif
 #ifdef MYRIAD_TANGENT_FRAME
 layout(location = MYRIAD_LOCATION_TANGENT) in vec4 a_tangent;  // model space xyz, handedness w
@@ -310,6 +317,16 @@ void main() {
     normal = vec4(normal, 0.0) * skin;
 #endif
     vec4 color = a_color;
+#ifdef MYRIAD_MATERIAL_TEXTURES
+    vec2 uv1 = (u_textureSlots.z & MYRIAD_MESH_HAS_UV1) != 0 ? a_uv1 : vec2(0.0);
+    v_lightmapUv = ((u_textureSlots.y >> MYRIAD_LIGHTMAP_SLOT) & 1) != 0 ? uv1 : a_uv0;
+    if ((u_textureSlots.z & MYRIAD_LIGHTMAP_FROM_VERTEX_COLOR) != 0) {
+        // The design card's lightmapped convention: the vertex colour is the place in the
+        // lightmap, not a colour (Material::lightmapCoordinates).
+        v_lightmapUv = a_color.rg;
+        color = vec4(1.0);
+    }
+#endif
 #ifdef MYRIAD_INSTANCED
     vec4 p = vec4(position, 1.0);
     vec3 nodePosition = vec3(dot(myriad_record_0, p), dot(myriad_record_1, p), dot(myriad_record_2, p));
@@ -342,7 +359,7 @@ void main() {
     v_handedness = determinant(linear) < 0.0 ? -1.0 : 1.0;
     v_uv0 = a_uv0;
 #ifdef MYRIAD_MATERIAL_TEXTURES
-    v_uv1 = a_uv1;
+    v_uv1 = uv1;
 #endif
 #ifdef MYRIAD_TANGENT_FRAME
     // A tangent is a direction along the surface: it transforms by the linear part itself

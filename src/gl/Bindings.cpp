@@ -53,7 +53,8 @@ const std::string& bindingDefines() {
         << "#define MYRIAD_UNIT_METALLIC_ROUGHNESS " << kMetallicRoughnessUnit << "\n"
         << "#define MYRIAD_UNIT_NORMAL " << kNormalUnit << "\n"
         << "#define MYRIAD_UNIT_OCCLUSION " << kOcclusionUnit << "\n"
-        << "#define MYRIAD_UNIT_EMISSIVE " << kEmissiveUnit << "\n";
+        << "#define MYRIAD_UNIT_EMISSIVE " << kEmissiveUnit << "\n"
+        << "#define MYRIAD_UNIT_LIGHTMAP " << kLightmapUnit << "\n";
     return out.str();
     }();
     return defines;

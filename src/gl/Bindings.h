@@ -52,6 +52,10 @@ inline constexpr std::uint32_t kMetallicRoughnessUnit = 12;
 inline constexpr std::uint32_t kNormalUnit = 13;
 inline constexpr std::uint32_t kOcclusionUnit = 14;
 inline constexpr std::uint32_t kEmissiveUnit = 15;
+/** sampler2D u_lightmapTexture (kMaterialTextures, + its sampler object): a material's baked
+ *  lightmap (Material::lightmapTexture; docs/lighting.md, "Lightmaps"). Past 15: a combined
+ *  unit (GL 4.5 has at least 80). */
+inline constexpr std::uint32_t kLightmapUnit = 16;
 /** sampler2D u_environmentMap (kImageAmbient): the scene's Environment prefiltered with GGX, an
  *  equirectangular RGBA16F mip chain, level k for roughness k / (levels - 1)
  *  (renderer/EnvironmentMap.h, docs/lighting.md "Image-based ambient"); also the prefilter
@@ -96,11 +100,11 @@ inline constexpr std::uint32_t kToneMapSourceUnit = kBaseColorUnit;
 
 /** Every unit render() may bind: the GL state contract's units (docs/gl-state.md), emptied or
  *  put back on exit (renderer/GlState.cpp). */
-inline constexpr std::array<std::uint32_t, 19> kRendererTextureUnits{
+inline constexpr std::array<std::uint32_t, 20> kRendererTextureUnits{
     kBaseColorUnit, kMorphTargetUnit, kMorphWeightsUnit, kLanesUnit, kSkinUnit, kIndexedRecordUnit,
     kVisibleIndexUnit, kShadowMapUnit, kDrawTableUnit, kPreviousRecordUnit, kLightListUnit,
-    kMetallicRoughnessUnit, kNormalUnit, kOcclusionUnit, kEmissiveUnit, kEnvironmentUnit, kInstanceLightChannelsUnit,
-    kLampShadowAtlasUnit, kLampShadowRecordsUnit};
+    kMetallicRoughnessUnit, kNormalUnit, kOcclusionUnit, kEmissiveUnit, kLightmapUnit, kEnvironmentUnit,
+    kInstanceLightChannelsUnit, kLampShadowAtlasUnit, kLampShadowRecordsUnit};
 
 // ---- shader-storage binding points -----------------------------------------------------------
 

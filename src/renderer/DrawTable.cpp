@@ -254,7 +254,10 @@ void DrawTable::build(std::size_t passIndex, const ViewPass& pass, GpuResources&
                            texture != nullptr ? texture->id() : 0u,
                            sampler,         static_cast<GLenum>(pass.casterCullFace(cullFaceOf(item, features), *item.node)),
                            culledPairs,     place.arena,
-                           resources.materialTextures(material)};
+                           // Only a program that reads them tells groups apart by them (a
+                           // depth-only view draws lightmapped nodes of one atlas as one group).
+                           (features & kMaterialTextures) != 0 ? resources.materialTextures(material, *drawnMesh(item))
+                                                               : MaterialTextures{}};
         GroupSlot& slot = m_groupOf[key];
         if (slot.stamp != m_groupStamp) {
             slot = {m_groupStamp, static_cast<std::uint32_t>(table.groups.size())};

@@ -488,7 +488,7 @@ const Texture2D* GpuResources::imageTexture(const std::shared_ptr<const Image>& 
     return &it->second.texture;
 }
 
-MaterialTextures GpuResources::materialTextures(const Material& material) {
+MaterialTextures GpuResources::materialTextures(const Material& material, const MeshGeometry& mesh) {
     MaterialTextures result;
     if (!material.hasMaterialTextures()) {
         return result;
@@ -506,27 +506,38 @@ MaterialTextures GpuResources::materialTextures(const Material& material) {
         result.transform[2 * slot + 1] = glm::vec3(-s * transform.scale.x, c * transform.scale.y, transform.offset.y);
     };
     setSlot(0, material.baseColorUvSet, material.baseColorTransform);
-    const TextureSlot* slots[4] = {&material.metallicRoughnessTexture, &material.normalTexture,
-                                   &material.occlusionTexture, &material.emissiveTexture};
-    static constexpr const char* kSlotLabels[4] = {"/Material.metallicRoughnessTexture", "/Material.normalTexture",
-                                                   "/Material.occlusionTexture", "/Material.emissiveTexture"};
-    for (int k = 0; k < 4; ++k) {
+    const TextureSlot* slots[5] = {&material.metallicRoughnessTexture, &material.normalTexture,
+                                   &material.occlusionTexture, &material.emissiveTexture, &material.lightmapTexture};
+    static constexpr const char* kSlotLabels[5] = {"/Material.metallicRoughnessTexture", "/Material.normalTexture",
+                                                   "/Material.occlusionTexture", "/Material.emissiveTexture",
+                                                   "/Material.lightmapTexture"};
+    for (int k = 0; k < 5; ++k) {
         const TextureSlot& slot = *slots[k];
         setSlot(k + 1, slot.uvSet, slot.transform);
         if (!slot) {
             continue;
         }
-        const bool srgb = k == 3;  // glTF: the emissive texture is sRGB, the others linear data
+        // glTF: the emissive texture is sRGB, the others linear data; a lightmap is a colour
+        // image (Image's bytes are sRGB-encoded), as three.js and Godot decode theirs.
+        const bool srgb = k >= 3;
         result.textures[k] = imageTexture(slot.image, srgb, slot.sampler.usesMipmaps(), kSlotLabels[k], material.name);
         result.textureIds[k] = result.textures[k]->id();
         result.samplers[k] = sampler(slot.sampler, material.maxAnisotropy);
         result.slotMask |= 2 << k;
     }
+    if (material.lightmapTexture && material.lightmapCoordinates == LightmapCoordinates::VertexColor) {
+        result.coordinateFlags |= MaterialTextures::kLightmapFromVertexColor;
+    }
+    if (mesh.hasUv1()) {
+        result.coordinateFlags |= MaterialTextures::kMeshHasUv1;
+    }
     // NaN draws as the default, as the other factors (ShadingFactors.h).
-    result.factors = glm::vec2(std::isfinite(material.normalScale) ? material.normalScale : 1.0f,
+    result.factors = glm::vec3(std::isfinite(material.normalScale) ? material.normalScale : 1.0f,
                                std::isfinite(material.occlusionStrength)
                                    ? std::clamp(material.occlusionStrength, 0.0f, 1.0f)
-                                   : 1.0f);
+                                   : 1.0f,
+                               std::isfinite(material.lightmapIntensity) ? std::max(material.lightmapIntensity, 0.0f)
+                                                                         : 1.0f);
     return result;
 }
 

@@ -243,27 +243,37 @@ struct TextureGpu {
 };
 
 /** A material's extra textures as a draw binds them (MYRIAD_MATERIAL_TEXTURES; docs/lighting.md,
- *  "Material textures"): slot 0 is the base colour (bound as before), slots 1-4 the
- *  metallic-roughness, normal, occlusion and emissive textures on kMetallicRoughnessUnit ..
- *  kEmissiveUnit. Equal values draw alike, so the table path groups draws by it. */
+ *  "Material textures" and "Lightmaps"): slot 0 is the base colour (bound as before), slots 1-5
+ *  the metallic-roughness, normal, occlusion, emissive and lightmap textures on
+ *  kMetallicRoughnessUnit .. kEmissiveUnit and kLightmapUnit. Equal values draw alike, so the
+ *  table path groups draws by it. */
 struct MaterialTextures {
     bool used = false;                       ///< the material has any (Material::hasMaterialTextures())
-    std::array<const Texture2D*, 4> textures{};  ///< slots 1-4; null where unset
-    std::array<GLuint, 4> textureIds{};      ///< their GL names (0 where unset)
-    std::array<GLuint, 4> samplers{};        ///< their sampler objects (0 where unset)
-    int slotMask = 0;                        ///< bit k (1..4): slot k has a texture (u_textureSlots.x)
-    int uv1Mask = 0;                         ///< bit k (0..4): slot k reads uv1 (u_textureSlots.y)
+    std::array<const Texture2D*, 5> textures{};  ///< slots 1-5; null where unset
+    std::array<GLuint, 5> textureIds{};      ///< their GL names (0 where unset)
+    std::array<GLuint, 5> samplers{};        ///< their sampler objects (0 where unset)
+    int slotMask = 0;                        ///< bit k (1..5): slot k has a texture (u_textureSlots.x)
+    int uv1Mask = 0;                         ///< bit k (0..5): slot k reads uv1 (u_textureSlots.y)
+    /** u_textureSlots.z: kLightmapFromVertexColor, kMeshHasUv1. */
+    int coordinateFlags = 0;
+    /** The lightmap's coordinates are the vertex colour's red and green
+     *  (LightmapCoordinates::VertexColor), and the vertex colour does not tint. */
+    static constexpr int kLightmapFromVertexColor = 1;
+    /** The drawn mesh has uv1 (MeshData::uv1): without it the shader reads (0, 0), never the
+     *  context's current value of the disabled attribute. */
+    static constexpr int kMeshHasUv1 = 2;
     /** Per slot, the two rows of its KHR_texture_transform: uv' = (dot(row0, (uv, 1)),
      *  dot(row1, (uv, 1))) (u_textureTransform). */
-    std::array<glm::vec3, 10> transform{glm::vec3(1, 0, 0), glm::vec3(0, 1, 0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0),
+    std::array<glm::vec3, 12> transform{glm::vec3(1, 0, 0), glm::vec3(0, 1, 0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0),
                                          glm::vec3(1, 0, 0), glm::vec3(0, 1, 0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0),
-                                         glm::vec3(1, 0, 0), glm::vec3(0, 1, 0)};
-    glm::vec2 factors{1.0f, 1.0f};           ///< normal scale, occlusion strength (u_textureFactors)
+                                         glm::vec3(1, 0, 0), glm::vec3(0, 1, 0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0)};
+    /** Normal scale, occlusion strength, lightmap intensity (u_textureFactors). */
+    glm::vec3 factors{1.0f, 1.0f, 1.0f};
     /** Equal when every field but the texture pointers is (their ids stand for them). */
     friend bool operator==(const MaterialTextures& a, const MaterialTextures& b) {
         return a.used == b.used && a.textureIds == b.textureIds && a.samplers == b.samplers &&
-               a.slotMask == b.slotMask && a.uv1Mask == b.uv1Mask && a.transform == b.transform &&
-               a.factors == b.factors;
+               a.slotMask == b.slotMask && a.uv1Mask == b.uv1Mask && a.coordinateFlags == b.coordinateFlags &&
+               a.transform == b.transform && a.factors == b.factors;
     }
 };
 
@@ -325,10 +335,11 @@ public:
     /** A sampler object for @p sampling with @p maxAnisotropy clamped as Material::maxAnisotropy
      *  says (shared as above). */
     GLuint sampler(const TextureSampler& sampling, float maxAnisotropy);
-    /** The material's extra textures (uploaded on first use: the emissive one sRGB, the others
-     *  linear; a mip chain as for texture()), their samplers and per-slot coordinates; used
-     *  false (nothing else set) when Material::hasMaterialTextures() is false. */
-    MaterialTextures materialTextures(const Material& material);
+    /** The material's extra textures as drawn on @p mesh (uploaded on first use: the emissive
+     *  one and the lightmap sRGB, the others linear; a mip chain as for texture()), their
+     *  samplers, per-slot coordinates and whether @p mesh has uv1; used false (nothing else
+     *  set) when Material::hasMaterialTextures() is false. */
+    MaterialTextures materialTextures(const Material& material, const MeshGeometry& mesh);
     /** The batch's GPU copy, made or resized as needed, every allocated stream brought up to
      *  date (only rows changed since this renderer's last upload, and only drawn rows). Its
      *  vertex arrays are not: call syncVertexArrays() before drawing with them.

@@ -294,7 +294,7 @@ struct Renderer::Impl {
                     const PhaseTimer timer(stats.uploadMs);
                     (void)resources.mesh(detail::drawnMesh(item));  // a LOD level's mesh too
                     (void)resources.texture(material);
-                    (void)resources.materialTextures(material);  // their final copies before the first draw
+                    (void)resources.materialTextures(material, *detail::drawnMesh(item));  // their final copies before the first draw
                     if (item.instanced) {
                         requireIndexedFits(item, resources.batch(static_cast<const InstancedMeshNode&>(*item.node)));
                         if (detail::drawsAnimated(item)) {  // its palettes, blended before the draws

@@ -91,10 +91,12 @@ enum ShaderFeature : std::uint32_t {
      *  (renderer/LampShadowPass.h; docs/lighting.md, "Lamp shadows"). Bit 27 is kept for it too. */
     kLampShadowReceive = 1u << 26,
     /** MYRIAD_MATERIAL_TEXTURES: the material has extra textures or reads its base colour at uv1
-     *  or through a transform (Material::hasMaterialTextures()): surface.vert passes uv1 (0 for
-     *  a mesh without), surface.frag reads the metallic-roughness, normal, occlusion and
-     *  emissive textures (units 12-15) where u_textureSlots says, each at its set and
-     *  KHR_texture_transform (docs/lighting.md, "Material textures"). Not for scatter or
+     *  or through a transform (Material::hasMaterialTextures()): surface.vert passes uv1 ((0, 0)
+     *  for a mesh without, u_textureSlots.z saying which) and the lightmap's coordinate,
+     *  surface.frag reads the metallic-roughness, normal, occlusion and emissive textures (units
+     *  12-15) and the lightmap (unit 16, in place of the diffuse ambient) where u_textureSlots
+     *  says, each at its set and KHR_texture_transform (docs/lighting.md, "Material textures",
+     *  "Lightmaps"). Not for scatter or
      *  populations; in depth-only views only for alpha-masked materials. */
     kMaterialTextures = 1u << 22,
     /** MYRIAD_TANGENT_FRAME: with kMaterialTextures, a normal-mapped material on a mesh with
@@ -187,9 +189,9 @@ struct SurfaceUniforms {
     int lightChannels = -1;     ///< u_lightChannels (kLit, not kTabled): the node's SceneNode::lightChannels()
     int metallicRoughness = -1; ///< u_metallicRoughness (kMetallicRoughness, not kTabled)
     int emissive = -1;          ///< u_emissive (kLit, not kTabled): emission, linear RGB * strength
-    int textureSlots = -1;      ///< u_textureSlots (kMaterialTextures): slot mask, uv1 mask (MaterialTextures)
-    int textureTransform = -1;  ///< u_textureTransform[0] (kMaterialTextures): vec3[10], two rows per slot
-    int textureFactors = -1;    ///< u_textureFactors (kMaterialTextures): normal scale, occlusion strength
+    int textureSlots = -1;      ///< u_textureSlots (kMaterialTextures): slot mask, uv1 mask, coordinate flags (MaterialTextures)
+    int textureTransform = -1;  ///< u_textureTransform[0] (kMaterialTextures): vec3[12], two rows per slot
+    int textureFactors = -1;    ///< u_textureFactors (kMaterialTextures): normal scale, occlusion strength, lightmap intensity
     int lightBase = -1;         ///< u_lightBase (kLit): the view's part of the light list (renderer/LightList.h)
     int lightCounts = -1;       ///< u_lightCounts (kLit)
     int lightGrid = -1;         ///< u_lightGrid (kLit)

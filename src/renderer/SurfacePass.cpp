@@ -253,8 +253,8 @@ void SurfacePass::useForView(SurfaceProgram& chosen, const ViewPass& pass, const
     }
 }
 
-/** The material's uniforms, texture and sampler, and its index. */
-void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& material) {
+/** The material's uniforms, texture and sampler, and its index, as drawn on @p mesh. */
+void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& material, const MeshGeometry& mesh) {
     const Program& program = chosen.program;
     const SurfaceUniforms& u = chosen.uniforms;
     const Texture2D* baseColorTexture = m_parts.resources.texture(material);
@@ -268,15 +268,16 @@ void SurfacePass::setMaterial(const SurfaceProgram& chosen, const Material& mate
     program.setUniform(u.materialIndex, static_cast<int>(m_parts.materials.indexOf(material)));
     setShadingUniforms(chosen, material);
     if (chosen.uniforms.textureSlots >= 0) {
-        bindMaterialTextures(chosen, m_parts.resources.materialTextures(material));
+        bindMaterialTextures(chosen, m_parts.resources.materialTextures(material, mesh));
     }
 }
 
-/** A material's extra textures on units 12-15 with their samplers, and their slots' uniforms
- *  (kMaterialTextures; docs/lighting.md, "Material textures"). */
+/** A material's extra textures on units 12-16 with their samplers, and their slots' uniforms
+ *  (kMaterialTextures; docs/lighting.md, "Material textures" and "Lightmaps"). */
 void SurfacePass::bindMaterialTextures(const SurfaceProgram& chosen, const MaterialTextures& textures) {
-    static constexpr std::array<std::uint32_t, 4> kUnits{kMetallicRoughnessUnit, kNormalUnit, kOcclusionUnit,
-                                                         kEmissiveUnit};
+    static constexpr std::array<std::uint32_t, 5> kUnits{kMetallicRoughnessUnit, kNormalUnit, kOcclusionUnit,
+                                                         kEmissiveUnit, kLightmapUnit};
+    static_assert(kUnits.size() == std::tuple_size_v<decltype(textures.textures)>);
     for (std::size_t k = 0; k < kUnits.size(); ++k) {
         if (textures.textures[k] != nullptr) {
             textures.textures[k]->bind(kUnits[k]);
@@ -284,7 +285,8 @@ void SurfacePass::bindMaterialTextures(const SurfaceProgram& chosen, const Mater
         }
     }
     const SurfaceUniforms& u = chosen.uniforms;
-    glProgramUniform2i(chosen.program.id(), u.textureSlots, textures.slotMask, textures.uv1Mask);
+    glProgramUniform3i(chosen.program.id(), u.textureSlots, textures.slotMask, textures.uv1Mask,
+                       textures.coordinateFlags);
     glProgramUniform3fv(chosen.program.id(), u.textureTransform, static_cast<GLsizei>(textures.transform.size()),
                         &textures.transform[0][0]);
     chosen.program.setUniform(u.textureFactors, textures.factors);
@@ -334,7 +336,7 @@ void SurfacePass::draw(const DrawItem& item, const ViewPass& pass, const Scene& 
     if ((features & kSkin) != 0 && (features & kSkinAnimated) == 0) {
         glBindTextureUnit(kSkinUnit, m_parts.resources.skinPalette(node).texture.id());
     }
-    setMaterial(chosen, material);
+    setMaterial(chosen, material, geometry);
     glm::mat4 model(node.worldLinear());
     model[3] = glm::vec4(glm::vec3(node.worldTranslation() - pass.camera().eye), 1.0f);
     program.setUniform(u.model, model);
@@ -471,7 +473,7 @@ void SurfacePass::drawPopulation(Population& population, const ViewPass& pass, c
     SurfaceProgram& chosen = m_parts.shaders.get(features, material.surface);
     const SurfaceUniforms& u = chosen.uniforms;
     useForView(chosen, pass, scene);
-    setMaterial(chosen, material);
+    setMaterial(chosen, material, *population.mesh);
     glm::mat4 model(1.0f);
     model[3] = glm::vec4(-glm::vec3(pass.camera().eye), 1.0f);
     chosen.program.setUniform(u.model, model);

@@ -137,7 +137,7 @@ private:
     void setBlendDepthWrite(bool writes);
     static void setFaceCulling(const DrawItem& item, std::uint32_t features, const ViewPass& pass);
     void useForView(SurfaceProgram& chosen, const ViewPass& pass, const Scene& scene);
-    void setMaterial(const SurfaceProgram& chosen, const Material& material);
+    void setMaterial(const SurfaceProgram& chosen, const Material& material, const MeshGeometry& mesh);
     /** The material's metallic-roughness factors and emission (non-table draws). */
     static void setShadingUniforms(const SurfaceProgram& chosen, const Material& material);
     static void bindMaterialTextures(const SurfaceProgram& chosen, const MaterialTextures& textures);

@@ -60,7 +60,7 @@ GLint unitBinding(GLuint unit, GLenum query) {
  *  CPU-culled batch (units 0-3, 6, 7), a GPU-culled one (storage bindings 1-5, the indirect
  *  buffer, the culling program), a blended node, shadows (unit 8, the light's views), a
  *  shadowed lamp (unit 11, the light list; units 19 and 20, its shadow atlas and records), a node
- *  with material textures (units 12-15), an environment (unit 17, its prefiltered map) and
+ *  with material textures and a lightmap (units 12-16), an environment (unit 17, its prefiltered map) and
  *  per-instance light channels (unit 21). */
 struct EverythingScene {
     Scene scene;
@@ -100,13 +100,16 @@ struct EverythingScene {
         blended.setPosition({0.0f, -0.5f, 0.5f});
         scene.light.direction = {0.0f, 0.0f, -1.0f};
         scene.light.shadow.enabled = true;
-        // Material textures on units 12-15 (docs/lighting.md, "Material textures").
+        // Material textures on units 12-15 and a lightmap on unit 16 (docs/lighting.md,
+        // "Material textures", "Lightmaps").
         Material textures;
         textures.shading = Shading::MetallicRoughness;
         textures.metallicRoughnessTexture.image = checker;
         textures.normalTexture.image = checker;
         textures.occlusionTexture.image = checker;
         textures.emissiveTexture.image = checker;
+        textures.lightmapTexture.image = checker;
+        textures.lightmapTexture.uvSet = 0;
         auto& mapped = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::quad(0.3f, 0.3f), "mapped"), textures,
                                                       "mapped");
         mapped.setPosition({-0.5f, -0.5f, 0.0f});
@@ -333,10 +336,10 @@ std::vector<StateCase> contractCases(const HostObjects& host) {
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; },
                      [] { return integer(GL_ACTIVE_TEXTURE) == GL_TEXTURE5; }, [] { glActiveTexture(GL_TEXTURE0); }});
     // Unit 10: the previous records of a velocity view's batches (motion vectors); unit 11: the
-    // clustered light list (the scene's lamp); units 12-15: material textures; units 19 and 20:
+    // clustered light list (the scene's lamp); units 12-16: material textures and the lightmap; units 19 and 20:
     // the lamp shadow atlas and records. Unit 17: the scene's prefiltered environment map (and
     // the prefilter's source); unit 21: the CPU-culled batch's per-instance light channels.
-    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 12u, 13u, 14u, 15u, 17u, 19u, 20u, 21u}) {
+    for (const GLuint unit : {0u, 1u, 2u, 3u, 6u, 7u, 8u, 10u, 11u, 12u, 13u, 14u, 15u, 16u, 17u, 19u, 20u, 21u}) {
         const std::string at = " on unit " + std::to_string(unit);
         const GLuint texture2d = host.texture2d;
         const GLuint textureBuffer = host.textureBuffer;

@@ -102,7 +102,7 @@ struct TextureTransform {
     friend bool operator==(const TextureTransform&, const TextureTransform&) = default;
 };
 
-/** One of a material's extra textures (metallic-roughness, normal, occlusion, emissive), as
+/** One of a material's extra textures (metallic-roughness, normal, occlusion, emissive, lightmap), as
  *  glTF 2.0's textureInfo (section 5.23) gives it: the image, the texture-coordinate set it is
  *  read at (texCoord: 0 for MeshData::uv0, 1 for MeshData::uv1; KHR_texture_transform's texCoord
  *  override already applied), its KHR_texture_transform and its sampler. Empty image: the slot
@@ -116,12 +116,27 @@ struct TextureSlot {
     [[nodiscard]] explicit operator bool() const noexcept { return image != nullptr; }
 };
 
+/** Where a material's lightmap (Material::lightmapTexture) takes its texture coordinates. */
+enum class LightmapCoordinates : std::uint8_t {
+    /** The lightmap slot's own set, TextureSlot::uvSet: MeshData::uv1 by default (glTF's
+     *  TEXCOORD_1; three.js's lightMap channel 1, Godot's UV2), or uv0. */
+    UvSet,
+    /** The design card's convention for a `lightmapped` node: the mesh's vertex colour is its
+     *  place in the lightmap. Its red and green are the coordinates (u, v), as stored in
+     *  MeshData::colors and interpolated as texture coordinates are (store them as Float32 or
+     *  UNorm16: UNorm8 rounds them to 1/255), and the vertex colour no longer tints the
+     *  surface (it counts as opaque white; an
+     *  instance's colour still does). A mesh without colours reads (1, 1). */
+    VertexColor,
+};
+
 /** A value type, copied into each MeshNode. Defaults in field order: white, no texture, Lit,
  *  metallic 0, roughness 1, no emission (strength 1), Opaque, cutoff 0.5, single-sided, blendWritesDepth off, nearestFilter off, the default TextureSampler (linear,
  *  trilinear, repeat), no anisotropic filtering, base colour read at uv0 untransformed, no
- *  metallic-roughness, normal (scale 1), occlusion (strength 1) or emissive texture, the
- *  built-in surface. Final colour =
- *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear),
+ *  metallic-roughness, normal (scale 1), occlusion (strength 1), emissive texture or lightmap
+ *  (read at uv1, intensity 1), the built-in surface. Final colour =
+ *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear; the
+ *  vertex colour white under LightmapCoordinates::VertexColor),
  *  then lighting; blending happens in linear light and the framebuffer encodes once (in a
  *  linear 8-bit target the shaders encode, and blending mixes encoded values: gl::View). */
 struct Material {
@@ -207,6 +222,25 @@ struct Material {
     /** glTF's emissiveTexture, sRGB-encoded: its linear RGB multiplies emissive *
      *  emissiveStrength. Read by Shading::Lit and MetallicRoughness. */
     TextureSlot emissiveTexture;
+    /** A baked lightmap (the design card's `lightmapped`; three.js's lightMap, Godot's
+     *  LightmapGI): sRGB-encoded RGB, read at `lightmapCoordinates` (by default this slot's
+     *  uvSet, 1: MeshData::uv1) through the slot's transform (an atlas island: scale and
+     *  offset), times `lightmapIntensity`. It replaces the diffuse ambient light (Scene::ambient,
+     *  the environment's or hemisphere's irradiance): a white Lambert surface shows the texel's
+     *  linear value, a surface of albedo c shows c times it (the units of Scene::ambient).
+     *  Occlusion (occlusionTexture) still scales it; image-based specular, the sun and
+     *  LightNodes still add to it (exclude lights baked into the map with light channels).
+     *  Read by Shading::Lit and MetallicRoughness; not by scatter nodes or GPU populations.
+     *  docs/lighting.md, "Lightmaps". Alpha is ignored. */
+    TextureSlot lightmapTexture{nullptr, 1};
+    /** Multiplies the lightmap's linear value, >= 0 (an 8-bit map stores 0..1; a brighter
+     *  bake is stored scaled down and scaled back here). Default 1; NaN or Inf draws as 1,
+     *  a negative value as 0. */
+    float lightmapIntensity = 1.0f;
+    /** Where the lightmap's coordinates come from: the slot's uvSet (the default), or the
+     *  card's convention, the vertex colour's red and green (LightmapCoordinates::VertexColor;
+     *  the vertex colour then no longer tints). Ignored without a lightmapTexture. */
+    LightmapCoordinates lightmapCoordinates = LightmapCoordinates::UvSet;
     /** User GLSL deciding base colour and alpha (may discard), moving vertices (a vertex
      *  function), or both; null: the built-in surface and transform. Shared; see SurfaceShader
      *  and docs/shaders.md. A vertex function on a ScatterNode's material makes
@@ -214,11 +248,12 @@ struct Material {
      *  the node a cull margin (MeshNode::setCullMargin) as far as it moves the surface. */
     std::shared_ptr<const SurfaceShader> surface;
 
-    /** True when any of the four extra textures is set, or baseColorTexture is read at uv1 or
-     *  through a transform: the renderer then draws the material with its "material textures"
-     *  shader variant (docs/lighting.md, "Material textures"). */
+    /** True when any of the five extra textures (the lightmap among them) is set, or
+     *  baseColorTexture is read at uv1 or through a transform: the renderer then draws the
+     *  material with its "material textures" shader variant (docs/lighting.md, "Material
+     *  textures"). */
     [[nodiscard]] bool hasMaterialTextures() const noexcept {
-        return metallicRoughnessTexture || normalTexture || occlusionTexture || emissiveTexture ||
+        return metallicRoughnessTexture || normalTexture || occlusionTexture || emissiveTexture || lightmapTexture ||
                (baseColorTexture && (baseColorUvSet != 0 || !baseColorTransform.isIdentity()));
     }
     /** The sampling the renderer uses: `sampler`, with both filters Nearest when

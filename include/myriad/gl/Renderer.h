@@ -151,9 +151,9 @@ struct InstanceBufferRange {
  *  equation ADD, face culling and front face CCW, polygon mode FILL, polygon offset, stencil,
  *  logic op, alpha-to-coverage, sample mask, rasterizer discard, primitive restart, depth
  *  clamp and clip distances 0-7 off, multisample on, GL_FRAMEBUFFER_SRGB on for views into an
- *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 5-15,
- *  17 and 19-21 (the shadow map on 8, docs/shadows.md; the light list on 11, material textures on
- *  12-15, the environment map on 17, lamp shadows on 19 and 20 and instance light channels on 21,
+ *  sRGB target (off for others), program pipeline 0, program, vertex array, texture units 0-3, 5-17
+ *  and 19-21 (the shadow map on 8, docs/shadows.md; the light list on 11, material textures on
+ *  12-15, a lightmap on 16, the environment map on 17, lamp shadows on 19 and 20 and instance light channels on 21,
  *  docs/lighting.md) and their sampler objects, shader storage binding 0 (the material table), storage bindings 1-5 and
  *  the draw indirect buffer (GPU culling), unpack alignment 4 with no row length or skips and no pixel unpack
  *  buffer. It never touches pack state, the stencil or any other texture unit.
@@ -162,7 +162,7 @@ struct InstanceBufferRange {
  *  On exit, also when it throws: with RendererDesc::preserveState every one of those values is
  *  the caller's again; without, they are GL's initial values (framebuffer 0, program 0, vertex
  *  array 0, depth test, blend, cull and GL_FRAMEBUFFER_SRGB off, depth function LESS, depth
-     *  mask on, clip control lower-left/-1..1, units 0-3, 5-15, 17 and 19-21 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
+     *  mask on, clip control lower-left/-1..1, units 0-3, 5-17 and 19-21 unbound (every target) with no sampler, storage bindings 0-5 and the draw indirect buffer empty, unpack alignment
      *  4, clear colour 0 and depth 1), except the viewport (the last view's), the scissor box (the
      *  last clearing view's viewport) and the active texture unit (the caller's).
  *
