@@ -238,7 +238,7 @@ private:
             useExtension(kUnlit);
         }
         if (material.baseColorTexture || material.metallicRoughnessTexture || material.normalTexture ||
-            material.occlusionTexture || material.emissiveTexture) {
+            material.occlusionTexture || material.emissiveTexture || material.lightmapTexture) {
             // Images are not encoded (no PNG writer here): the factors are written, the
             // textures, their sets and transforms are not; TEXCOORD_1 and TANGENT are.
             warn("material '" + material.name + "': its textures are not exported");

@@ -59,6 +59,8 @@
 #include "myriad/gl/Texture.h"
 #include "myriad/gl/VertexArray.h"
 
+#include <functional>  // std::hash<float>
+
 #include <glm/ext/vector_double3.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
@@ -208,6 +210,14 @@ private:
             for (const GLuint id : key.materialTextures.textureIds) {
                 h ^= id + (h << 6) + (h >> 2);
             }
+            // Nodes sharing one lightmap atlas differ only in their island (the transform) or
+            // intensity: hashed too, or every lookup would walk one long bucket.
+            for (const glm::vec3& row : key.materialTextures.transform) {
+                h ^= std::hash<float>{}(row.x) + 31 * std::hash<float>{}(row.y) + 961 * std::hash<float>{}(row.z) +
+                     (h << 6) + (h >> 2);
+            }
+            h ^= std::hash<float>{}(key.materialTextures.factors.z) + (h << 6) + (h >> 2);
+            h ^= static_cast<std::uint64_t>(key.materialTextures.coordinateFlags) + (h << 6) + (h >> 2);
             return static_cast<std::size_t>(h);
         }
     };

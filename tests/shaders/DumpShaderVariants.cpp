@@ -212,6 +212,22 @@ std::set<std::uint32_t> reachableFeatureSets() {
     const std::uint32_t textureShading[] = {0u, kLit, kLit | kMetallicRoughness, kLit | kMetallicRoughness | kShadowReceive,
                                             kLit | kMetallicRoughness | kBlend, kAlphaMask | kLit | kMetallicRoughness | kEncodeSrgb,
                                             kLit | kMetallicRoughness | kFog};
+    // A lightmap (slot 5) replaces myriad_ambient()'s diffuse part, flat or image-based: the
+    // textured sets with image-based ambient, and the fullest fragment stage (13 samplers:
+    // lanes, instance light channels, sun and lamp shadows, environment, five material
+    // textures) on the instanced paths.
+    for (const std::uint32_t shape : textureShapes) {
+        for (const std::uint32_t shading : {static_cast<std::uint32_t>(kLit), static_cast<std::uint32_t>(kLit | kMetallicRoughness)}) {
+            sets.insert(shape | shading | kMaterialTextures | kImageAmbient);
+            sets.insert(shape | shading | kMaterialTextures | kTangentFrame | kImageAmbient | kFog);
+        }
+    }
+    for (const std::uint32_t shape : {static_cast<std::uint32_t>(kInstanced), static_cast<std::uint32_t>(kInstanced | kIndexed)}) {
+        sets.insert(shape | kInstanceLanes | kInstanceLightChannels | kLit | kMetallicRoughness | kShadowReceive |
+                    kLampShadowReceive | kImageAmbient | kMaterialTextures | kTangentFrame);
+    }
+    sets.insert(kInstanced | kTabled | kLit | kMetallicRoughness | kShadowReceive | kLampShadowReceive |
+                kImageAmbient | kMaterialTextures | kTangentFrame | kFog);
     for (const std::uint32_t shape : textureShapes) {
         sets.insert(shape | kAlphaMask | kDepthOnly | kMaterialTextures);
         for (const std::uint32_t shading : textureShading) {
