@@ -267,3 +267,27 @@ TEST_CASE("a lightmap replaces image-based ambient too, and sun, occlusion and i
         CHECK(std::abs(grey(image, pixelX(0.5f, kSize), c) - encoded(albedo * texel)) <= 2);
     }
 }
+
+TEST_CASE("nodes in islands of one lightmap atlas are a multi-draw each in colour, one in a shadow view", "[lightmap][table]") {
+    RenderFixture fixture;
+    Scene scene;
+    darken(scene);
+    scene.light.direction = {0.0f, 0.0f, -1.0f};
+    scene.light.shadow.enabled = true;  // one cascade: one depth-only view before the colour view
+    scene.light.shadow.cascades = 1;
+    MeshData data = shapes::quad(0.8f, 0.8f);
+    data.uv1 = data.uv0;
+    const auto tile = MeshGeometry::create(std::move(data), "tile");
+    Material material = lightmapped(1.0f);
+    material.lightmapTexture.transform.scale = glm::vec2(0.5f);
+    auto& left = scene.root().emplace<MeshNode>(tile, material, "left");  // the top-left island
+    left.setPosition({-0.5f, 0.0f, 0.0f});
+    material.lightmapTexture.transform.offset = glm::vec2(0.5f, 0.5f);     // the bottom-right island
+    auto& right = scene.root().emplace<MeshNode>(tile, material, "right");
+    right.setPosition({0.5f, 0.0f, 0.0f});
+    const Image image = fixture.render(scene);
+    // The depth-only program reads no material textures: both nodes in its one multi-draw.
+    CHECK(fixture.renderer.lastFrameStats().multiDrawCalls == 3u);
+    CHECK(grey(image, pixelX(-0.5f, kSize), pixelY(0.15f, kSize)) == encoded(linearOf(kTopLeft)));
+    CHECK(grey(image, pixelX(0.5f, kSize), pixelY(0.15f, kSize)) == encoded(linearOf(kBottomRight)));
+}
