@@ -76,17 +76,6 @@ std::shared_ptr<const MeshGeometry> wall(bool withUv1 = true, bool spreadUv1 = f
     return MeshGeometry::create(std::move(data), "wall");
 }
 
-/** A blended material with alpha 1 looks the same but is drawn by the uniform path. */
-void usePath(Material& material, bool tabled) {
-    if (!tabled) {
-        material.alphaMode = AlphaMode::Blend;
-    }
-}
-
-void checkPath(const RenderFixture& fixture, bool tabled) {
-    CHECK(fixture.renderer.lastFrameStats().multiDrawCalls == (tabled ? 1u : 0u));
-}
-
 /** The grey at the centre of each quarter of the view, top-left, top-right, bottom-left,
  *  bottom-right. */
 std::array<int, 4> quarters(const Image& image) {

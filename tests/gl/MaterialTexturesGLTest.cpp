@@ -53,19 +53,6 @@ std::shared_ptr<const MeshGeometry> wall(bool tangents, bool mirrorU = false) {
     return MeshGeometry::create(std::move(data), "wall");
 }
 
-/** The two paths a material texture must work on: the table-driven multi-draw (opaque) and
- *  a draw call of its own with uniforms (a blended material, alpha 1, looks the same). */
-void usePath(Material& material, bool tabled) {
-    if (!tabled) {
-        material.alphaMode = AlphaMode::Blend;
-    }
-}
-
-/** Checks that the frame drew on the path asked for. */
-void checkPath(const RenderFixture& fixture, bool tabled) {
-    CHECK(fixture.renderer.lastFrameStats().multiDrawCalls == (tabled ? 1u : 0u));
-}
-
 } // namespace
 
 TEST_CASE("a normal map tilts Lambert shading exactly as its normal says", "[textures][pixels]") {

@@ -1,11 +1,13 @@
 #pragma once
 // Helpers the lighting tests share (lights, lamp shadows, environment, material textures,
-// shading stages): the sRGB byte a linear value becomes, a grey Lambert material, a scene with
-// no light of its own, and a pixel read as one grey.
+// shading stages, lightmaps): the sRGB byte a linear value becomes, a grey Lambert material, a
+// scene with no light of its own, a pixel read as one grey, and the draw path a material takes.
 #include "GlTest.h"  // same folder
 
 #include "myriad/core/Material.h"
 #include "myriad/core/Scene.h"
+#include "myriad/gl/FrameStats.h"
+#include "myriad/gl/Renderer.h"
 
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
@@ -33,6 +35,19 @@ inline Material lambert(float albedo) {
 inline void darken(Scene& scene) {
     scene.light.intensity = 0.0f;
     scene.ambient = glm::vec3(0.0f);
+}
+
+/** The two paths a material must work on: the table-driven multi-draw (opaque) and a draw call
+ *  of its own with uniforms (a blended material with alpha 1 looks the same). */
+inline void usePath(Material& material, bool tabled) {
+    if (!tabled) {
+        material.alphaMode = AlphaMode::Blend;
+    }
+}
+
+/** Checks that the frame of one draw drew on the path asked for (usePath). */
+inline void checkPath(const RenderFixture& fixture, bool tabled) {
+    CHECK(fixture.renderer.lastFrameStats().multiDrawCalls == (tabled ? 1u : 0u));
 }
 
 /** The grey of pixel (x, y), checked to be grey (channels within 1 of each other). */
