@@ -6,8 +6,11 @@
 // cone angles), many lamps a frame with each fragment paying only for its cluster's
 // (RendererDesc::lightClusters), light channels (the fireflies reach the grass and the ground
 // but not the coins, --channels off lets them), glTF metallic-roughness (the coins are metal),
-// emission (the lantern globes). Each firefly is a lamp and a small unlit sphere that follows
-// it. The per-frame line counts the lamps listed.
+// emission (the lantern globes), a baked lightmap (--ground-light baked, the default: the
+// lantern posts' light on the ground is worked out once on the CPU into the ground's
+// Material::lightmapTexture, and the ground takes only the moon and the fireflies live, through
+// its light channels). Each firefly is a lamp and a small unlit sphere that follows it. The
+// per-frame line counts the lamps listed.
 // Controls: the camera orbits by itself until the mouse or WASD takes over (see --help).
 #include "common/CameraController.h"
 #include "common/ExampleRunner.h"
@@ -20,12 +23,17 @@
 #include "myriad/gltf/GltfImporter.h"
 #include "myriad/util/Error.h"
 
+#include <glm/gtc/constants.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <new>
 #include <random>
+#include <span>
 #include <vector>
 
 using namespace myriad;
@@ -33,7 +41,9 @@ using namespace myriad;
 namespace {
 
 constexpr float kMeadow = 40.0f;       // the meadow's side, metres
-constexpr std::uint32_t kFireflyChannel = 0b10;  // channel 1: fireflies only
+constexpr std::uint32_t kFireflyChannel = 0b10;   // channel 1: fireflies only
+constexpr std::uint32_t kLanternChannel = 0b100;  // channel 2: the lantern posts' lamps
+constexpr std::uint32_t kLightmapSize = 512;      // texels along each side of the ground's lightmap
 
 struct Firefly {
     LightNode* light;
@@ -66,6 +76,68 @@ void scatterModel(Scene& scene, const gltf::ImportedModel& model, std::size_t co
     }
 }
 
+/** A baked lightmap and the intensity its 8-bit texels are scaled back by. */
+struct BakedLightmap {
+    std::shared_ptr<const Image> image;
+    float intensity = 1.0f;
+};
+
+/** Bakes @p lamps' light on a flat ground of side @p side (metres) centred on the origin at
+ *  y = 0, facing up, plus the sky's @p ambient: per texel the radiance a white Lambert surface
+ *  shows there, ambient + E / pi, with E each lamp's illuminance by the formula myriad's shader
+ *  uses (docs/lighting.md: intensity * colour / d^2 * cos * range window * cone^2). Texel (i, j)
+ *  lies at uv ((i + 0.5) / n, (j + 0.5) / n), where shapes::plane puts uv (u, v) at
+ *  x = (u - 0.5) * side, z = (v - 0.5) * side. Direct light only, no shadows: what a lightmapper
+ *  would add (bounces, occlusion) goes into the same texels. */
+BakedLightmap bakeGround(std::span<LightNode* const> lamps, float side, const glm::vec3& ambient, std::uint32_t n) {
+    std::vector<glm::vec3> radiance(std::size_t{n} * n, ambient);
+    for (const LightNode* lamp : lamps) {
+        const glm::vec3 at(lamp->worldPosition());
+        const glm::vec3 axis = lamp->worldDirection();
+        const float range = lamp->range();
+        const float cosOuter = std::cos(lamp->outerConeAngle());
+        const float cosInner = std::cos(lamp->innerConeAngle());
+        const glm::vec3 candela = lamp->color() * lamp->intensity();
+        for (std::uint32_t j = 0; j < n; ++j) {
+            for (std::uint32_t i = 0; i < n; ++i) {
+                const glm::vec3 p(((static_cast<float>(i) + 0.5f) / static_cast<float>(n) - 0.5f) * side, 0.0f,
+                                  ((static_cast<float>(j) + 0.5f) / static_cast<float>(n) - 0.5f) * side);
+                const glm::vec3 toLamp = at - p;
+                const float d2 = glm::dot(toLamp, toLamp);
+                const float d = std::sqrt(d2);
+                const float cosIncidence = toLamp.y / d;  // the ground's normal is +Y
+                if (cosIncidence <= 0.0f || (range > 0.0f && d >= range)) {
+                    continue;
+                }
+                const float ratio = range > 0.0f ? d / range : 0.0f;
+                const float window = std::pow(std::clamp(1.0f - ratio * ratio * ratio * ratio, 0.0f, 1.0f), 2.0f);
+                float cone = 1.0f;
+                if (lamp->type() == LightType::Spot) {
+                    cone = std::clamp((glm::dot(-toLamp / d, axis) - cosOuter) / (cosInner - cosOuter), 0.0f, 1.0f);
+                }
+                radiance[std::size_t{j} * n + i] += candela / d2 * (cosIncidence * window * cone * cone) / glm::pi<float>();
+            }
+        }
+    }
+    // 8-bit sRGB texels hold 0..1: stored divided by the brightest channel, multiplied back by
+    // Material::lightmapIntensity.
+    float brightest = 1.0f;
+    for (const glm::vec3& r : radiance) {
+        brightest = std::max({brightest, r.r, r.g, r.b});
+    }
+    auto image = std::make_shared<Image>();
+    image->width = n;
+    image->height = n;
+    image->pixels.reserve(radiance.size() * 4);
+    for (const glm::vec3& r : radiance) {
+        for (int c = 0; c < 3; ++c) {
+            image->pixels.push_back(static_cast<std::uint8_t>(std::lround(linearToSrgb(r[c] / brightest) * 255.0f)));
+        }
+        image->pixels.push_back(255);
+    }
+    return {std::move(image), brightest};
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
@@ -78,9 +150,12 @@ int main(int argc, char** argv) try {
                    examples::FlagKind::Number, {}, 0, 4096},
                   {"--grass", "N", "grass clumps", "20000", examples::FlagKind::Number, {}, 1, 1'000'000},
                   {"--channels", "WHICH", "on: fireflies light the grass and ground only (light channel 1); "
-                   "off: everything", "on", examples::FlagKind::Choice, {"on", "off"}, 0, 0}},
+                   "off: everything", "on", examples::FlagKind::Choice, {"on", "off"}, 0, 0},
+                  {"--ground-light", "HOW", "baked: the lantern posts' light on the ground is a lightmap worked out "
+                   "once (Material::lightmapTexture), the ground lit live by the moon and fireflies only; live: "
+                   "every lamp lights the ground each frame", "baked", examples::FlagKind::Choice, {"baked", "live"}, 0, 0}},
         .controls = {"the camera orbits by itself until you move it"},
-        .unavailable = {"lamp shadows, image-based ambient, fog and tone mapping (later parts of issue 20)"},
+        .unavailable = {},
         .width = 1280,
         .height = 720,
         .cameraControls = true,
@@ -88,6 +163,7 @@ int main(int argc, char** argv) try {
     const examples::ExampleOptions options = examples::parseOptions(argc, argv, spec);
     const auto lampCount = static_cast<int>(options.number("--lamps"));
     const bool channels = options.text("--channels") == "on";
+    const bool bakedGround = options.text("--ground-light") == "baked";
     examples::ExampleRunner runner(options, spec);
 
     Scene scene;
@@ -98,16 +174,17 @@ int main(int argc, char** argv) try {
     scene.light.intensity = 0.06f;
 
     // Ground and props. Grass and ground accept the fireflies' channel; coins and rocks do not
-    // (with --channels on).
-    const std::uint32_t everyLight = 1u | kFireflyChannel;
-    const std::uint32_t propChannels = channels ? 1u : everyLight;
+    // (with --channels on). Everything but a baked ground accepts the lantern posts' channel.
+    const std::uint32_t everyLight = 1u | kFireflyChannel | kLanternChannel;
+    const std::uint32_t propChannels = channels ? 1u | kLanternChannel : everyLight;
     Material soil;
     soil.shading = Shading::MetallicRoughness;
     soil.baseColor = glm::vec4(0.16f, 0.12f, 0.08f, 1.0f);
     soil.roughness = 0.9f;
-    auto& ground = scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::plane(kMeadow + 10.0f, kMeadow + 10.0f), "ground"),
-                                                  soil, "ground");
-    ground.setLightChannels(everyLight);
+    MeshData groundData = shapes::plane(kMeadow + 10.0f, kMeadow + 10.0f);
+    groundData.uv1 = groundData.uv0;  // the lightmap's coordinates: the whole map over the whole ground
+    auto& ground = scene.root().emplace<MeshNode>(MeshGeometry::create(std::move(groundData), "ground"), soil, "ground");
+    ground.setLightChannels(bakedGround ? 1u | kFireflyChannel : everyLight);
     const std::string kit = std::string(MYRIAD_ASSETS_DIR) + "/KenneyPlatformerKit/";
     scatterModel(scene, gltf::importModel(kit + "grass.glb"), static_cast<std::size_t>(options.number("--grass")), 0.5f,
                  20261206u, "grass", everyLight);
@@ -144,7 +221,20 @@ int main(int argc, char** argv) try {
     for (int i = 0; i < posts; ++i) {
         feet.emplace_back((unit(random) - 0.5f) * kMeadow * 0.9f, 0.0f, (unit(random) - 0.5f) * kMeadow * 0.9f);
     }
-    examples::addLanternPosts(scene, feet);
+    examples::LanternStyle lanternStyle;
+    lanternStyle.channels = kLanternChannel;
+    const examples::LanternPosts lanterns = examples::addLanternPosts(scene, feet, lanternStyle);
+    if (bakedGround) {
+        const auto start = std::chrono::steady_clock::now();
+        const BakedLightmap baked = bakeGround(lanterns.lamps, kMeadow + 10.0f, scene.ambient, kLightmapSize);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        ground.material().lightmapTexture.image = baked.image;
+        ground.material().lightmapTexture.sampler.wrapS = TextureWrap::ClampToEdge;
+        ground.material().lightmapTexture.sampler.wrapT = TextureWrap::ClampToEdge;
+        ground.material().lightmapIntensity = baked.intensity;
+        std::printf("09-night: baked %zu lantern lamps into the ground's %ux%u lightmap in %.0f ms (intensity %.2f)\n",
+                    lanterns.lamps.size(), kLightmapSize, kLightmapSize, ms, baked.intensity);
+    }
     std::vector<Firefly> swarm;
     // Each firefly's glow: a small unlit sphere where its lamp is (its colour as is).
     Material glow;
