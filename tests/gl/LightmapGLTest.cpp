@@ -9,6 +9,8 @@
 #include "myriad/core/Environment.h"
 #include "myriad/core/InstanceRecord.h"
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/LightEvaluation.h"
+#include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
@@ -17,6 +19,7 @@
 
 #include <glad/gl.h>
 
+#include <glm/gtc/constants.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
 #include <array>
@@ -279,4 +282,58 @@ TEST_CASE("nodes in islands of one lightmap atlas are a multi-draw each in colou
     CHECK(fixture.renderer.lastFrameStats().multiDrawCalls == 3u);
     CHECK(grey(image, pixelX(-0.5f, kSize), pixelY(0.15f, kSize)) == encoded(linearOf(kTopLeft)));
     CHECK(grey(image, pixelX(0.5f, kSize), pixelY(0.15f, kSize)) == encoded(linearOf(kBottomRight)));
+}
+
+TEST_CASE("a lightmap baked with illuminance() draws what the live lamp draws", "[lightmap][lights][pixels]") {
+    // The wall fills the 64 x 64 view with uv1 over the whole map: pixel (i, j)'s centre reads
+    // texel (i, j)'s centre of a 64 x 64 map, so each pixel shows its own baked texel.
+    RenderFixture fixture;
+    Scene scene;
+    darken(scene);
+    auto& spot = scene.root().emplace<LightNode>(LightType::Spot, "torch");
+    spot.setPosition({0.3, -0.2, 1.2});
+    spot.lookAt({0.1, 0.0, 0.0});
+    spot.setIntensity(2.5f);
+    spot.setRange(3.0f);
+    spot.setConeAngles(0.2f, 0.45f);
+    const float albedo = 0.8f;
+    auto& node = scene.root().emplace<MeshNode>(wall(true, true), lambert(albedo), "wall");
+    const Image live = fixture.render(scene);
+
+    // Bake: per texel E / pi of the lamp at the texel's point of the wall (x = 2u - 1,
+    // y = 1 - 2v, z = 0, facing +z), sRGB-encoded; the lamp then lights nothing.
+    const std::uint32_t n = kSize;
+    auto map = std::make_shared<Image>();
+    map->width = n;
+    map->height = n;
+    for (std::uint32_t j = 0; j < n; ++j) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const double u = (i + 0.5) / n;
+            const double v = (j + 0.5) / n;
+            const glm::vec3 radiance = illuminance(spot, {2.0 * u - 1.0, 1.0 - 2.0 * v, 0.0}, {0.0f, 0.0f, 1.0f}) /
+                                       glm::pi<float>();
+            for (int c = 0; c < 3; ++c) {
+                map->pixels.push_back(static_cast<std::uint8_t>(std::lround(linearToSrgb(radiance[c]) * 255.0f)));
+            }
+            map->pixels.push_back(255);
+        }
+    }
+    Material baked = lambert(albedo);
+    baked.lightmapTexture.image = map;
+    baked.lightmapTexture.sampler = TextureSampler::nearest(TextureWrap::ClampToEdge, TextureWrap::ClampToEdge);
+    node.material() = baked;
+    spot.setVisible(false);
+    const Image fromMap = fixture.render(scene);
+    int lit = 0;
+    for (std::uint32_t y = 0; y < n; y += 3) {
+        for (std::uint32_t x = 0; x < n; x += 3) {
+            const int a = grey(live, x, y);
+            const int b = grey(fromMap, x, y);
+            INFO("pixel (" << x << ", " << y << "): live " << a << ", baked " << b);
+            CHECK(std::abs(a - b) <= 2);
+            lit += a > 20 ? 1 : 0;
+        }
+    }
+    CHECK(lit > 40);  // the cone lights a good part of the wall, and not all of it:
+    CHECK(lit < 400);  // its edge is in the picture
 }
