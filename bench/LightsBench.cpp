@@ -1,13 +1,15 @@
 // Issue 20's lamp benchmark (docs/lighting.md, docs/performance.md#lamps): a field of instanced
 // props on a ground lit by 0, 16 or 256 point and spot lamps in view, through the clustered light
 // list; and 256 lamps with every fragment testing every lamp (RendererDesc::lightClusters
-// {1, 1, 1}), the cost the clusters save. It prints the lamps listed, the bytes the frame sent and
-// the frame's cost.
+// {1, 1, 1}), the cost the clusters save; and the 256 lamps baked into the ground's lightmap
+// (illuminance(), Material::lightmapTexture) and hidden, the cost a bake saves. It prints the
+// lamps listed, the bytes the frame sent and the frame's cost.
 //   myriad_lights_bench [--props N] [--frames F] [--out FILE.md]
 #include "BenchSupport.h"
 
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/LightEvaluation.h"
 #include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -19,9 +21,12 @@
 #include "myriad/gl/View.h"
 #include "myriad/util/Error.h"
 
+#include <glm/gtc/constants.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -47,8 +52,41 @@ CountFramesOut parse(int argc, char** argv) {
 struct Row {
     const char* name;
     int lamps;
-    bool everyLamp;  ///< lightClusters {1, 1, 1}
+    bool everyLamp;      ///< lightClusters {1, 1, 1}
+    bool baked = false;  ///< the 256 lamps baked into the ground's lightmap and hidden
 };
+
+/** The lamps' light on the ground (a plane of side @p side at y = 0, uv1 = its uv0), baked per
+ *  texel as E / pi with illuminance() (docs/lighting.md, "Lightmaps"), plus @p ambient, into
+ *  @p ground's lightmap: 8-bit sRGB scaled by the brightest value, which becomes its
+ *  lightmapIntensity (returned). */
+float bakeGround(const std::vector<LightNode*>& lamps, float side, const glm::vec3& ambient, std::uint32_t n,
+                 Material& ground) {
+    std::vector<glm::vec3> radiance(std::size_t{n} * n, ambient);
+    float brightest = 1.0f;
+    for (std::uint32_t j = 0; j < n; ++j) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const glm::dvec3 p(((i + 0.5) / n - 0.5) * side, 0.0, ((j + 0.5) / n - 0.5) * side);
+            glm::vec3& r = radiance[std::size_t{j} * n + i];
+            for (const LightNode* lamp : lamps) {
+                r += illuminance(*lamp, p, glm::vec3(0.0f, 1.0f, 0.0f)) / glm::pi<float>();
+            }
+            brightest = std::max({brightest, r.r, r.g, r.b});
+        }
+    }
+    auto image = std::make_shared<Image>();
+    image->width = n;
+    image->height = n;
+    for (const glm::vec3& r : radiance) {
+        for (int c = 0; c < 3; ++c) {
+            image->pixels.push_back(static_cast<std::uint8_t>(std::lround(linearToSrgb(r[c] / brightest) * 255.0f)));
+        }
+        image->pixels.push_back(255);
+    }
+    ground.lightmapTexture.image = std::move(image);
+    ground.lightmapIntensity = brightest;
+    return brightest;
+}
 
 } // namespace
 
@@ -69,7 +107,9 @@ int main(int argc, char** argv) try {
     Material ground;
     ground.shading = Shading::MetallicRoughness;
     ground.baseColor = glm::vec4(0.3f, 0.35f, 0.3f, 1.0f);
-    scene.root().emplace<MeshNode>(MeshGeometry::create(shapes::plane(kField * 1.5f, kField * 1.5f)), ground, "ground");
+    MeshData groundData = shapes::plane(kField * 1.5f, kField * 1.5f);
+    groundData.uv1 = groundData.uv0;  // where the last row's lightmap lies
+    auto& groundNode = scene.root().emplace<MeshNode>(MeshGeometry::create(std::move(groundData)), ground, "ground");
     Material prop;
     prop.shading = Shading::MetallicRoughness;
     prop.baseColor = glm::vec4(0.8f, 0.6f, 0.3f, 1.0f);
@@ -100,13 +140,21 @@ int main(int argc, char** argv) try {
         {"16 lamps", 16, false},
         {"256 lamps", 256, false},
         {"256 lamps, every lamp per fragment (lightClusters {1, 1, 1})", 256, true},
+        {"256 lamps baked into the ground's 512x512 lightmap, lamps hidden (the props get none)", 0, false, true},
     };
     report.line("| lamps | lamps listed | render() ms | myriad CPU ms | upload ms | bytes uploaded | wall ms (render + glFinish) |");
     report.line("|---|---:|---:|---:|---:|---:|---:|");
+    double bakeMs = 0.0;
+    float bakedIntensity = 1.0f;
     for (const Row& row : rows) {
         std::fprintf(stderr, "%s ", row.name);
         for (std::size_t i = 0; i < lamps.size(); ++i) {
             lamps[i]->setVisible(static_cast<int>(i) < row.lamps);
+        }
+        if (row.baked) {
+            const auto start = Clock::now();
+            bakedIntensity = bakeGround(lamps, kField * 1.5f, scene.ambient, 512, groundNode.material());
+            bakeMs = millisecondsSince(start);
         }
         gl::RendererDesc desc;
         if (row.everyLamp) {
@@ -140,6 +188,9 @@ int main(int argc, char** argv) try {
                     median(frameMs), median(myriadMs), median(uploadMs), static_cast<unsigned long long>(bytes),
                     median(wallMs));
     }
+    report.blank();
+    report.line("The bake (the last row's, once, on the CPU: 512 x 512 texels x 256 lamps through illuminance()) took "
+                "%.0f ms; its lightmap intensity %.2f.", bakeMs, static_cast<double>(bakedIntensity));
     return 0;
 } catch (const std::exception& e) {
     std::fprintf(stderr, "myriad_lights_bench: %s\n", e.what());

@@ -17,6 +17,7 @@
 #include "common/Lanterns.h"
 
 #include "myriad/core/InstancedMeshNode.h"
+#include "myriad/core/LightEvaluation.h"
 #include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Shapes.h"
@@ -84,38 +85,17 @@ struct BakedLightmap {
 
 /** Bakes @p lamps' light on a flat ground of side @p side (metres) centred on the origin at
  *  y = 0, facing up, plus the sky's @p ambient: per texel the radiance a white Lambert surface
- *  shows there, ambient + E / pi, with E each lamp's illuminance by the formula myriad's shader
- *  uses (docs/lighting.md: intensity * colour / d^2 * cos * range window * cone^2). Texel (i, j)
- *  lies at uv ((i + 0.5) / n, (j + 0.5) / n), where shapes::plane puts uv (u, v) at
- *  x = (u - 0.5) * side, z = (v - 0.5) * side. Direct light only, no shadows: what a lightmapper
- *  would add (bounces, occlusion) goes into the same texels. */
+ *  shows there, ambient + E / pi, with E each lamp's illuminance() (myriad/core/LightEvaluation.h:
+ *  the formula myriad's shader uses). Texel (i, j) lies at uv ((i + 0.5) / n, (j + 0.5) / n),
+ *  where shapes::plane puts uv (u, v) at x = (u - 0.5) * side, z = (v - 0.5) * side. Direct light
+ *  only, no shadows: what a lightmapper would add (bounces, occlusion) goes into the same texels. */
 BakedLightmap bakeGround(std::span<LightNode* const> lamps, float side, const glm::vec3& ambient, std::uint32_t n) {
     std::vector<glm::vec3> radiance(std::size_t{n} * n, ambient);
-    for (const LightNode* lamp : lamps) {
-        const glm::vec3 at(lamp->worldPosition());
-        const glm::vec3 axis = lamp->worldDirection();
-        const float range = lamp->range();
-        const float cosOuter = std::cos(lamp->outerConeAngle());
-        const float cosInner = std::cos(lamp->innerConeAngle());
-        const glm::vec3 candela = lamp->color() * lamp->intensity();
-        for (std::uint32_t j = 0; j < n; ++j) {
-            for (std::uint32_t i = 0; i < n; ++i) {
-                const glm::vec3 p(((static_cast<float>(i) + 0.5f) / static_cast<float>(n) - 0.5f) * side, 0.0f,
-                                  ((static_cast<float>(j) + 0.5f) / static_cast<float>(n) - 0.5f) * side);
-                const glm::vec3 toLamp = at - p;
-                const float d2 = glm::dot(toLamp, toLamp);
-                const float d = std::sqrt(d2);
-                const float cosIncidence = toLamp.y / d;  // the ground's normal is +Y
-                if (cosIncidence <= 0.0f || (range > 0.0f && d >= range)) {
-                    continue;
-                }
-                const float ratio = range > 0.0f ? d / range : 0.0f;
-                const float window = std::pow(std::clamp(1.0f - ratio * ratio * ratio * ratio, 0.0f, 1.0f), 2.0f);
-                float cone = 1.0f;
-                if (lamp->type() == LightType::Spot) {
-                    cone = std::clamp((glm::dot(-toLamp / d, axis) - cosOuter) / (cosInner - cosOuter), 0.0f, 1.0f);
-                }
-                radiance[std::size_t{j} * n + i] += candela / d2 * (cosIncidence * window * cone * cone) / glm::pi<float>();
+    for (std::uint32_t j = 0; j < n; ++j) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const glm::dvec3 p(((i + 0.5) / n - 0.5) * side, 0.0, ((j + 0.5) / n - 0.5) * side);
+            for (const LightNode* lamp : lamps) {
+                radiance[std::size_t{j} * n + i] += illuminance(*lamp, p, glm::vec3(0.0f, 1.0f, 0.0f)) / glm::pi<float>();
             }
         }
     }
