@@ -10,6 +10,7 @@
 #include "myriad/core/Camera.h"
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/LightEvaluation.h"
+#include "myriad/core/Lightmap.h"
 #include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -58,34 +59,22 @@ struct Row {
 
 /** The lamps' light on the ground (a plane of side @p side at y = 0, uv1 = its uv0), baked per
  *  texel as E / pi with illuminance() (docs/lighting.md, "Lightmaps"), plus @p ambient, into
- *  @p ground's lightmap: 8-bit sRGB scaled by the brightest value, which becomes its
- *  lightmapIntensity (returned). */
+ *  @p ground's lightmap (encodeLightmap()); returns its intensity. */
 float bakeGround(const std::vector<LightNode*>& lamps, float side, const glm::vec3& ambient, std::uint32_t n,
                  Material& ground) {
     std::vector<glm::vec3> radiance(std::size_t{n} * n, ambient);
-    float brightest = 1.0f;
     for (std::uint32_t j = 0; j < n; ++j) {
         for (std::uint32_t i = 0; i < n; ++i) {
             const glm::dvec3 p(((i + 0.5) / n - 0.5) * side, 0.0, ((j + 0.5) / n - 0.5) * side);
-            glm::vec3& r = radiance[std::size_t{j} * n + i];
             for (const LightNode* lamp : lamps) {
-                r += illuminance(*lamp, p, glm::vec3(0.0f, 1.0f, 0.0f)) / glm::pi<float>();
+                radiance[std::size_t{j} * n + i] += illuminance(*lamp, p, glm::vec3(0.0f, 1.0f, 0.0f)) / glm::pi<float>();
             }
-            brightest = std::max({brightest, r.r, r.g, r.b});
         }
     }
-    auto image = std::make_shared<Image>();
-    image->width = n;
-    image->height = n;
-    for (const glm::vec3& r : radiance) {
-        for (int c = 0; c < 3; ++c) {
-            image->pixels.push_back(static_cast<std::uint8_t>(std::lround(linearToSrgb(r[c] / brightest) * 255.0f)));
-        }
-        image->pixels.push_back(255);
-    }
-    ground.lightmapTexture.image = std::move(image);
-    ground.lightmapIntensity = brightest;
-    return brightest;
+    const EncodedLightmap lightmap = encodeLightmap(n, n, radiance);
+    ground.lightmapTexture.image = lightmap.image;
+    ground.lightmapIntensity = lightmap.intensity;
+    return lightmap.intensity;
 }
 
 } // namespace

@@ -18,6 +18,7 @@
 
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/LightEvaluation.h"
+#include "myriad/core/Lightmap.h"
 #include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Shapes.h"
@@ -77,19 +78,14 @@ void scatterModel(Scene& scene, const gltf::ImportedModel& model, std::size_t co
     }
 }
 
-/** A baked lightmap and the intensity its 8-bit texels are scaled back by. */
-struct BakedLightmap {
-    std::shared_ptr<const Image> image;
-    float intensity = 1.0f;
-};
-
 /** Bakes @p lamps' light on a flat ground of side @p side (metres) centred on the origin at
  *  y = 0, facing up, plus the sky's @p ambient: per texel the radiance a white Lambert surface
  *  shows there, ambient + E / pi, with E each lamp's illuminance() (myriad/core/LightEvaluation.h:
- *  the formula myriad's shader uses). Texel (i, j) lies at uv ((i + 0.5) / n, (j + 0.5) / n),
- *  where shapes::plane puts uv (u, v) at x = (u - 0.5) * side, z = (v - 0.5) * side. Direct light
- *  only, no shadows: what a lightmapper would add (bounces, occlusion) goes into the same texels. */
-BakedLightmap bakeGround(std::span<LightNode* const> lamps, float side, const glm::vec3& ambient, std::uint32_t n) {
+ *  the formula myriad's shader uses), encoded by encodeLightmap(). Texel (i, j) lies at uv
+ *  ((i + 0.5) / n, (j + 0.5) / n), where shapes::plane puts uv (u, v) at x = (u - 0.5) * side,
+ *  z = (v - 0.5) * side. Direct light only, no shadows: what a lightmapper would add (bounces,
+ *  occlusion) goes into the same texels. */
+EncodedLightmap bakeGround(std::span<LightNode* const> lamps, float side, const glm::vec3& ambient, std::uint32_t n) {
     std::vector<glm::vec3> radiance(std::size_t{n} * n, ambient);
     for (std::uint32_t j = 0; j < n; ++j) {
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -99,23 +95,7 @@ BakedLightmap bakeGround(std::span<LightNode* const> lamps, float side, const gl
             }
         }
     }
-    // 8-bit sRGB texels hold 0..1: stored divided by the brightest channel, multiplied back by
-    // Material::lightmapIntensity.
-    float brightest = 1.0f;
-    for (const glm::vec3& r : radiance) {
-        brightest = std::max({brightest, r.r, r.g, r.b});
-    }
-    auto image = std::make_shared<Image>();
-    image->width = n;
-    image->height = n;
-    image->pixels.reserve(radiance.size() * 4);
-    for (const glm::vec3& r : radiance) {
-        for (int c = 0; c < 3; ++c) {
-            image->pixels.push_back(static_cast<std::uint8_t>(std::lround(linearToSrgb(r[c] / brightest) * 255.0f)));
-        }
-        image->pixels.push_back(255);
-    }
-    return {std::move(image), brightest};
+    return encodeLightmap(n, n, radiance);
 }
 
 } // namespace
@@ -206,7 +186,7 @@ int main(int argc, char** argv) try {
     const examples::LanternPosts lanterns = examples::addLanternPosts(scene, feet, lanternStyle);
     if (bakedGround) {
         const auto start = std::chrono::steady_clock::now();
-        const BakedLightmap baked = bakeGround(lanterns.lamps, kMeadow + 10.0f, scene.ambient, kLightmapSize);
+        const EncodedLightmap baked = bakeGround(lanterns.lamps, kMeadow + 10.0f, scene.ambient, kLightmapSize);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         ground.material().lightmapTexture.image = baked.image;
         ground.material().lightmapTexture.sampler.wrapS = TextureWrap::ClampToEdge;

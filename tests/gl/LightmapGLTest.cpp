@@ -11,6 +11,7 @@
 #include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/LightEvaluation.h"
 #include "myriad/core/LightNode.h"
+#include "myriad/core/Lightmap.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/core/Shapes.h"
@@ -301,25 +302,21 @@ TEST_CASE("a lightmap baked with illuminance() draws what the live lamp draws", 
     const Image live = fixture.render(scene);
 
     // Bake: per texel E / pi of the lamp at the texel's point of the wall (x = 2u - 1,
-    // y = 1 - 2v, z = 0, facing +z), sRGB-encoded; the lamp then lights nothing.
+    // y = 1 - 2v, z = 0, facing +z), encoded by encodeLightmap(); the lamp then lights nothing.
     const std::uint32_t n = kSize;
-    auto map = std::make_shared<Image>();
-    map->width = n;
-    map->height = n;
+    std::vector<glm::vec3> radiance;
     for (std::uint32_t j = 0; j < n; ++j) {
         for (std::uint32_t i = 0; i < n; ++i) {
             const double u = (i + 0.5) / n;
             const double v = (j + 0.5) / n;
-            const glm::vec3 radiance = illuminance(spot, {2.0 * u - 1.0, 1.0 - 2.0 * v, 0.0}, {0.0f, 0.0f, 1.0f}) /
-                                       glm::pi<float>();
-            for (int c = 0; c < 3; ++c) {
-                map->pixels.push_back(static_cast<std::uint8_t>(std::lround(linearToSrgb(radiance[c]) * 255.0f)));
-            }
-            map->pixels.push_back(255);
+            radiance.push_back(illuminance(spot, {2.0 * u - 1.0, 1.0 - 2.0 * v, 0.0}, {0.0f, 0.0f, 1.0f}) /
+                               glm::pi<float>());
         }
     }
+    const EncodedLightmap lightmap = encodeLightmap(n, n, radiance);
     Material baked = lambert(albedo);
-    baked.lightmapTexture.image = map;
+    baked.lightmapTexture.image = lightmap.image;
+    baked.lightmapIntensity = lightmap.intensity;
     baked.lightmapTexture.sampler = TextureSampler::nearest(TextureWrap::ClampToEdge, TextureWrap::ClampToEdge);
     node.material() = baked;
     spot.setVisible(false);

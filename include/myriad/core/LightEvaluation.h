@@ -29,8 +29,12 @@ namespace myriad {
  *  position and direction (LightNode::worldPosition(), worldDirection()), through its
  *  parents as drawn. A point at the lamp's own position gets
  *  none (there is no direction to the lamp).
+ *  @param light the light, as it is placed in its scene (not owned; only read)
+ *  @param point where the surface is, world space
+ *  @param normal which way the surface faces, world space, unit length
  *  @param cutoffLux RendererDesc::lightCutoffIlluminance of the renderer to match (default
- *  0.01 lux, its default); used only for lamps of infinite range. */
+ *  0.01 lux, its default); used only for lamps of infinite range.
+ *  @return lux per linear RGB channel, >= 0 */
 [[nodiscard]] glm::vec3 illuminance(const LightNode& light, const glm::dvec3& point, const glm::vec3& normal,
                                     float cutoffLux = 0.01f);
 
