@@ -1,6 +1,7 @@
 // encodeLightmap() (myriad/core/Lightmap.h): linear radiance into an 8-bit sRGB lightmap and the
 // intensity that scales it back, against the sRGB formula; refusals leave nothing made.
 #include "myriad/core/Lightmap.h"
+#include "myriad/core/Material.h"
 #include "myriad/util/Error.h"
 
 #include <catch2/catch.hpp>
@@ -64,4 +65,16 @@ TEST_CASE("encodeLightmap refuses a wrong size or a bad value", "[lightmap][core
     CHECK_THROWS_AS(encodeLightmap(2, 2, bad), InvalidArgument);
     bad[3].g = std::numeric_limits<float>::infinity();
     CHECK_THROWS_AS(encodeLightmap(2, 2, bad), InvalidArgument);
+}
+
+TEST_CASE("a material's lightmap slot reads uv1 and clamps at its edges by default", "[lightmap][core]") {
+    const Material material;
+    CHECK(material.lightmapTexture.uvSet == 1);
+    CHECK(material.lightmapTexture.sampler.wrapS == TextureWrap::ClampToEdge);
+    CHECK(material.lightmapTexture.sampler.wrapT == TextureWrap::ClampToEdge);
+    CHECK(material.lightmapTexture.sampler.minFilter == MinFilter::LinearMipmapLinear);
+    CHECK_FALSE(material.lightmapTexture);
+    CHECK(material.lightmapIntensity == 1.0f);
+    CHECK(material.lightmapCoordinates == LightmapCoordinates::UvSet);
+    CHECK_FALSE(material.hasMaterialTextures());
 }

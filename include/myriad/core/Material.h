@@ -134,12 +134,16 @@ enum class LightmapCoordinates : std::uint8_t {
  *  metallic 0, roughness 1, no emission (strength 1), Opaque, cutoff 0.5, single-sided, blendWritesDepth off, nearestFilter off, the default TextureSampler (linear,
  *  trilinear, repeat), no anisotropic filtering, base colour read at uv0 untransformed, no
  *  metallic-roughness, normal (scale 1), occlusion (strength 1), emissive texture or lightmap
- *  (read at uv1, intensity 1), the built-in surface. Final colour =
+ *  (read at uv1, clamped to its edges, intensity 1), the built-in surface. Final colour =
  *  surface(baseColor * texture * vertex colour * instance colour) * node tint (all linear; the
  *  vertex colour white under LightmapCoordinates::VertexColor),
  *  then lighting; blending happens in linear light and the framebuffer encodes once (in a
  *  linear 8-bit target the shaders encode, and blending mixes encoded values: gl::View). */
 struct Material {
+    /** The lightmap slot's defaults (lightmapTexture's): no image, read at uv1, clamped to the
+     *  edge on both axes (a lightmap does not tile), trilinear. */
+    static inline const TextureSlot kLightmapSlot{
+        nullptr, 1, {}, {MagFilter::Linear, MinFilter::LinearMipmapLinear, TextureWrap::ClampToEdge, TextureWrap::ClampToEdge}};
     std::string name;                               ///< free text, used in GL labels
     glm::vec4 baseColor{1.0f};                      ///< linear RGBA factor
     std::shared_ptr<const Image> baseColorTexture;  ///< sRGB-encoded RGBA8; null: none; shared
@@ -228,11 +232,12 @@ struct Material {
      *  offset), times `lightmapIntensity`. It replaces the diffuse ambient light (Scene::ambient,
      *  the environment's or hemisphere's irradiance): a white Lambert surface shows the texel's
      *  linear value, a surface of albedo c shows c times it (the units of Scene::ambient).
+     *  Its sampler clamps to the edge by default (kLightmapSlot).
      *  Occlusion (occlusionTexture) still scales it; image-based specular, the sun and
      *  LightNodes still add to it (exclude lights baked into the map with light channels).
      *  Read by Shading::Lit and MetallicRoughness; not by scatter nodes or GPU populations.
      *  docs/lighting.md, "Lightmaps". Alpha is ignored. */
-    TextureSlot lightmapTexture{nullptr, 1};
+    TextureSlot lightmapTexture = kLightmapSlot;
     /** Multiplies the lightmap's linear value, >= 0 (an 8-bit map stores 0..1; a brighter
      *  bake is stored scaled down and scaled back here). Default 1; NaN or Inf draws as 1,
      *  a negative value as 0. */
