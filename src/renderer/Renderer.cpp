@@ -757,6 +757,8 @@ std::uint32_t Renderer::instanceMorphWeightsTexture(const InstancedMeshNode& bat
     return gpu->streams[InstanceStreamId::MorphWeights].texture.id();
 }
 
+std::size_t Renderer::shadowPassCount() const noexcept { return m_impl->firstUserPass; }
+
 std::optional<std::vector<std::uint32_t>> Renderer::readGpuCulledInstances(const InstancedMeshNode& batch,
                                                                            std::size_t view,
                                                                            std::size_t lodLevel) const {

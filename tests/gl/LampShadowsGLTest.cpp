@@ -13,6 +13,7 @@
 #include "support/GlTest.h"
 #include "support/LightingTest.h"
 
+#include "myriad/core/InstancedMeshNode.h"
 #include "myriad/core/LightNode.h"
 #include "myriad/core/MeshNode.h"
 #include "myriad/core/Scene.h"
@@ -22,10 +23,13 @@
 #include "myriad/util/Error.h"
 
 #include <glm/gtc/constants.hpp>
+#include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 using namespace myriad;
 using namespace myriad::test;
@@ -399,5 +403,44 @@ TEST_CASE("lamp shadow: directionalCasterFaces picks the faces that cast into th
     SECTION("castsShadowFromEveryFace: casts under Front") {
         layout.caster->setCastsShadowFromEveryFace(true);
         CHECK(pixelAt(fixture.render(layout.scene), kCasterColumn, kMiddleRow)[1] <= 2);
+    }
+}
+
+TEST_CASE("readGpuCulledInstances numbers passes: the shadow passes, then the views given", "[lampshadow][gpu-culling]") {
+    RenderFixture fixture;
+    Scene scene;
+    darken(scene);
+    auto& lamp = scene.root().emplace<LightNode>(LightType::Point, "bulb");
+    lamp.setPosition({0.0, 0.0, 2.0});
+    lamp.setRange(10.0f);
+    auto& batch = scene.root().emplace<InstancedMeshNode>(MeshGeometry::create(shapes::quad(0.3f, 0.3f), "tile"),
+                                                          lambert(1.0f), 2, "tiles");
+    batch.setInstanceCulling(InstanceCulling::Gpu);
+    batch.addInstance(glm::translate(glm::mat4(1.0f), glm::vec3(-0.4f, 0.0f, 0.0f)));
+    batch.addInstance(glm::translate(glm::mat4(1.0f), glm::vec3(0.4f, 0.0f, 0.0f)));
+    auto viewList = [&] {
+        const auto list = fixture.renderer.readGpuCulledInstances(batch, fixture.renderer.shadowPassCount());
+        REQUIRE(list.has_value());
+        std::vector<std::uint32_t> sorted = *list;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted;
+    };
+    (void)fixture.render(scene);
+    CHECK(fixture.renderer.shadowPassCount() == 0u);  // no shadows: pass k is view k
+    CHECK(viewList() == std::vector<std::uint32_t>{0u, 1u});
+    lamp.setCastsShadow(true);  // a cube of six tiles
+    for (int frame = 0; frame < 2; ++frame) {
+        (void)fixture.render(scene);
+        INFO("frame " << frame << ": " << fixture.renderer.shadowPassCount() << " shadow passes");
+        REQUIRE(fixture.renderer.lastFrameStats().shadowedLamps == 1u);
+        CHECK(fixture.renderer.shadowPassCount() >= 6u);
+        CHECK(viewList() == std::vector<std::uint32_t>{0u, 1u});
+        // The tile facing the batch (-Z, towards the wall) culled it too: some shadow pass has a list.
+        bool aShadowPassCulledIt = false;
+        for (std::size_t p = 0; p < fixture.renderer.shadowPassCount(); ++p) {
+            aShadowPassCulledIt = aShadowPassCulledIt || fixture.renderer.readGpuCulledInstances(batch, p).has_value();
+        }
+        CHECK(aShadowPassCulledIt);
+        CHECK_FALSE(fixture.renderer.readGpuCulledInstances(batch, fixture.renderer.shadowPassCount() + 1).has_value());
     }
 }

@@ -265,9 +265,19 @@ public:
      *  up to a multiple of 4 records in the arena or streaming). All zero before the renderer
      *  first drew the batch. */
     [[nodiscard]] InstanceBufferRange instanceRecords(const InstancedMeshNode& batch) const noexcept;
-    /** The record indices @p batch was drawn with in the last render() by its view number
-     *  @p view (counting only views with a non-empty viewport, in the order given), as the GPU
-     *  culling pass wrote them (InstanceCulling::Gpu): in no particular order (compare sorted).
+    /** How many shadow passes the last render() drew before the views it was given: the
+     *  sun's cascades (when its shadow map was drawn), then the lamp shadow tiles' passes (one
+     *  per tile, and one more per tile whose static cache was redrawn that frame). 0 without
+     *  shadows; it can change from frame to frame. readGpuCulledInstances() numbers passes
+     *  from them: the given view k is pass shadowPassCount() + k. */
+    [[nodiscard]] std::size_t shadowPassCount() const noexcept;
+    /** The record indices @p batch was drawn with in the last render() by its pass number
+     *  @p view, as the GPU culling pass wrote them (InstanceCulling::Gpu): in no particular
+     *  order (compare sorted). Passes are numbered in the order render() drew them: first the
+     *  shadow passes (shadowPassCount() of them; they cull batches too, so their lists can be
+     *  read here), then the views given, counting only those with a non-empty viewport: the
+     *  given view k is pass shadowPassCount() + k, and without shadows pass k is view k.
+     *  (readGpuParticleOrder() counts the given views only.)
      *  Reads the GPU's list back, so it waits for the GPU: for tests and tools, never per frame.
      *  A batch with a LOD chain has one list per level: @p lodLevel picks it (the instances
      *  the GPU drew with that level's mesh); 0 for a batch without a chain. A fading chain's
