@@ -128,10 +128,11 @@ MyriadMaterial myriad_material(int index) { return myriad_materialTable[index]; 
 #ifdef MYRIAD_MATERIAL_TEXTURES
 // Slots: 0 base colour (u_baseColorTexture), 1 metallic-roughness (linear; B metallic, G
 // roughness), 2 normal (linear, tangent space), 3 occlusion (linear, R), 4 emissive (sRGB:
-// reads linear), 5 lightmap (sRGB: reads linear; at v_lightmapUv). glTF 2.0 section 3.9 and
-// KHR_texture_transform; the lightmap: docs/lighting.md, "Lightmaps".
+// reads linear), 5 lightmap (sRGB: reads linear; at its set, or at the vertex colour's red and
+// green). glTF 2.0 section 3.9 and KHR_texture_transform; the lightmap: docs/lighting.md,
+// "Lightmaps".
 in vec2 v_uv1;
-in vec2 v_lightmapUv;  // uv0, uv1 or the vertex colour's rg, as surface.vert chose
+in vec2 v_vertexColorUv;  // the vertex colour's red and green: the card's lightmap coordinates
 #ifdef MYRIAD_TANGENT_FRAME
 in vec4 v_tangent;
 #endif
@@ -141,14 +142,20 @@ layout(binding = MYRIAD_UNIT_OCCLUSION) uniform sampler2D u_occlusionTexture;
 layout(binding = MYRIAD_UNIT_EMISSIVE) uniform sampler2D u_emissiveTexture;
 layout(binding = MYRIAD_UNIT_LIGHTMAP) uniform sampler2D u_lightmapTexture;
 uniform ivec3 u_textureSlots;       // x: bit k, slot k has a texture (1..5); y: bit k, slot k reads uv1;
-                                    // z: coordinate flags (surface.vert)
+                                    // z: coordinate flags (as surface.vert's)
+const int MYRIAD_LIGHTMAP_FROM_VERTEX_COLOR = 1;  // MaterialTextures::kLightmapFromVertexColor
 uniform vec3 u_textureTransform[12];  // per slot two rows: uv' = (dot(row0, (uv, 1)), dot(row1, (uv, 1)))
 uniform vec3 u_textureFactors;      // normal scale, occlusion strength, lightmap intensity
 
+// @p uv through slot @p slot's KHR_texture_transform.
+vec2 myriad_transformUv(int slot, vec2 uv) {
+    vec3 p = vec3(uv, 1.0);
+    return vec2(dot(u_textureTransform[2 * slot], p), dot(u_textureTransform[2 * slot + 1], p));
+}
+
 // Slot @p slot's coordinate: uv0 (@p uv0) or uv1, through its KHR_texture_transform.
 vec2 myriad_textureUv(int slot, vec2 uv0) {
-    vec3 uv = vec3(((u_textureSlots.y >> slot) & 1) != 0 ? v_uv1 : uv0, 1.0);
-    return vec2(dot(u_textureTransform[2 * slot], uv), dot(u_textureTransform[2 * slot + 1], uv));
+    return myriad_transformUv(slot, ((u_textureSlots.y >> slot) & 1) != 0 ? v_uv1 : uv0);
 }
 
 bool myriad_hasTexture(int slot) { return ((u_textureSlots.x >> slot) & 1) != 0; }
@@ -205,9 +212,9 @@ float myriad_occlusion(vec2 uv0) {
 // The lightmap (slot 5) at this fragment, linear RGB times its intensity: the diffuse ambient
 // a white Lambert surface shows here (what Scene::ambient is for the flat sky).
 vec3 myriad_lightmap() {
-    vec3 uv = vec3(v_lightmapUv, 1.0);
-    vec2 st = vec2(dot(u_textureTransform[10], uv), dot(u_textureTransform[11], uv));
-    return texture(u_lightmapTexture, st).rgb * u_textureFactors.z;
+    vec2 uv = (u_textureSlots.z & MYRIAD_LIGHTMAP_FROM_VERTEX_COLOR) != 0 ? myriad_transformUv(5, v_vertexColorUv)
+                                                                          : myriad_textureUv(5, v_uv0);
+    return texture(u_lightmapTexture, uv).rgb * u_textureFactors.z;
 }
 #endif
 

@@ -22,8 +22,8 @@
 //                                  second output (docs/visibility.md, "Motion vectors")
 //   MYRIAD_MATERIAL_TEXTURES       the material's extra textures (docs/lighting.md, "Material
 //                                  textures"): the second texture coordinate set is passed on
-//                                  (v_uv1; (0, 0) for a mesh without), and the lightmap's
-//                                  coordinate (v_lightmapUv: uv0, uv1 or the vertex colour's rg,
+//                                  (v_uv1; (0, 0) for a mesh without), and the vertex colour's
+//                                  red and green for a lightmap read there (v_vertexColorUv,
 //                                  "Lightmaps")
 //   MYRIAD_TANGENT_FRAME           with it: the mesh's tangents, to world space, as v_tangent
 //   MYRIAD_USER_VERTEX             (not a feature bit: the material's SurfaceShader has a
@@ -138,9 +138,8 @@ layout(location = MYRIAD_LOCATION_UV1) in vec2 a_uv1;
 uniform ivec3 u_textureSlots;  // x: slots with a texture, y: slots reading uv1, z: coordinate flags
 const int MYRIAD_LIGHTMAP_FROM_VERTEX_COLOR = 1;  // MaterialTextures::kLightmapFromVertexColor
 const int MYRIAD_MESH_HAS_UV1 = 2;                // MaterialTextures::kMeshHasUv1
-const int MYRIAD_LIGHTMAP_SLOT = 5;
 out vec2 v_uv1;
-out vec2 v_lightmapUv;  // the lightmap's coordinate before its transform (surface.frag's slot 5)
+out vec2 v_vertexColorUv;  // the vertex colour's red and green (surface.frag's lightmap, when it reads there)
 #endif
 #ifdef MYRIAD_TANGENT_FRAME
 layout(location = MYRIAD_LOCATION_TANGENT) in vec4 a_tangent;  // model space xyz, handedness w
@@ -319,11 +318,10 @@ void main() {
     vec4 color = a_color;
 #ifdef MYRIAD_MATERIAL_TEXTURES
     vec2 uv1 = (u_textureSlots.z & MYRIAD_MESH_HAS_UV1) != 0 ? a_uv1 : vec2(0.0);
-    v_lightmapUv = ((u_textureSlots.y >> MYRIAD_LIGHTMAP_SLOT) & 1) != 0 ? uv1 : a_uv0;
+    v_vertexColorUv = a_color.rg;
     if ((u_textureSlots.z & MYRIAD_LIGHTMAP_FROM_VERTEX_COLOR) != 0) {
         // The design card's lightmapped convention: the vertex colour is the place in the
         // lightmap, not a colour (Material::lightmapCoordinates).
-        v_lightmapUv = a_color.rg;
         color = vec4(1.0);
     }
 #endif

@@ -92,7 +92,7 @@ enum ShaderFeature : std::uint32_t {
     kLampShadowReceive = 1u << 26,
     /** MYRIAD_MATERIAL_TEXTURES: the material has extra textures or reads its base colour at uv1
      *  or through a transform (Material::hasMaterialTextures()): surface.vert passes uv1 ((0, 0)
-     *  for a mesh without, u_textureSlots.z saying which) and the lightmap's coordinate,
+     *  for a mesh without, u_textureSlots.z saying which) and the vertex colour's red and green,
      *  surface.frag reads the metallic-roughness, normal, occlusion and emissive textures (units
      *  12-15) and the lightmap (unit 16, in place of the diffuse ambient) where u_textureSlots
      *  says, each at its set and KHR_texture_transform (docs/lighting.md, "Material textures",
