@@ -7,6 +7,15 @@
 
 namespace myriad {
 
+glm::vec2 spotConeScaleOffset(const LightNode& light) noexcept {
+    if (light.type() != LightType::Spot) {
+        return {0.0f, 1.0f};
+    }
+    const float cosOuter = std::cos(light.outerConeAngle());
+    const float scale = 1.0f / std::max(0.001f, std::cos(light.innerConeAngle()) - cosOuter);
+    return {scale, -cosOuter * scale};
+}
+
 glm::vec3 illuminance(const LightNode& light, const glm::dvec3& point, const glm::vec3& normal, float cutoffLux) {
     const glm::vec3 lux = light.color() * light.intensity();
     if (light.type() == LightType::Directional) {
@@ -26,12 +35,9 @@ glm::vec3 illuminance(const LightNode& light, const glm::dvec3& point, const glm
     const float window = std::clamp(1.0f - ratio * ratio, 0.0f, 1.0f);
     float attenuation = window * window / distanceSquared;
     if (light.type() == LightType::Spot) {
-        const float cosOuter = std::cos(light.outerConeAngle());
-        const float cosInner = std::cos(light.innerConeAngle());
-        // As the renderer's light list (renderer/LightList.cpp): the denominator kept from 0.
-        const float cone =
-            std::clamp((glm::dot(light.worldDirection(), -l) - cosOuter) / std::max(0.001f, cosInner - cosOuter), 0.0f, 1.0f);
-        attenuation *= cone * cone;
+        const glm::vec2 cone = spotConeScaleOffset(light);
+        const float factor = std::clamp(glm::dot(light.worldDirection(), -l) * cone.x + cone.y, 0.0f, 1.0f);
+        attenuation *= factor * factor;
     }
     return lux * (attenuation * cosIncidence);
 }

@@ -7,6 +7,7 @@
 #include "renderer/ShaderLibrary.h"
 #include "renderer/ViewPass.h"
 #include "myriad/core/Camera.h"
+#include "myriad/core/LightEvaluation.h"  // spotConeScaleOffset
 #include "myriad/core/LightNode.h"
 #include "myriad/core/Scene.h"
 #include "myriad/util/Error.h"
@@ -44,19 +45,14 @@ void packLight(const LightNode& light, const glm::vec3& relative, float range, s
     texels.push_back(floatTexel(light.color() * light.intensity(), type));
     const glm::vec3 direction = light.worldDirection();
     texels.push_back({bits(direction.x), bits(direction.y), bits(direction.z), light.channels()});
-    // KHR_lights_punctual's spot attenuation: clamp(cos * scale + offset, 0, 1)^2.
-    float scale = 0.0f;
-    float offset = 1.0f;  // a point lamp: 1 whatever the angle
-    if (light.type() == LightType::Spot) {
-        const float cosOuter = std::cos(light.outerConeAngle());
-        scale = 1.0f / std::max(0.001f, std::cos(light.innerConeAngle()) - cosOuter);
-        offset = -cosOuter * scale;
-    }
+    // KHR_lights_punctual's spot attenuation: clamp(cos * scale + offset, 0, 1)^2 (a point
+    // lamp: scale 0, offset 1, whatever the angle).
+    const glm::vec2 cone = spotConeScaleOffset(light);
     const float inverseRangeSquared = range > 0.0f ? 1.0f / (range * range) : 0.0f;
     // Lamp shadows: the lamp's slot + 1 in the shadow records (0: none).
     const auto slot = std::find(shadowed.begin(), shadowed.end(), &light);
     const float shadowSlot = slot == shadowed.end() ? 0.0f : static_cast<float>(slot - shadowed.begin() + 1);
-    texels.push_back(floatTexel(glm::vec3(scale, offset, inverseRangeSquared), shadowSlot));
+    texels.push_back(floatTexel(glm::vec3(cone.x, cone.y, inverseRangeSquared), shadowSlot));
 }
 
 } // namespace

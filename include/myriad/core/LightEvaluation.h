@@ -5,6 +5,7 @@
  *  brightly a spot is lit. */
 #include "myriad/core/LightNode.h"
 
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 #include <glm/ext/vector_double3.hpp>
 
@@ -35,6 +36,13 @@ namespace myriad {
  *  @param cutoffLux RendererDesc::lightCutoffIlluminance of the renderer to match (default
  *  0.01 lux, its default); used only for lamps of infinite range.
  *  @return lux per linear RGB channel, >= 0 */
+/** A spot lamp's cone as KHR_lights_punctual's attenuation uses it: (scale, offset) such that
+ *  the cone factor is clamp(cos(a) * scale + offset, 0, 1), squared where it attenuates, a the
+ *  angle from the spot's axis; scale = 1 / max(0.001, cos inner - cos outer) (kept from 0 for
+ *  equal angles), offset = -cos outer * scale. (0, 1) for other lights: 1 at every angle. What
+ *  illuminance() and the renderer's light list use. */
+[[nodiscard]] glm::vec2 spotConeScaleOffset(const LightNode& light) noexcept;
+
 [[nodiscard]] glm::vec3 illuminance(const LightNode& light, const glm::dvec3& point, const glm::vec3& normal,
                                     float cutoffLux = 0.01f);
 
