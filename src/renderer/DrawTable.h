@@ -207,17 +207,19 @@ private:
             h ^= (std::uint64_t{key.texture} << 32 | key.sampler) + (h << 6) + (h >> 2);
             h ^= (key.cullFace | (key.culledPairs ? 1u << 31 : 0u)) + (h << 6) + (h >> 2);
             h ^= key.vertexArena + (h << 6) + (h >> 2);
-            for (const GLuint id : key.materialTextures.textureIds) {
-                h ^= id + (h << 6) + (h >> 2);
+            if (key.materialTextures.used) {  // otherwise every field is its default
+                for (const GLuint id : key.materialTextures.textureIds) {
+                    h ^= id + (h << 6) + (h >> 2);
+                }
+                // Nodes sharing one lightmap atlas differ only in their island (the transform)
+                // or intensity: hashed too, or every lookup would walk one long bucket.
+                for (const glm::vec3& row : key.materialTextures.transform) {
+                    h ^= std::hash<float>{}(row.x) + 31 * std::hash<float>{}(row.y) + 961 * std::hash<float>{}(row.z) +
+                         (h << 6) + (h >> 2);
+                }
+                h ^= std::hash<float>{}(key.materialTextures.factors.z) + (h << 6) + (h >> 2);
+                h ^= static_cast<std::uint64_t>(key.materialTextures.coordinateFlags) + (h << 6) + (h >> 2);
             }
-            // Nodes sharing one lightmap atlas differ only in their island (the transform) or
-            // intensity: hashed too, or every lookup would walk one long bucket.
-            for (const glm::vec3& row : key.materialTextures.transform) {
-                h ^= std::hash<float>{}(row.x) + 31 * std::hash<float>{}(row.y) + 961 * std::hash<float>{}(row.z) +
-                     (h << 6) + (h >> 2);
-            }
-            h ^= std::hash<float>{}(key.materialTextures.factors.z) + (h << 6) + (h >> 2);
-            h ^= static_cast<std::uint64_t>(key.materialTextures.coordinateFlags) + (h << 6) + (h >> 2);
             return static_cast<std::size_t>(h);
         }
     };
