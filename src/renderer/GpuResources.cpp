@@ -470,6 +470,15 @@ const Texture2D* GpuResources::imageTexture(const std::shared_ptr<const Image>& 
     // levels), and the copy stays mipmapped from then on. The renderer asks for every drawn
     // material before the first draw of a frame, so within a frame every draw binds the final copy.
     if (it == textures.end() || (mipmaps && !it->second.mipmapped)) {
+        // Every material image (base colour, the extra textures, a lightmap) goes through
+        // here: refused before any GL call for it, while the frame has drawn nothing yet.
+        if (static_cast<std::int64_t>(std::max(image->width, image->height)) > m_limits.maxTextureSize) {
+            throw CapacityError("gl::Renderer::render: material '" + materialName + "': its " +
+                                std::string(slot.substr(slot.find('.') + 1)) + " image is " +
+                                std::to_string(image->width) + " x " + std::to_string(image->height) +
+                                " texels, above GL_MAX_TEXTURE_SIZE (" + std::to_string(m_limits.maxTextureSize) +
+                                " on this driver); scale the image down");
+        }
         TextureGpu gpu;
         gpu.image = image;
         gpu.mipmapped = mipmaps;

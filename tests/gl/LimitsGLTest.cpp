@@ -328,3 +328,30 @@ TEST_CASE("GPU-culled batches keep their own dispatch and draw when the record a
         CHECK(*visible == std::vector<std::uint32_t>{0});
     }
 }
+
+TEST_CASE("a material image past GL_MAX_TEXTURE_SIZE is refused before the frame draws, a lightmap's too", "[limits][lightmap]") {
+    context();
+    gl::detail::GlLimits ceiling;
+    ceiling.maxTextureSize = 64;
+    const LoweredLimits lowered(ceiling);
+    gl::Renderer renderer;
+    gl::OffscreenTarget target(kSize, kSize);
+    Scene scene;
+    scene.clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
+    renderer.render(scene, orthoCamera(), target);
+    const Image before = target.readPixels();
+    MeshData data = shapes::quad(0.5f, 0.5f);
+    data.uv1 = data.uv0;
+    Material material;
+    material.name = "baked";
+    material.lightmapTexture.image = std::make_shared<const Image>(Image{128, 1, std::vector<std::uint8_t>(128 * 4, 200)});
+    auto& node = scene.root().emplace<MeshNode>(MeshGeometry::create(std::move(data), "floor"), material, "floor");
+    requireRefused(renderer, scene, target, before,
+                   {"material 'baked'", "lightmapTexture image is 128 x 1", "GL_MAX_TEXTURE_SIZE (64"});
+    // The base colour's goes through the same upload.
+    node.material().lightmapTexture.image = nullptr;
+    node.material().baseColorTexture = std::make_shared<const Image>(Image{1, 65, std::vector<std::uint8_t>(65 * 4, 200)});
+    requireRefused(renderer, scene, target, before, {"baseColorTexture image is 1 x 65"});
+    node.material().baseColorTexture = std::make_shared<const Image>(Image{64, 64, std::vector<std::uint8_t>(64 * 64 * 4, 200)});
+    CHECK_NOTHROW(renderer.render(scene, orthoCamera(), target));
+}
