@@ -3,6 +3,7 @@
 #include "myriad/core/Lightmap.h"
 #include "myriad/core/Material.h"
 #include "myriad/util/Error.h"
+#include "support/CoreTest.h"
 
 #include <catch2/catch.hpp>
 
@@ -12,15 +13,7 @@
 
 using namespace myriad;
 
-namespace {
-
-/** The linear value of an sRGB byte (IEC 61966-2-1). */
-float linearOf(std::uint8_t byte) {
-    const float c = static_cast<float>(byte) / 255.0f;
-    return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
-}
-
-} // namespace
+using myriad::test::linearOfSrgbByte;
 
 TEST_CASE("encodeLightmap: texels at most 1 are encoded as they are, intensity 1", "[lightmap][core]") {
     const std::vector<glm::vec3> radiance{{0.0f, 0.2158605f, 1.0f}, {0.5f, 0.5f, 0.5f}};
@@ -45,8 +38,8 @@ TEST_CASE("encodeLightmap: brighter texels are divided by the brightest channel,
         const std::uint8_t* texel = lightmap.image->pixel(i % 4, i / 4);
         for (int c = 0; c < 3; ++c) {
             // Drawn as linear(byte) * intensity: within half an 8-bit sRGB step of the given value.
-            const float drawn = linearOf(texel[c]) * lightmap.intensity;
-            const float step = (linearOf(std::min(255, texel[c] + 1)) - linearOf(std::max(0, texel[c] - 1))) *
+            const float drawn = linearOfSrgbByte(texel[c]) * lightmap.intensity;
+            const float step = (linearOfSrgbByte(std::min(255, texel[c] + 1)) - linearOfSrgbByte(std::max(0, texel[c] - 1))) *
                                lightmap.intensity;
             CHECK(std::abs(drawn - radiance[i][c]) <= step * 0.5f + 1e-6f);
         }

@@ -3,6 +3,7 @@
 // transform, or at the vertex colour's red and green (the card's convention), times its
 // intensity. On screen against values worked out by hand, on the table-driven path (opaque)
 // and the uniform path (blended, drawn one by one), for MeshNodes and instanced batches.
+#include "support/CoreTest.h"
 #include "support/GlTest.h"
 #include "support/LightingTest.h"
 
@@ -36,12 +37,8 @@ namespace {
 
 constexpr std::uint32_t kSize = RenderFixture::kSize;
 
-/** The linear value of an sRGB-encoded byte (IEC 61966-2-1's EOTF): what the GPU's sRGB texture
- *  decode gives for it. */
-float linearOf(int byte) {
-    const float c = static_cast<float>(byte) / 255.0f;
-    return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
-}
+/** The linear value of an sRGB-encoded byte (what the GPU's sRGB texture decode gives). */
+float linearOf(int byte) { return linearOfSrgbByte(byte); }
 
 // A 2 x 2 grey lightmap, unfiltered and clamped, its texels (rows top to bottom, as an Image):
 // top-left 64, top-right 188, bottom-left 128, bottom-right 255 (sRGB bytes).

@@ -6,12 +6,20 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 
 namespace myriad::test {
+
+/** The linear value of an sRGB-encoded byte (IEC 61966-2-1's EOTF, the inverse of
+ *  linearToSrgb()): what a GPU's sRGB texture decode gives for it. */
+inline float linearOfSrgbByte(int byte) {
+    const float c = static_cast<float>(byte) / 255.0f;
+    return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
+}
 
 /** A translation to (x, y, z). */
 inline glm::mat4 at(float x, float y = 0.0f, float z = 0.0f) {
