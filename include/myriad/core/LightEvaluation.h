@@ -11,6 +11,13 @@
 
 namespace myriad {
 
+/** A spot lamp's cone as KHR_lights_punctual's attenuation uses it: (scale, offset) such that
+ *  the cone factor is clamp(cos(a) * scale + offset, 0, 1), squared where it attenuates, a the
+ *  angle from the spot's axis; scale = 1 / max(0.001, cos inner - cos outer) (kept from 0 for
+ *  equal angles), offset = -cos outer * scale. (0, 1) for other lights: 1 at every angle. What
+ *  illuminance() and the renderer's light list use. */
+[[nodiscard]] glm::vec2 spotConeScaleOffset(const LightNode& light) noexcept;
+
 /** The illuminance, lux per linear RGB channel, that @p light casts on a surface at @p point
  *  (world space, world units as metres) facing @p normal (world space, unit length): what
  *  KHR_lights_punctual and docs/lighting.md ("Lights and their units") define and surface.frag
@@ -36,13 +43,6 @@ namespace myriad {
  *  @param cutoffLux RendererDesc::lightCutoffIlluminance of the renderer to match (default
  *  0.01 lux, its default); used only for lamps of infinite range.
  *  @return lux per linear RGB channel, >= 0 */
-/** A spot lamp's cone as KHR_lights_punctual's attenuation uses it: (scale, offset) such that
- *  the cone factor is clamp(cos(a) * scale + offset, 0, 1), squared where it attenuates, a the
- *  angle from the spot's axis; scale = 1 / max(0.001, cos inner - cos outer) (kept from 0 for
- *  equal angles), offset = -cos outer * scale. (0, 1) for other lights: 1 at every angle. What
- *  illuminance() and the renderer's light list use. */
-[[nodiscard]] glm::vec2 spotConeScaleOffset(const LightNode& light) noexcept;
-
 [[nodiscard]] glm::vec3 illuminance(const LightNode& light, const glm::dvec3& point, const glm::vec3& normal,
                                     float cutoffLux = 0.01f);
 
